@@ -1,0 +1,49 @@
+"""The differential check: run a solver on an instance and judge it against the oracle."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from oracles.optimum import optimum
+from oracles.result import OracleResult
+from oracles.verdict import Judgement, Verdict, judge
+from solvers.contract import Instance
+from solvers.outcome import Outcome
+from solvers.registry import SolverEntry
+from solvers.running import run
+
+
+@dataclass(frozen=True)
+class Check:
+    """One solver on one instance: what it did, what the oracle says, the verdict."""
+
+    solver: SolverEntry
+    family: str
+    instance: Instance
+    outcome: Outcome = field(repr=False)
+    oracle: OracleResult = field(repr=False)
+    judgement: Judgement
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.judgement.verdict
+
+    @property
+    def failed(self) -> bool:
+        return self.judgement.failed(self.solver.exact)
+
+    @property
+    def signature(self) -> tuple[str, str]:
+        """Failures with the same signature are one defect: the solver and the kind of verdict."""
+        return self.solver.name, self.verdict.value
+
+
+def check(entry: SolverEntry, instance: Instance, family: str = "", oracle: OracleResult | None = None) -> Check:
+    oracle = oracle if oracle is not None else optimum(instance)
+    outcome = run(entry, instance)
+    return Check(entry, family, instance, outcome, oracle, judge(instance, outcome, oracle))
+
+
+def size_allows(entry: SolverEntry, instance: Instance) -> bool:
+    weights, capacity = instance.quantized()
+    return entry.accepts(len(weights), capacity)

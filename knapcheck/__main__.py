@@ -1,0 +1,5 @@
+import sys
+
+from knapcheck.cli import main
+
+sys.exit(main())

@@ -1,0 +1,23 @@
+"""The `knapcheck` command line: parses arguments and hands them to one command module each."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from knapcheck import check_command, solve_command, solvers_command
+
+COMMANDS = [check_command, solvers_command, solve_command]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="knapcheck", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    for command in COMMANDS:
+        command.add_parser(commands)
+    args = parser.parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,22 @@
+"""`knapcheck solvers`: the registry, with what each entry promises."""
+
+from __future__ import annotations
+
+import argparse
+
+from solvers.registry import registered, torch_entries
+
+
+def add_parser(commands) -> None:
+    parser = commands.add_parser("solvers", help="list the registered solvers and the installed torch's")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    for entry in registered() + torch_entries():
+        kind = "exact" if entry.exact else "heuristic"
+        limit = f"n*(C+1) <= {entry.max_cells:,}" if entry.max_cells else "no size limit"
+        print(f"{entry.name:40} {kind:9} {entry.device:5} {entry.origin:18} {limit}")
+        if entry.memory_model:
+            print(f"{'':40} memory: {entry.memory_model}")
+    return 0

@@ -1,0 +1,74 @@
+"""Rendering a `knapcheck check` result: a verdict table, minimal reproductions, JSON."""
+
+from __future__ import annotations
+
+from fuzz.check import CheckResult
+from fuzz.differential import Check
+from oracles.verdict import Verdict
+from reports.reproduction import snippet
+
+SCHEMA_VERSION = 1
+
+
+def verdict_table(result: CheckResult) -> str:
+    columns = [v.value for v in Verdict if any(result.counts[e.name][v.value] for e in result.solvers)]
+    header = ["solver", "kind", *columns]
+    rows = [
+        [e.name, "exact" if e.exact else "heuristic", *(str(result.counts[e.name][c]) for c in columns)]
+        for e in result.solvers
+    ]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in [header, *rows]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def describe(failure: Check) -> str:
+    returned = failure.outcome.answer if failure.outcome.returned else failure.outcome.error
+    lines = [
+        f"{failure.solver.name}: {failure.verdict.value} (found by family {failure.family}, n={failure.instance.n})",
+        f"  detail:   {failure.judgement.detail}",
+        f"  expected: {float(failure.oracle.value)!r} with saved={list(failure.oracle.saved)} ({failure.oracle.name})",
+        f"  returned: {returned!r}",
+        "  reproduce:",
+    ]
+    lines += ["    " + line for line in snippet(failure).splitlines()]
+    return "\n".join(lines)
+
+
+def render_text(result: CheckResult) -> str:
+    parts = [f"{result.instances} instances, {len(result.solvers)} solvers", "", verdict_table(result)]
+    if result.findings:
+        parts += ["", f"{len(result.findings)} distinct failures (solver, verdict), each shrunk to a minimal instance:"]
+        parts += ["", *("\n" + describe(f) for f in result.findings)]
+    else:
+        parts += ["", "no failures"]
+    return "\n".join(parts)
+
+
+def failure_json(failure: Check) -> dict:
+    return {
+        "solver": failure.solver.name,
+        "origin": failure.solver.origin,
+        "verdict": failure.verdict.value,
+        "family": failure.family,
+        "detail": failure.judgement.detail,
+        "gap": failure.judgement.gap,
+        "excess": failure.judgement.excess,
+        "instance": failure.instance.as_dict(),
+        "expected": {"value": float(failure.oracle.value), "saved": list(failure.oracle.saved), "oracle": failure.oracle.name},
+        "returned": repr(failure.outcome.answer) if failure.outcome.returned else failure.outcome.error,
+        "reproduction": snippet(failure),
+    }
+
+
+def render_json(result: CheckResult) -> dict:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "instances": result.instances,
+        "solvers": [
+            {"name": e.name, "exact": e.exact, "origin": e.origin, "verdicts": dict(result.counts[e.name])}
+            for e in result.solvers
+        ],
+        "failures": [failure_json(f) for f in result.findings],
+    }

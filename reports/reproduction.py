@@ -1,0 +1,63 @@
+"""A failing check as a short Python snippet that reproduces it: it fails when run as shown."""
+
+from __future__ import annotations
+
+from fuzz.differential import Check
+from solvers.contract import SCALE
+from solvers.registry import TORCH_KNAPSACK_MODULE
+
+
+def import_lines(solver_name: str) -> list[str]:
+    where, _, name = solver_name.rpartition(":")
+    if where == "torch":
+        return [f"from {TORCH_KNAPSACK_MODULE} import {name} as solve"]
+    if where.endswith(".py"):
+        return [
+            "import importlib.util",
+            f"spec = importlib.util.spec_from_file_location('target', {where!r})",
+            "target = importlib.util.module_from_spec(spec)",
+            "spec.loader.exec_module(target)",
+            f"solve = target.{name}",
+        ]
+    if where:
+        return [f"from {where} import {name} as solve"]
+    return ["import solvers", f"solve = solvers.get({solver_name!r})"]
+
+
+def _assertion(failure: Check) -> list[str]:
+    verdict = failure.verdict.value
+    optimum = float(failure.oracle.value)
+    if verdict == "OVER_BUDGET":
+        return [
+            f"weight = sum(round(memory[i] * {SCALE}) for i in saved)",
+            f"assert weight <= round(max_memory * {SCALE}), f'OVER_BUDGET: saved weight {{weight}} > capacity'",
+        ]
+    if verdict == "SUBOPTIMAL":
+        return [
+            "got = math.fsum(runtimes[i] for i in saved)",
+            f"assert got >= {optimum!r}, f'SUBOPTIMAL: {{got}} < optimum {optimum!r}'",
+        ]
+    if verdict == "WRONG_VALUE":
+        return [
+            "assert value == math.fsum(runtimes[i] for i in saved), "
+            "f'WRONG_VALUE: reported {value}, saved items sum to {math.fsum(runtimes[i] for i in saved)}'",
+        ]
+    if verdict == "BAD_PARTITION":
+        return ["assert sorted(list(saved) + list(recomputable)) == list(range(len(memory))), 'BAD_PARTITION'"]
+    return []
+
+
+def snippet(failure: Check) -> str:
+    instance = failure.instance
+    lines = ["import math", *import_lines(failure.solver.name)]
+    lines += [
+        f"memory = {list(instance.memory)!r}",
+        f"runtimes = {list(instance.runtimes)!r}",
+        f"max_memory = {instance.max_memory!r}",
+    ]
+    call = "value, saved, recomputable = solve(memory, runtimes, max_memory)"
+    if failure.verdict.value in ("REJECTED", "CRASH", "TIMEOUT", "OUT_OF_MEMORY"):
+        lines.append(f"{call}  # {failure.verdict.value}: {failure.judgement.detail}")
+    else:
+        lines += [call, *_assertion(failure)]
+    return "\n".join(lines)

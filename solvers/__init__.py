@@ -1,0 +1,20 @@
+"""Solvers: the contract, quantization and input checks, the registry, our solvers, upstream adapters."""
+
+from solvers.contract import SCALE, Instance, ProblemTooLarge, Solution, quantize, validate
+from solvers.registry import SolverEntry, get, register, registered, resolve, resolve_all, unregister
+
+__all__ = [
+    "SCALE",
+    "Instance",
+    "ProblemTooLarge",
+    "Solution",
+    "SolverEntry",
+    "get",
+    "quantize",
+    "register",
+    "registered",
+    "resolve",
+    "resolve_all",
+    "unregister",
+    "validate",
+]

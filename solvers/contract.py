@@ -1,0 +1,157 @@
+"""The solver contract shared by every part of knapcheck (design.md, section 1).
+
+A solver is ``solve(memory, runtimes, max_memory) -> (value, saved, recomputable)``, torch's own
+signature. This module holds the pieces every solver and every checker must agree on: input
+validation, the one quantization, and the exact view of float runtimes.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Callable, NamedTuple, Sequence
+
+SCALE = 10_000
+"""Upstream's quantization scale: weight = round(memory * SCALE)."""
+
+EXACT_LIMIT = 2**53
+"""Runtime totals below this (in units of their common power-of-two step) sum exactly in float64."""
+
+
+class Solution(NamedTuple):
+    """What a solver returns: a plain tuple, so torch's callers unpack it as before."""
+
+    value: float
+    saved: list[int]
+    recomputable: list[int]
+
+
+Solver = Callable[[Sequence[float], Sequence[float], float], tuple[float, list[int], list[int]]]
+
+
+class ProblemTooLarge(MemoryError):
+    """Raised before allocation when a solver's table would exceed the memory it is allowed."""
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One knapsack problem in the contract's terms, validated on construction."""
+
+    memory: tuple[float, ...]
+    runtimes: tuple[float, ...]
+    max_memory: float
+
+    def __post_init__(self) -> None:
+        memory, runtimes, max_memory = validate(self.memory, self.runtimes, self.max_memory)
+        object.__setattr__(self, "memory", tuple(memory))
+        object.__setattr__(self, "runtimes", tuple(runtimes))
+        object.__setattr__(self, "max_memory", max_memory)
+
+    @property
+    def n(self) -> int:
+        return len(self.memory)
+
+    def quantized(self, scale: int = SCALE) -> tuple[list[int], int]:
+        return quantize(self.memory, self.max_memory, scale)
+
+    def as_dict(self) -> dict:
+        return {
+            "memory": list(self.memory),
+            "runtimes": list(self.runtimes),
+            "max_memory": self.max_memory,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Instance":
+        missing = {"memory", "runtimes", "max_memory"} - set(data)
+        if missing:
+            raise ValueError(f"instance is missing {sorted(missing)}; it needs memory, runtimes and max_memory")
+        return cls(tuple(data["memory"]), tuple(data["runtimes"]), data["max_memory"])
+
+
+def _real(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    result = float(value)
+    if not math.isfinite(result):
+        raise ValueError(f"{name} must be finite, got {result!r}")
+    return result
+
+
+def validate(
+    memory: Sequence[float], runtimes: Sequence[float], max_memory: float
+) -> tuple[list[float], list[float], float]:
+    """Check a problem against the contract and return it as plain Python floats.
+
+    Raises ValueError naming the argument (and the index) of the first bad value.
+    """
+    try:
+        memory = list(memory)
+    except TypeError:
+        raise ValueError(f"memory must be a sequence of numbers, got {type(memory).__name__}") from None
+    try:
+        runtimes = list(runtimes)
+    except TypeError:
+        raise ValueError(f"runtimes must be a sequence of numbers, got {type(runtimes).__name__}") from None
+    if len(memory) != len(runtimes):
+        raise ValueError(
+            f"memory and runtimes must have the same length, got {len(memory)} and {len(runtimes)}"
+        )
+    checked_memory = []
+    for i, m in enumerate(memory):
+        m = _real(m, f"memory[{i}]")
+        if m < 0:
+            raise ValueError(f"memory[{i}] must be >= 0, got {m!r}")
+        if not math.isfinite(m * SCALE):
+            raise ValueError(f"memory[{i}] = {m!r} is too large to quantize")
+        checked_memory.append(m)
+    checked_runtimes = [_real(r, f"runtimes[{i}]") for i, r in enumerate(runtimes)]
+    max_memory = _real(max_memory, "max_memory")
+    if max_memory < 0:
+        raise ValueError(f"max_memory must be >= 0, got {max_memory!r}")
+    if not math.isfinite(max_memory * SCALE):
+        raise ValueError(f"max_memory = {max_memory!r} is too large to quantize")
+    return checked_memory, checked_runtimes, max_memory
+
+
+def quantize(memory: Sequence[float], max_memory: float, scale: int = SCALE) -> tuple[list[int], int]:
+    """Upstream's quantization, the only one in knapcheck: Python's round (ties to even) of m * scale."""
+    return [round(m * scale) for m in memory], round(max_memory * scale)
+
+
+def exact_scale(runtimes: Sequence[float]) -> int | None:
+    """The power of two 2**k that turns every runtime into an integer, if the instance is exact.
+
+    An instance is exact when all runtimes are multiples of 2**-k and the sum of their absolute
+    values is below 2**53 in those units: then every subset sum, in any order, is exact in float64,
+    and every exact solver must return identical values. Returns None otherwise.
+    """
+    integers, denominator = exact_runtimes(runtimes)
+    total = sum(abs(v) for v in integers)
+    return denominator if total < EXACT_LIMIT else None
+
+
+def exact_runtimes(runtimes: Sequence[float]) -> tuple[list[int], int]:
+    """Every float is a dyadic rational: return integer runtimes and their common denominator.
+
+    Unlike exact_scale this always succeeds (Python ints are unbounded), so any subset's value can
+    be compared exactly, whatever the instance.
+    """
+    ratios = [float(r).as_integer_ratio() for r in runtimes]
+    denominator = max((d for _, d in ratios), default=1)
+    return [num * (denominator // d) for num, d in ratios], denominator
+
+
+def float_tolerance(runtimes: Sequence[float]) -> float:
+    """How far a float64 solver's best value may honestly fall short on an inexact instance.
+
+    Summing n floats in float64 in any order errs by at most (n - 1) * u * sum|r| with
+    u = 2**-53 (Higham, Accuracy and Stability of Numerical Algorithms, eq. 4.4). Two sums are
+    compared (the solver's and the optimum's), so the bound is doubled: 2 * n * u * sum of the
+    positive runtimes. It is zero on exact instances, where values must be identical.
+    """
+    if exact_scale(runtimes) is not None:
+        return 0.0
+    positive = math.fsum(r for r in runtimes if r > 0)
+    return 2 * len(runtimes) * 2.0**-53 * positive
