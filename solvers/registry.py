@@ -40,6 +40,10 @@ class SolverEntry:
     """Largest n * (C + 1) the checks hand this solver; None means no limit."""
     isolate: bool = False
     """Run in a child process with a memory cap and a time limit (untrusted or heavy code)."""
+    time_limit: float | None = None
+    """Seconds one isolated call may take; None: solvers.isolation's default."""
+    memory_limit: int | None = None
+    """Bytes of address space an isolated worker may map; None: solvers.isolation's default."""
 
     @property
     def ours(self) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from solvers.contract import Instance, Solver
+from solvers.isolation import call_isolated
 from solvers.outcome import Outcome, call_in_process
 from solvers.registry import SolverEntry
 
@@ -15,4 +16,7 @@ def _loaded(entry: SolverEntry) -> Solver:
 
 
 def run(entry: SolverEntry, instance: Instance) -> Outcome:
+    """Entries with ``isolate=True`` run in their worker process (solvers.isolation), others here."""
+    if entry.isolate:
+        return call_isolated(entry, instance)
     return call_in_process(_loaded(entry), instance)

@@ -1,0 +1,214 @@
+"""Running a solver in a child process with a memory cap and a time limit (design.md, section 4).
+
+A pull request's file or a solver that may need more memory than the machine has must not take the
+run down with it: a segfault, ``sys.exit``, ``os._exit``, a hang or a runaway allocation becomes an
+Outcome (CRASHED, TIMED_OUT, OUT_OF_MEMORY) for that one instance, and the next call goes on.
+
+One persistent worker process per target serves call after call over a pipe, so hundreds of
+instances cost one interpreter start, not hundreds; a worker that died or was killed is started
+again on the next call. The worker is a fresh interpreter (not a fork: the parent may hold torch's
+thread pools; and not multiprocessing's spawn, which re-runs the caller's main script) that finds
+its solver again by the entry's name, which is a spec ``registry.resolve`` takes:
+a registered name, ``torch:NAME``, ``FILE.py:NAME`` or ``module:NAME``.
+
+The memory cap is an address-space limit (``RLIMIT_AS``) set in the worker before the target is
+loaded, so an allocation over it fails inside the target (MemoryError, or torch's "can't allocate
+memory") instead of the machine running out. CUDA reserves far more address space than it uses,
+so workers of ``device="cuda"`` entries run without that cap.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import resource
+import signal
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+
+from solvers.contract import Instance, Solver
+from solvers.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
+from solvers.registry import SolverEntry, resolve
+
+DEFAULT_TIME_LIMIT = 60.0
+"""Seconds one call may take before its worker is killed and the call is TIMED_OUT."""
+DEFAULT_MEMORY_LIMIT = 2 * 2**30
+"""Bytes of address space a worker may map; torch's CPU import alone maps about 0.7 GiB."""
+STARTUP_TIME_LIMIT = 120.0
+"""Seconds a fresh worker may take to import and load its target."""
+
+_OUT_OF_MEMORY_MESSAGES = ("can't allocate memory", "out of memory", "not enough memory")
+
+
+@dataclass(frozen=True)
+class Limits:
+    time: float = DEFAULT_TIME_LIMIT
+    memory: int | None = DEFAULT_MEMORY_LIMIT
+    """None: no cap (CUDA workers)."""
+
+    def __post_init__(self) -> None:
+        if not self.time > 0:
+            raise ValueError(f"time limit must be > 0 seconds, got {self.time!r}")
+        if self.memory is not None and self.memory <= 0:
+            raise ValueError(f"memory limit must be > 0 bytes, got {self.memory!r}")
+
+
+def limits_for(entry: SolverEntry) -> Limits:
+    """The entry's own limits where it sets them; no memory cap on CUDA, whose mappings dwarf its use."""
+    memory = entry.memory_limit or DEFAULT_MEMORY_LIMIT
+    return Limits(time=entry.time_limit or DEFAULT_TIME_LIMIT, memory=None if entry.device == "cuda" else memory)
+
+
+def _classify(outcome: Outcome) -> Outcome:
+    """torch reports a failed allocation as a RuntimeError; in a capped worker that is running out."""
+    if outcome.kind == RAISED and any(m in outcome.error.lower() for m in _OUT_OF_MEMORY_MESSAGES):
+        return Outcome(OUT_OF_MEMORY, error=outcome.error)
+    return outcome
+
+
+_WORKER_MAIN = "import sys; from solvers.isolation import serve; serve(*sys.argv[1:])"
+
+
+def serve(fd: str, spec: str, memory_limit: str) -> None:
+    """The worker's loop: load the target once, then answer one instance per message until None."""
+    _serve(Connection(int(fd)), spec, int(memory_limit) if memory_limit else None)
+
+
+def _serve(conn: Connection, spec: str, memory_limit: int | None) -> None:
+    if memory_limit is not None:
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        cap = memory_limit if hard == resource.RLIM_INFINITY else min(memory_limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    solver: Solver | None = None
+    try:
+        (entry,) = resolve(spec)
+        solver = entry.load()
+        conn.send(Outcome(RETURNED))
+    except Exception as exc:
+        conn.send(Outcome(RAISED, error=f"cannot load {spec}: {type(exc).__name__}: {exc}"))
+        return
+    while True:
+        instance = conn.recv()
+        if instance is None:
+            return
+        outcome = _classify(call_in_process(solver, instance))
+        try:
+            conn.send(outcome)
+        except Exception as exc:
+            conn.send(Outcome(RAISED, error=f"the answer cannot be sent back: {type(exc).__name__}: {exc}"))
+
+
+def _death(exitcode: int | None) -> str:
+    if exitcode is None:
+        return "the worker stopped answering"
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"the worker was killed by {name}"
+    return f"the worker exited with status {exitcode}"
+
+
+class Worker:
+    """One child process serving one target; started on first use and after every death.
+
+    A target that cannot be loaded (it raises, exits or hangs on import) is not retried: every
+    call gets the same Outcome.
+    """
+
+    def __init__(self, spec: str, limits: Limits) -> None:
+        self.spec = spec
+        self.limits = limits
+        self._process: subprocess.Popen | None = None
+        self._conn: Connection | None = None
+        self._load_error: Outcome | None = None
+
+    def _start(self) -> Outcome | None:
+        """Start the worker; an Outcome when it could not load its target."""
+        ours, theirs = socket.socketpair()
+        memory = "" if self.limits.memory is None else str(self.limits.memory)
+        command = [sys.executable, "-c", _WORKER_MAIN, str(theirs.fileno()), self.spec, memory]
+        environment = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        self._process = subprocess.Popen(
+            command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=environment
+        )
+        theirs.close()
+        self._conn = Connection(ours.detach())
+        ready = self._receive(STARTUP_TIME_LIMIT)
+        if ready.kind != RETURNED:
+            self.stop()
+            self._load_error = Outcome(ready.kind, error=f"while loading the target: {ready.error}")
+            return self._load_error
+        return None
+
+    def _receive(self, timeout: float) -> Outcome:
+        assert self._conn is not None and self._process is not None
+        try:
+            if not self._conn.poll(timeout):
+                self.stop()
+                return Outcome(TIMED_OUT, error=f"no answer within {timeout:g} s; the worker was killed")
+            return self._conn.recv()
+        except (EOFError, OSError):
+            try:
+                exitcode = self._process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                exitcode = None
+            self.stop()
+            return Outcome(CRASHED, error=_death(exitcode))
+
+    def call(self, instance: Instance) -> Outcome:
+        if self._load_error is not None:
+            return self._load_error
+        if self._process is None:
+            failed = self._start()
+            if failed is not None:
+                return failed
+        assert self._conn is not None
+        try:
+            self._conn.send(instance)
+        except OSError:
+            self.stop()
+            return self.call(instance)
+        return self._receive(self.limits.time)
+
+    def stop(self) -> None:
+        """End the worker (SIGKILL: it may be stuck in a call)."""
+        process, conn = self._process, self._conn
+        self._process = self._conn = None
+        if conn is not None:
+            conn.close()
+        if process is not None:
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+
+
+_WORKERS: dict[tuple[str, Limits], Worker] = {}
+
+
+def call_isolated(entry: SolverEntry | str, instance: Instance, limits: Limits | None = None) -> Outcome:
+    """Call a solver (an entry, or a spec naming one) on an instance in its worker process."""
+    if isinstance(entry, str):
+        found = resolve(entry)
+        if len(found) != 1:
+            raise ValueError(f"spec {entry!r} names {len(found)} solvers; isolation runs one at a time")
+        entry = found[0]
+    limits = limits or limits_for(entry)
+    key = (entry.name, limits)
+    if key not in _WORKERS:
+        _WORKERS[key] = Worker(entry.name, limits)
+    return _WORKERS[key].call(instance)
+
+
+def stop_workers() -> None:
+    """End every worker (also done at exit)."""
+    for worker in _WORKERS.values():
+        worker.stop()
+    _WORKERS.clear()
+
+
+atexit.register(stop_workers)

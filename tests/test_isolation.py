@@ -1,0 +1,79 @@
+"""Isolation: a target that segfaults, exits, hangs or allocates without bound becomes a verdict."""
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from fuzz.differential import check
+from oracles.verdict import Verdict
+from solvers.contract import Instance
+from solvers.isolation import Limits, call_isolated
+from solvers.outcome import CRASHED, OUT_OF_MEMORY, RAISED, TIMED_OUT
+from solvers.registry import resolve
+
+PLANTED = Path(__file__).parent / "planted"
+INSTANCE = Instance((0.1, 0.2), (1.0, 2.0), 0.2)
+
+
+def planted(name: str, file: str = "misbehaving.py"):
+    (entry,) = resolve(f"{PLANTED / file}:{name}")
+    return entry
+
+
+def test_file_specs_are_isolated():
+    assert planted("segfault").isolate
+
+
+@pytest.mark.parametrize(
+    "name, kind, words",
+    [
+        ("segfault", CRASHED, "SIGSEGV"),
+        ("exits", CRASHED, "status 3"),
+        ("hard_exit", CRASHED, "status 0"),
+        ("allocates_with_torch", OUT_OF_MEMORY, "allocate"),
+    ],
+)
+def test_a_dying_target_becomes_an_outcome_and_the_worker_comes_back(name, kind, words):
+    entry = planted(name)
+    outcome = call_isolated(entry, INSTANCE)
+    assert outcome.kind == kind
+    assert words in outcome.error
+    assert call_isolated(entry, INSTANCE).kind == kind
+    assert call_isolated(planted("recomputes_everything"), INSTANCE).answer == (0.0, [], [0, 1])
+
+
+def test_a_hang_is_timed_out_and_the_next_call_starts_a_fresh_worker():
+    entry = planted("hangs")
+    first = call_isolated(entry, INSTANCE, Limits(time=1.0))
+    assert first.kind == TIMED_OUT
+    assert call_isolated(entry, INSTANCE, Limits(time=1.0)).kind == TIMED_OUT
+
+
+def test_a_runaway_allocation_hits_the_memory_cap():
+    outcome = call_isolated(planted("allocates_without_bound"), INSTANCE, Limits(time=60, memory=2**30))
+    assert outcome.kind == OUT_OF_MEMORY
+
+
+def test_entry_limits_reach_the_worker():
+    entry = replace(planted("hangs"), time_limit=0.5)
+    assert check(entry, INSTANCE).verdict is Verdict.TIMEOUT
+
+
+def test_one_worker_serves_many_calls_with_the_same_answers_as_in_process():
+    entry = resolve("full_table")[0]
+    isolated = replace(entry, isolate=True)
+    instances = [Instance((0.0001 * k, 0.0002, 0.0003), (1.0, 2.0, float(k)), 0.0004) for k in range(30)]
+    for instance in instances:
+        assert check(isolated, instance).outcome.answer == check(entry, instance).outcome.answer
+
+
+def test_a_target_that_cannot_load_is_reported_on_every_call(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise ImportError('no such dependency')\ndef solve(m, r, c): pass\n")
+    (entry,) = resolve(f"{broken}:solve")
+    for _ in range(2):
+        outcome = call_isolated(entry, INSTANCE)
+        assert outcome.kind == RAISED
+        assert "no such dependency" in outcome.error
+
