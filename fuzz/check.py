@@ -7,6 +7,7 @@ a minimal reproduction. The result is data; ``reports`` renders it.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -15,9 +16,10 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from fuzz.differential import Check, check, size_allows
-from fuzz.shrink import shrink
+from fuzz.shrink import complexity, hypothesis_minimal, shrink
 from fuzz.strategies import FAMILIES, family
 from oracles.optimum import optimum
+from oracles.verdict import Verdict
 from solvers.contract import Instance
 from solvers.registry import SolverEntry
 
@@ -49,21 +51,39 @@ class CheckResult:
     findings: list[Check] = field(default_factory=list)
     """One minimal failing check per distinct signature."""
     instances: int = 0
+    skipped: int = 0
+    """Sampled instances left unchecked because the time budget ran out."""
 
     def our_failures(self) -> list[Check]:
         return [f for f in self.findings if f.solver.ours]
 
 
-def minimal_reproduction(failure: Check) -> Check:
-    """Shrink a failing check to the smallest instance that fails with the same verdict."""
+def minimal_reproduction(failure: Check, deadline: float | None = None, seed_value: int = 0) -> Check:
+    """Shrink a failing check to the smallest instance that fails with the same verdict.
+
+    Both shrinkers run (see fuzz.shrink) and the smaller result wins. A TIMEOUT is not shrunk:
+    every attempt would cost a full time limit. If the smallest instance does not fail again when
+    rechecked (a flaky target), the original failure is kept: a found failure is never lost.
+    """
+    if failure.verdict is Verdict.TIMEOUT:
+        return failure
 
     def still_fails(instance: Instance) -> bool:
         if not size_allows(failure.solver, instance):
             return False
         return check(failure.solver, instance, failure.family).verdict is failure.verdict
 
-    smallest = shrink(failure.instance, still_fails)
-    return check(failure.solver, smallest, failure.family)
+    candidates = [shrink(failure.instance, still_fails, deadline=deadline)]
+    if failure.family in FAMILIES:
+        found = hypothesis_minimal(family(failure.family), still_fails, seed_value, deadline=deadline)
+        if found is not None:
+            candidates.append(found)
+    smallest = check(failure.solver, min(candidates, key=complexity), failure.family)
+    return smallest if smallest.signature == failure.signature else failure
+
+
+CHECK_SHARE = 0.6
+"""Under a time budget, the share spent checking; the rest goes to shrinking the failures found."""
 
 
 def run_check(
@@ -72,14 +92,28 @@ def run_check(
     per_family: int = 50,
     seed_value: int = 0,
     progress: Callable[[str], None] = lambda message: None,
+    time_budget: float | None = None,
 ) -> CheckResult:
+    """Judge every entry on each family's sample, then shrink each distinct failure.
+
+    With ``time_budget`` (seconds), family k stops at k/len(families) of the checking share (time
+    one family leaves unused carries over), the instances it did not reach are counted in
+    ``skipped``, and the rest of the budget is split evenly among the failures to shrink.
+    """
     entries = list(entries)
+    families = list(families)
+    start = time.monotonic()
     result = CheckResult(entries, {e.name: Counter() for e in entries})
     first_failure: dict[tuple[str, str], Check] = {}
-    for name in families:
+    for index, name in enumerate(families):
         instances = sample(family(name), per_family, seed_value)
         progress(f"{name}: {len(instances)} instances")
-        for instance in instances:
+        stop = None if time_budget is None else start + CHECK_SHARE * time_budget * (index + 1) / len(families)
+        for position, instance in enumerate(instances):
+            if stop is not None and time.monotonic() > stop:
+                result.skipped += len(instances) - position
+                progress(f"{name}: time is up after {position} instances")
+                break
             result.instances += 1
             oracle = optimum(instance)
             for entry in entries:
@@ -91,7 +125,12 @@ def run_check(
                     known = first_failure.get(done.signature)
                     if known is None or instance.n < known.instance.n:
                         first_failure[done.signature] = done
-    for signature, failure in sorted(first_failure.items()):
+    failures = sorted(first_failure.items())
+    for index, (signature, failure) in enumerate(failures):
         progress(f"shrinking {signature[0]} {signature[1]}")
-        result.findings.append(minimal_reproduction(failure))
+        deadline = None
+        if time_budget is not None:
+            now = time.monotonic()
+            deadline = now + max(0.0, start + time_budget - now) / (len(failures) - index)
+        result.findings.append(minimal_reproduction(failure, deadline, seed_value))
     return result

@@ -1,21 +1,32 @@
 """Shrinking a failing instance to a minimal one that still fails the same way.
 
-Hypothesis shrinks what it generates; campaigns, harvested corpora and stored regressions hand us
-instances it never generated, so this greedy shrinker works from any instance: drop items, lower
-the budget, make runtimes and memories rounder, and keep every change after which the failure
-still reproduces.
+Two shrinkers, and the caller keeps the smaller result. Hypothesis shrinks what it generates:
+``hypothesis_minimal`` asks ``hypothesis.find`` for a failing instance of the family that found
+the failure and lets Hypothesis shrink it (it is good at small integers and few items). Campaigns,
+harvested corpora and stored regressions hand us instances Hypothesis never generated, and its
+search may miss a rare failure, so ``shrink`` works from the failing instance itself: drop items,
+lower the budget, make runtimes and memories rounder, and keep every change after which the
+failure still reproduces. Both stop at an optional deadline (``time.monotonic()`` seconds).
 """
 
 from __future__ import annotations
 
+import time
+from random import Random
 from typing import Callable, Iterator
+
+from hypothesis import HealthCheck, Phase, find, settings
+from hypothesis import strategies as st
+from hypothesis.errors import NoSuchExample, Unsatisfiable
 
 from solvers.contract import SCALE, Instance
 
 MAX_ATTEMPTS = 3000
+HYPOTHESIS_EXAMPLES = 300
 
 
-def _complexity(instance: Instance) -> tuple:
+def complexity(instance: Instance) -> tuple:
+    """What 'smaller' means: fewer items first, then a shorter text, then smaller numbers."""
     return (
         instance.n,
         len(repr(instance.as_dict())),
@@ -70,21 +81,62 @@ def _candidates(instance: Instance) -> Iterator[Instance]:
             yield _replace(instance, memory=tuple(memory))
 
 
-def shrink(instance: Instance, still_fails: Callable[[Instance], bool], max_attempts: int = MAX_ATTEMPTS) -> Instance:
+def _expired(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() > deadline
+
+
+def shrink(
+    instance: Instance,
+    still_fails: Callable[[Instance], bool],
+    max_attempts: int = MAX_ATTEMPTS,
+    deadline: float | None = None,
+) -> Instance:
     """The smallest instance reachable by simplifying steps on which ``still_fails`` holds."""
     best = instance
     attempts = 0
     improved = True
-    while improved and attempts < max_attempts:
+    while improved and attempts < max_attempts and not _expired(deadline):
         improved = False
         for candidate in _candidates(best):
-            if _complexity(candidate) >= _complexity(best):
+            if complexity(candidate) >= complexity(best):
                 continue
             attempts += 1
             if still_fails(candidate):
                 best = candidate
                 improved = True
                 break
-            if attempts >= max_attempts:
+            if attempts >= max_attempts or _expired(deadline):
                 break
     return best
+
+
+def hypothesis_minimal(
+    strategy: st.SearchStrategy[Instance],
+    still_fails: Callable[[Instance], bool],
+    seed_value: int = 0,
+    max_examples: int = HYPOTHESIS_EXAMPLES,
+    deadline: float | None = None,
+) -> Instance | None:
+    """The instance Hypothesis shrinks to from the first failing one it draws; None if none fails.
+
+    Seeded, without the example database: the same answer on every run.
+    """
+
+    def condition(instance: Instance) -> bool:
+        return not _expired(deadline) and still_fails(instance)
+
+    try:
+        return find(
+            strategy,
+            condition,
+            settings=settings(
+                max_examples=max_examples,
+                database=None,
+                deadline=None,
+                phases=[Phase.generate, Phase.shrink],
+                suppress_health_check=list(HealthCheck),
+            ),
+            random=Random(seed_value),
+        )
+    except (NoSuchExample, Unsatisfiable):
+        return None

@@ -29,7 +29,7 @@ import sys
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
-from solvers.contract import Instance, Solver
+from solvers.contract import Instance
 from solvers.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
 from solvers.registry import SolverEntry, resolve
 
@@ -73,7 +73,7 @@ _WORKER_MAIN = "import sys; from solvers.isolation import serve; serve(*sys.argv
 
 
 def serve(fd: str, spec: str, memory_limit: str) -> None:
-    """The worker's loop: load the target once, then answer one instance per message until None."""
+    """The worker's main: load the target once, then answer one instance per message until EOF."""
     _serve(Connection(int(fd)), spec, int(memory_limit) if memory_limit else None)
 
 
@@ -82,7 +82,6 @@ def _serve(conn: Connection, spec: str, memory_limit: int | None) -> None:
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         cap = memory_limit if hard == resource.RLIM_INFINITY else min(memory_limit, hard)
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    solver: Solver | None = None
     try:
         (entry,) = resolve(spec)
         solver = entry.load()
@@ -91,8 +90,9 @@ def _serve(conn: Connection, spec: str, memory_limit: int | None) -> None:
         conn.send(Outcome(RAISED, error=f"cannot load {spec}: {type(exc).__name__}: {exc}"))
         return
     while True:
-        instance = conn.recv()
-        if instance is None:
+        try:
+            instance = conn.recv()
+        except EOFError:
             return
         outcome = _classify(call_in_process(solver, instance))
         try:
