@@ -58,10 +58,14 @@ class CheckResult:
         return [f for f in self.findings if f.solver.ours]
 
 
+SMALLEST_FAMILY = "tiny"
+
+
 def minimal_reproduction(failure: Check, deadline: float | None = None, seed_value: int = 0) -> Check:
     """Shrink a failing check to the smallest instance that fails with the same verdict.
 
-    Both shrinkers run (see fuzz.shrink) and the smaller result wins. A TIMEOUT is not shrunk:
+    Both shrinkers run (see fuzz.shrink), Hypothesis's on the failing family and on the smallest
+    one (many defects need no more than a few small items), and the smallest result wins. A TIMEOUT is not shrunk:
     every attempt would cost a full time limit. If the smallest instance does not fail again when
     rechecked (a flaky target), the original failure is kept: a found failure is never lost.
     """
@@ -74,10 +78,11 @@ def minimal_reproduction(failure: Check, deadline: float | None = None, seed_val
         return check(failure.solver, instance, failure.family).verdict is failure.verdict
 
     candidates = [shrink(failure.instance, still_fails, deadline=deadline)]
-    if failure.family in FAMILIES:
-        found = hypothesis_minimal(family(failure.family), still_fails, seed_value, deadline=deadline)
-        if found is not None:
-            candidates.append(found)
+    for name in dict.fromkeys([failure.family, SMALLEST_FAMILY]):
+        if name in FAMILIES:
+            found = hypothesis_minimal(family(name), still_fails, seed_value, deadline=deadline)
+            if found is not None:
+                candidates.append(found)
     smallest = check(failure.solver, min(candidates, key=complexity), failure.family)
     return smallest if smallest.signature == failure.signature else failure
 

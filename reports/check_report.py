@@ -10,13 +10,19 @@ from reports.reproduction import snippet
 SCHEMA_VERSION = 1
 
 
-def verdict_table(result: CheckResult) -> str:
+def verdict_rows(result: CheckResult) -> tuple[list[str], list[list[str]]]:
+    """Header and one row per solver: its kind and how many checks ended in each verdict seen."""
     columns = [v.value for v in Verdict if any(result.counts[e.name][v.value] for e in result.solvers)]
     header = ["solver", "kind", *columns]
     rows = [
         [e.name, "exact" if e.exact else "heuristic", *(str(result.counts[e.name][c]) for c in columns)]
         for e in result.solvers
     ]
+    return header, rows
+
+
+def verdict_table(result: CheckResult) -> str:
+    header, rows = verdict_rows(result)
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in [header, *rows]]
     lines.insert(1, "  ".join("-" * w for w in widths))

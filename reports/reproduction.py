@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 from fuzz.differential import Check
 from solvers.contract import SCALE
+from solvers.isolation import limits_for
 from solvers.registry import TORCH_KNAPSACK_MODULE
 
 
@@ -47,9 +50,24 @@ def _assertion(failure: Check) -> list[str]:
     return []
 
 
+def _limit_lines(failure: Check) -> list[str]:
+    """An isolated call ran under a memory cap and a time limit; the snippet sets the same ones."""
+    if not failure.solver.isolate:
+        return []
+    limits = limits_for(failure.solver)
+    if failure.verdict.value == "OUT_OF_MEMORY" and limits.memory is not None:
+        return [
+            "import resource",
+            f"resource.setrlimit(resource.RLIMIT_AS, ({limits.memory}, {limits.memory}))  # the cap it ran under",
+        ]
+    if failure.verdict.value == "TIMEOUT":
+        return ["import signal", f"signal.alarm({math.ceil(limits.time)})  # the time limit it ran under"]
+    return []
+
+
 def snippet(failure: Check) -> str:
     instance = failure.instance
-    lines = ["import math", *import_lines(failure.solver.name)]
+    lines = ["import math", *import_lines(failure.solver.name), *_limit_lines(failure)]
     lines += [
         f"memory = {list(instance.memory)!r}",
         f"runtimes = {list(instance.runtimes)!r}",

@@ -126,9 +126,9 @@ class Worker:
         self._process: subprocess.Popen | None = None
         self._conn: Connection | None = None
         self._load_error: Outcome | None = None
+        self._loading = False
 
-    def _start(self) -> Outcome | None:
-        """Start the worker; an Outcome when it could not load its target."""
+    def _launch(self) -> None:
         ours, theirs = socket.socketpair()
         memory = "" if self.limits.memory is None else str(self.limits.memory)
         command = [sys.executable, "-c", _WORKER_MAIN, str(theirs.fileno()), self.spec, memory]
@@ -138,12 +138,12 @@ class Worker:
         )
         theirs.close()
         self._conn = Connection(ours.detach())
-        ready = self._receive(STARTUP_TIME_LIMIT)
-        if ready.kind != RETURNED:
+
+    def _await_loaded(self) -> None:
+        loaded = self._receive(STARTUP_TIME_LIMIT)
+        if loaded.kind != RETURNED:
             self.stop()
-            self._load_error = Outcome(ready.kind, error=f"while loading the target: {ready.error}")
-            return self._load_error
-        return None
+            self._load_error = Outcome(loaded.kind, error=f"while loading the target: {loaded.error}")
 
     def _receive(self, timeout: float) -> Outcome:
         assert self._conn is not None and self._process is not None
@@ -160,13 +160,24 @@ class Worker:
             self.stop()
             return Outcome(CRASHED, error=_death(exitcode))
 
+    def start(self) -> None:
+        """Launch the worker if it is not running, without waiting for it to load its target."""
+        if self._load_error is None and self._process is None:
+            self._launch()
+            self._loading = True
+
+    def ready(self) -> Outcome | None:
+        """Start the worker and wait until it has loaded; the Outcome every call gets if it cannot load."""
+        self.start()
+        if self._loading:
+            self._loading = False
+            self._await_loaded()
+        return self._load_error
+
     def call(self, instance: Instance) -> Outcome:
-        if self._load_error is not None:
-            return self._load_error
-        if self._process is None:
-            failed = self._start()
-            if failed is not None:
-                return failed
+        failed = self.ready()
+        if failed is not None:
+            return failed
         assert self._conn is not None
         try:
             self._conn.send(instance)
@@ -190,8 +201,7 @@ class Worker:
 _WORKERS: dict[tuple[str, Limits], Worker] = {}
 
 
-def call_isolated(entry: SolverEntry | str, instance: Instance, limits: Limits | None = None) -> Outcome:
-    """Call a solver (an entry, or a spec naming one) on an instance in its worker process."""
+def _worker(entry: SolverEntry | str, limits: Limits | None) -> Worker:
     if isinstance(entry, str):
         found = resolve(entry)
         if len(found) != 1:
@@ -201,7 +211,22 @@ def call_isolated(entry: SolverEntry | str, instance: Instance, limits: Limits |
     key = (entry.name, limits)
     if key not in _WORKERS:
         _WORKERS[key] = Worker(entry.name, limits)
-    return _WORKERS[key].call(instance)
+    return _WORKERS[key]
+
+
+def call_isolated(entry: SolverEntry | str, instance: Instance, limits: Limits | None = None) -> Outcome:
+    """Call a solver (an entry, or a spec naming one) on an instance in its worker process."""
+    return _worker(entry, limits).call(instance)
+
+
+def start_workers(entries: list[SolverEntry]) -> None:
+    """Start the targets' workers side by side, ahead of their first calls (so that a time budget
+    is not spent importing torch once per target, one after the other)."""
+    workers = [_worker(entry, None) for entry in entries]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.ready()
 
 
 def stop_workers() -> None:

@@ -30,6 +30,12 @@ class Outcome:
         return self.kind == RETURNED
 
 
+def _short(filename: str) -> str:
+    """An installed package's file from its package on (site-packages/torch/x.py -> torch/x.py)."""
+    _, found, rest = filename.rpartition("site-packages/")
+    return rest if found else filename
+
+
 def call_in_process(solver: Solver, instance: Instance) -> Outcome:
     """Call a solver here, turning an exception into an Outcome instead of propagating it."""
     try:
@@ -38,6 +44,6 @@ def call_in_process(solver: Solver, instance: Instance) -> Outcome:
         return Outcome(OUT_OF_MEMORY, error=f"{type(exc).__name__}: {exc}")
     except Exception as exc:
         frames = traceback.extract_tb(exc.__traceback__)
-        where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+        where = f" at {_short(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
         return Outcome(RAISED, error=f"{type(exc).__name__}: {exc}{where}")
     return Outcome(RETURNED, answer=answer)

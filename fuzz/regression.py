@@ -1,0 +1,77 @@
+"""The correctness half of `knapcheck report`: a candidate (and a baseline) through every family.
+
+Every target runs isolated (solvers.isolation), whatever its entry says: the report is about code
+under review, and a crash, a hang or a runaway allocation must end in a verdict, not end the run.
+Candidate and baseline are checked in one run_check, so the oracle answers each instance once.
+Workers are started before the clock of the time budget starts: importing torch five times over
+must not eat the first family's share.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable
+
+from fuzz.check import CheckResult, run_check
+from fuzz.differential import Check
+from fuzz.strategies import FAMILIES
+from solvers.isolation import start_workers
+from solvers.registry import SolverEntry
+
+CANDIDATE = "candidate"
+BASELINE = "baseline"
+
+
+@dataclass
+class RegressionRun:
+    roles: dict[str, str]
+    """Solver name -> CANDIDATE or BASELINE (a solver named by both counts as the candidate)."""
+    result: CheckResult
+    families: list[str]
+    seconds: float
+    time_budget: float | None
+
+    def entries(self, role: str) -> list[SolverEntry]:
+        return [e for e in self.result.solvers if self.roles[e.name] == role]
+
+    def findings(self, role: str) -> list[Check]:
+        return [f for f in self.result.findings if self.roles[f.solver.name] == role]
+
+    def is_new(self, failure: Check) -> bool:
+        """A candidate failure whose kind of verdict no baseline solver shows."""
+        return self.roles[failure.solver.name] == CANDIDATE and failure.verdict not in self._baseline_verdicts()
+
+    def fixed(self) -> list[Check]:
+        """Baseline failures whose kind of verdict no candidate solver shows any more."""
+        candidate = {f.verdict for f in self.findings(CANDIDATE)}
+        return [f for f in self.findings(BASELINE) if f.verdict not in candidate]
+
+    def _baseline_verdicts(self) -> set:
+        return {f.verdict for f in self.findings(BASELINE)}
+
+
+def run_regression(
+    candidate: Iterable[SolverEntry],
+    baseline: Iterable[SolverEntry] = (),
+    families: Iterable[str] = tuple(FAMILIES),
+    per_family: int = 40,
+    seed_value: int = 0,
+    time_budget: float | None = None,
+    progress: Callable[[str], None] = lambda message: None,
+) -> RegressionRun:
+    roles: dict[str, str] = {}
+    entries: list[SolverEntry] = []
+    for role, group in ((CANDIDATE, candidate), (BASELINE, baseline)):
+        for entry in group:
+            if entry.name not in roles:
+                roles[entry.name] = role
+                entries.append(replace(entry, isolate=True))
+    if not any(role == CANDIDATE for role in roles.values()):
+        raise ValueError("candidate must name at least one solver")
+    families = list(families)
+    progress(f"starting {len(entries)} worker processes")
+    start_workers(entries)
+    start = time.monotonic()
+    result = run_check(entries, families, per_family, seed_value, progress, time_budget)
+    return RegressionRun(roles, result, families, time.monotonic() - start, time_budget)

@@ -1,0 +1,72 @@
+"""`knapcheck report`: a regression report for a candidate solver against a baseline.
+
+Writes report.md (a pull-request comment), report.json (for machines) and report.html (with plots)
+to --out. Exit status 1 when the candidate has any failure, 0 when it passed every check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shlex
+import sys
+from pathlib import Path
+
+from fuzz.regression import run_regression
+from fuzz.strategies import FAMILIES
+from knapcheck.targets import entries_for
+from reports.environment import environment
+from reports.regression_report import Performance, Report, render_html, render_json, render_markdown
+
+_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600}
+
+
+def duration(text: str) -> float:
+    """Seconds from '90', '90s', '10m' or '1h'."""
+    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", text)
+    if not found or float(found.group(1)) <= 0:
+        raise argparse.ArgumentTypeError(f"--time must be a positive duration such as 300, 90s, 10m or 1h, got {text!r}")
+    return float(found.group(1)) * _UNITS[found.group(2)]
+
+
+def add_parser(commands) -> None:
+    parser = commands.add_parser("report", help="regression report for a candidate solver against a baseline")
+    parser.add_argument("--candidate", nargs="+", required=True, metavar="SPEC",
+                        help="solvers under review: torch, torch:NAME, FILE.py:NAME, module:NAME or a registered name")
+    parser.add_argument("--baseline", nargs="+", default=[], metavar="SPEC", help="solvers to compare against")
+    parser.add_argument("--time", type=duration, default=600.0, metavar="BUDGET",
+                        help="time budget for checking and shrinking, e.g. 300, 10m (default: 10m)")
+    parser.add_argument("--per-family", type=int, default=40, help="generated instances per family (default: 40)")
+    parser.add_argument("--families", nargs="+", choices=list(FAMILIES), default=list(FAMILIES))
+    parser.add_argument("--seed", type=int, default=0, help="seed of the generated instances (default: 0)")
+    parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory for the three reports")
+    parser.set_defaults(run=run)
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The command as a reader would retype it (every option that shapes the report)."""
+    words = ["knapcheck", "report", "--candidate", *args.candidate]
+    if args.baseline:
+        words += ["--baseline", *args.baseline]
+    words += ["--time", f"{args.time:g}", "--per-family", str(args.per_family), "--seed", str(args.seed)]
+    if list(args.families) != list(FAMILIES):
+        words += ["--families", *args.families]
+    return shlex.join([*words, "--out", str(args.out)])
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.per_family < 1:
+        raise SystemExit("knapcheck report: --per-family must be at least 1")
+    candidate, baseline = entries_for(args.candidate), entries_for(args.baseline) if args.baseline else []
+    progress = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
+    regression = run_regression(candidate, baseline, args.families, args.per_family, args.seed, args.time, progress)
+    performance = Performance(note="Not measured: no benchmark module is available in this version of knapcheck.")
+    report = Report(command_line(args), regression, environment(), performance)
+    args.out.mkdir(parents=True, exist_ok=True)
+    markdown = render_markdown(report)
+    (args.out / "report.md").write_text(markdown)
+    (args.out / "report.json").write_text(json.dumps(render_json(report), indent=2) + "\n")
+    (args.out / "report.html").write_text(render_html(report))
+    print(markdown)
+    return 1 if regression.findings("candidate") else 0

@@ -1,0 +1,283 @@
+"""Rendering `knapcheck report`: report.md for a pull-request comment, report.json, report.html.
+
+The Markdown stays well under a comment's 65 536 characters: reproductions are dropped from the
+end (they stay in report.json and report.html) until it fits under MAX_MARKDOWN_CHARS.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from html import escape
+
+from fuzz.differential import Check
+from fuzz.regression import BASELINE, CANDIDATE, RegressionRun
+from reports.check_report import failure_json, verdict_rows
+from reports.reproduction import snippet
+from reports.svg_plot import line_chart
+
+SCHEMA_VERSION = 1
+MAX_MARKDOWN_CHARS = 50_000
+
+
+@dataclass
+class Performance:
+    """The benchmark part: rows of measurements, their table as text, or why there are none."""
+
+    rows: list[dict] = field(default_factory=list)
+    """Each has solver, capacity, median_seconds and peak_bytes; more keys pass through to JSON."""
+    table: str = ""
+    note: str = ""
+
+
+@dataclass
+class Report:
+    command: str
+    run: RegressionRun
+    environment: dict
+    performance: Performance
+
+
+def _specs(report: Report, role: str) -> str:
+    names = [e.name for e in report.run.entries(role)]
+    return ", ".join(names) if names else "none"
+
+
+def _status(report: Report, failure: Check) -> str:
+    if report.run.roles[failure.solver.name] == BASELINE:
+        return "baseline"
+    return "new" if report.run.is_new(failure) else "also in baseline"
+
+
+def _summary(report: Report) -> str:
+    candidate = report.run.findings(CANDIDATE)
+    if not candidate:
+        return "**The candidate passed every check.**"
+    new = [f for f in candidate if report.run.is_new(f)]
+    noun = "failure" if len(candidate) == 1 else "failures"
+    text = f"**The candidate has {len(candidate)} distinct {noun}** (by solver and verdict)"
+    if report.run.entries(BASELINE):
+        text += f", {len(new)} of a kind the baseline does not show"
+    return text + "."
+
+
+def _correctness_line(report: Report) -> str:
+    result = report.run.result
+    line = (
+        f"{result.instances} instances from {len(report.run.families)} families, "
+        f"{len(result.solvers)} solvers, {report.run.seconds:.0f} s"
+    )
+    if result.skipped:
+        line += f"; {result.skipped} sampled instances left unchecked when the time budget ran out"
+    return line
+
+
+def _markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+
+
+def _verdict_table(report: Report) -> tuple[list[str], list[list[str]]]:
+    header, rows = verdict_rows(report.run.result)
+    return [header[0], "role", *header[1:]], [[row[0], report.run.roles[row[0]], *row[1:]] for row in rows]
+
+
+def _returned(failure: Check) -> str:
+    return repr(failure.outcome.answer)
+
+
+def _failure_markdown(index: int, failure: Check, status: str, with_snippet: bool) -> list[str]:
+    lines = [
+        f"### {index}. `{failure.solver.name}`: {failure.verdict.value} ({status})",
+        "",
+        f"- found by family `{failure.family}`, shrunk to n={failure.instance.n}",
+    ]
+    if failure.judgement.detail:
+        lines.append(f"- {failure.judgement.detail}")
+    lines += [
+        f"- expected {float(failure.oracle.value)!r} with saved={list(failure.oracle.saved)} ({failure.oracle.name})",
+    ]
+    if failure.outcome.returned:
+        lines.append(f"- returned `{_returned(failure)[:300]}`")
+    lines.append("")
+    if with_snippet:
+        lines += ["```python", snippet(failure), "```", ""]
+    else:
+        lines += ["(reproduction left out to fit a comment: see report.json)", ""]
+    return lines
+
+
+def _environment_rows(environment: dict) -> list[list[str]]:
+    torch = environment["torch"]
+    device = f"CUDA: {torch['gpu']}" if torch["cuda_available"] else "CPU only"
+    commit = f" ({environment['knapcheck_commit']})" if environment.get("knapcheck_commit") else ""
+    rows = [
+        ["knapcheck", environment["knapcheck"] + commit],
+        ["torch", f"{torch['version']} (CUDA build: {torch['cuda_build'] or 'none'}), {torch['threads']} threads"],
+        ["device", device],
+        ["Python", environment["python"]],
+        ["CPU", f"{environment['cpu']}, {environment['cpu_count']} cores"],
+        ["platform", environment["platform"]],
+    ]
+    rows += [[name, version or "not installed"] for name, version in environment["versions"].items() if name != "torch"]
+    return rows
+
+
+def render_markdown(report: Report) -> str:
+    findings = report.run.result.findings
+    for with_snippets in range(len(findings), -1, -1):
+        text = _markdown(report, with_snippets)
+        if len(text) <= MAX_MARKDOWN_CHARS:
+            return text
+    return text
+
+
+def _markdown(report: Report, with_snippets: int) -> str:
+    lines = [
+        f"# knapcheck report: {_specs(report, CANDIDATE)}",
+        "",
+        f"Candidate: {_specs(report, CANDIDATE)}. Baseline: {_specs(report, BASELINE)}.",
+        "",
+        _summary(report),
+        "",
+        "## Correctness",
+        "",
+        _correctness_line(report) + ". Each solver was run isolated (memory cap, time limit); each distinct "
+        "failure is shrunk to a minimal instance. Differences in which of several optimal sets a solver "
+        "saves, or in the order of the indices, are not failures.",
+        "",
+        *_markdown_table(*_verdict_table(report)),
+        "",
+    ]
+    ordered = _ordered_findings(report)
+    if ordered:
+        lines += ["## Failures", ""]
+        for index, (failure, status) in enumerate(ordered, 1):
+            lines += _failure_markdown(index, failure, status, index <= with_snippets)
+    lines += ["## Performance", ""]
+    if report.performance.table:
+        lines += ["```", report.performance.table, "```", ""]
+    if report.performance.note:
+        lines += [report.performance.note, ""]
+    lines += ["## Environment", "", *_markdown_table(["", ""], _environment_rows(report.environment)), ""]
+    lines += ["Produced by:", "", "```", report.command, "```", ""]
+    return "\n".join(lines)
+
+
+def _ordered_findings(report: Report) -> list[tuple[Check, str]]:
+    """Candidate failures first (new ones before those the baseline shares), then the baseline's."""
+    order = {"new": 0, "also in baseline": 1, "baseline": 2}
+    pairs = [(f, _status(report, f)) for f in report.run.result.findings]
+    return sorted(pairs, key=lambda pair: order[pair[1]])
+
+
+def render_json(report: Report) -> dict:
+    result = report.run.result
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "command": report.command,
+        "environment": report.environment,
+        "correctness": {
+            "instances": result.instances,
+            "skipped": result.skipped,
+            "families": list(report.run.families),
+            "seconds": report.run.seconds,
+            "time_budget": report.run.time_budget,
+            "solvers": [
+                {
+                    "name": e.name,
+                    "role": report.run.roles[e.name],
+                    "exact": e.exact,
+                    "origin": e.origin,
+                    "verdicts": dict(result.counts[e.name]),
+                }
+                for e in result.solvers
+            ],
+            "failures": [
+                {**failure_json(f), "role": report.run.roles[f.solver.name], "status": status}
+                for f, status in _ordered_findings(report)
+            ],
+        },
+        "performance": {"rows": report.performance.rows, "note": report.performance.note},
+    }
+
+
+def plots(performance: Performance) -> list[str]:
+    """Time and peak memory against capacity, one line per solver, as SVG."""
+    if not performance.rows:
+        return []
+    by_solver: dict[str, list[dict]] = {}
+    for row in performance.rows:
+        by_solver.setdefault(row["solver"], []).append(row)
+
+    def series(key: str, unit: float) -> dict[str, list[tuple[float, float]]]:
+        return {
+            name: [(row["capacity"], row[key] / unit) for row in rows if row.get(key) is not None]
+            for name, rows in by_solver.items()
+        }
+
+    return [
+        line_chart("Median time", series("median_seconds", 1.0), "capacity C (quantized units)", "seconds",
+                   log_x=True, log_y=True),
+        line_chart("Peak memory", series("peak_bytes", 2**20), "capacity C (quantized units)", "MiB",
+                   log_x=True, log_y=True),
+    ]
+
+
+def _html_table(header: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{escape(cell)}</th>" for cell in header)
+    body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+_STYLE = """
+body { font-family: sans-serif; max-width: 1000px; margin: 2em auto; line-height: 1.4; }
+table { border-collapse: collapse; margin: 1em 0; }
+td, th { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
+pre { background: #f6f8fa; padding: 8px; overflow-x: auto; }
+.new { color: #b00020; }
+"""
+
+
+def render_html(report: Report) -> str:
+    parts = [
+        "<!DOCTYPE html>",
+        '<html><head><meta charset="utf-8">',
+        f"<title>knapcheck report: {escape(_specs(report, CANDIDATE))}</title>",
+        f"<style>{_STYLE}</style></head><body>",
+        f"<h1>knapcheck report: {escape(_specs(report, CANDIDATE))}</h1>",
+        f"<p>Candidate: {escape(_specs(report, CANDIDATE))}. Baseline: {escape(_specs(report, BASELINE))}.</p>",
+        f"<p>{escape(_summary(report).strip('*'))}</p>",
+        "<h2>Correctness</h2>",
+        f"<p>{escape(_correctness_line(report))}.</p>",
+        _html_table(*_verdict_table(report)),
+    ]
+    ordered = _ordered_findings(report)
+    if ordered:
+        parts.append("<h2>Failures</h2>")
+    for index, (failure, status) in enumerate(ordered, 1):
+        css = ' class="new"' if status == "new" else ""
+        parts += [
+            f"<h3>{index}. <code>{escape(failure.solver.name)}</code>: {failure.verdict.value} "
+            f"<span{css}>({escape(status)})</span></h3>",
+            "<ul>",
+            f"<li>found by family <code>{escape(failure.family)}</code>, shrunk to n={failure.instance.n}</li>",
+            f"<li>{escape(failure.judgement.detail)}</li>" if failure.judgement.detail else "",
+            f"<li>expected {float(failure.oracle.value)!r} with saved={list(failure.oracle.saved)} "
+            f"({escape(failure.oracle.name)})</li>",
+            f"<li>returned <code>{escape(_returned(failure)[:300])}</code></li>" if failure.outcome.returned else "",
+            "</ul>",
+            f"<pre>{escape(snippet(failure))}</pre>",
+        ]
+    parts.append("<h2>Performance</h2>")
+    parts += plots(report.performance)
+    if report.performance.table:
+        parts.append(f"<pre>{escape(report.performance.table)}</pre>")
+    if report.performance.note:
+        parts.append(f"<p>{escape(report.performance.note)}</p>")
+    parts += [
+        "<h2>Environment</h2>",
+        _html_table(["", ""], _environment_rows(report.environment)),
+        f"<p>Produced by:</p><pre>{escape(report.command)}</pre>",
+        "</body></html>",
+    ]
+    return "\n".join(part for part in parts if part)
