@@ -4,9 +4,10 @@ Two shrinkers, and the caller keeps the smaller result. Hypothesis shrinks what 
 ``hypothesis_minimal`` asks ``hypothesis.find`` for a failing instance of the family that found
 the failure and lets Hypothesis shrink it (it is good at small integers and few items). Campaigns,
 harvested corpora and stored regressions hand us instances Hypothesis never generated, and its
-search may miss a rare failure, so ``shrink`` works from the failing instance itself: drop items,
-lower the budget, make runtimes and memories rounder, and keep every change after which the
-failure still reproduces. Both stop at an optional deadline (``time.monotonic()`` seconds).
+search may miss a rare failure, so ``shrink`` works from the failing instance itself: drop items
+(alone or with their share of the budget), lower the budget, make runtimes and memories rounder,
+and keep every change after which the failure still reproduces. Both stop at an optional deadline
+(``time.monotonic()`` seconds).
 """
 
 from __future__ import annotations
@@ -67,6 +68,11 @@ def _candidates(instance: Instance) -> Iterator[Instance]:
         for start in range(0, n, size):
             yield _without(instance, start, min(n, start + size))
         size //= 2
+    for i in range(n):
+        # Dropping a saved item together with its share of the budget keeps a tight budget tight.
+        budget = instance.max_memory - instance.memory[i]
+        if budget >= 0:
+            yield _replace(_without(instance, i, i + 1), max_memory=budget)
     for budget in _simpler_numbers(instance.max_memory, unit=1 / SCALE):
         yield _replace(instance, max_memory=budget)
     for i, r in enumerate(instance.runtimes):
