@@ -1,7 +1,8 @@
 """The correctness half of `knapcheck report`: a candidate (and a baseline) through every family.
 
-Every target runs isolated (solvers.isolation), whatever its entry says: the report is about code
-under review, and a crash, a hang or a runaway allocation must end in a verdict, not end the run.
+Every target that a worker process can load runs isolated (solvers.isolation), whatever its entry
+says: the report is about code under review, and a crash, a hang or a runaway allocation must end
+in a verdict, not end the run. (A solver registered at run time can only run in this process.)
 Candidate and baseline are checked in one run_check, so the oracle answers each instance once.
 Workers are started before the clock of the time budget starts: importing torch five times over
 must not eat the first family's share.
@@ -16,7 +17,7 @@ from typing import Callable, Iterable
 from fuzz.check import CheckResult, run_check
 from fuzz.differential import Check
 from fuzz.strategies import FAMILIES
-from solvers.isolation import start_workers
+from solvers.isolation import isolatable, start_workers
 from solvers.registry import SolverEntry
 
 CANDIDATE = "candidate"
@@ -66,12 +67,13 @@ def run_regression(
         for entry in group:
             if entry.name not in roles:
                 roles[entry.name] = role
-                entries.append(replace(entry, isolate=True))
+                entries.append(replace(entry, isolate=entry.isolate or isolatable(entry)))
     if not any(role == CANDIDATE for role in roles.values()):
         raise ValueError("candidate must name at least one solver")
     families = list(families)
-    progress(f"starting {len(entries)} worker processes")
-    start_workers(entries)
+    isolated = [e for e in entries if e.isolate]
+    progress(f"starting {len(isolated)} worker processes")
+    start_workers(isolated)
     start = time.monotonic()
     result = run_check(entries, families, per_family, seed_value, progress, time_budget)
     return RegressionRun(roles, result, families, time.monotonic() - start, time_budget)

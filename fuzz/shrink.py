@@ -125,11 +125,16 @@ def hypothesis_minimal(
 ) -> Instance | None:
     """The instance Hypothesis shrinks to from the first failing one it draws; None if none fails.
 
-    Seeded, without the example database: the same answer on every run.
+    Seeded, without the example database: the same answer on every run. Answers are remembered
+    per instance, so Hypothesis's replays agree with its first call even when the deadline passes
+    in between (or the target is flaky).
     """
+    answers: dict[Instance, bool] = {}
 
     def condition(instance: Instance) -> bool:
-        return not _expired(deadline) and still_fails(instance)
+        if instance not in answers:
+            answers[instance] = not _expired(deadline) and still_fails(instance)
+        return answers[instance]
 
     try:
         return find(

@@ -14,6 +14,7 @@ from fuzz.regression import BASELINE, CANDIDATE, RegressionRun
 from reports.check_report import failure_json, verdict_rows
 from reports.reproduction import snippet
 from reports.svg_plot import line_chart
+from solvers.isolation import limits_for
 
 SCHEMA_VERSION = 1
 MAX_MARKDOWN_CHARS = 50_000
@@ -69,6 +70,19 @@ def _correctness_line(report: Report) -> str:
     if result.skipped:
         line += f"; {result.skipped} sampled instances left unchecked when the time budget ran out"
     return line
+
+
+def _isolation_line(report: Report) -> str:
+    isolated = [e for e in report.run.result.solvers if e.isolate]
+    if not isolated:
+        return "Solvers ran in this process."
+    limits = {limits_for(e) for e in isolated}
+    described = "; ".join(
+        f"{limit.time:g} s per call, " + (f"{limit.memory / 2**30:g} GiB of address space" if limit.memory else "no memory cap")
+        for limit in limits
+    )
+    which = "Every solver" if len(isolated) == len(report.run.result.solvers) else f"{len(isolated)} solvers"
+    return f"{which} ran in its own worker process ({described})."
 
 
 def _markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -141,9 +155,9 @@ def _markdown(report: Report, with_snippets: int) -> str:
         "",
         "## Correctness",
         "",
-        _correctness_line(report) + ". Each solver was run isolated (memory cap, time limit); each distinct "
-        "failure is shrunk to a minimal instance. Differences in which of several optimal sets a solver "
-        "saves, or in the order of the indices, are not failures.",
+        _correctness_line(report) + f". {_isolation_line(report)} Each distinct failure (solver and verdict) "
+        "is shrunk to a minimal instance. Differences in which of several optimal sets a solver saves, or in "
+        "the order of the indices, are not failures.",
         "",
         *_markdown_table(*_verdict_table(report)),
         "",
@@ -188,6 +202,7 @@ def render_json(report: Report) -> dict:
                     "role": report.run.roles[e.name],
                     "exact": e.exact,
                     "origin": e.origin,
+                    "isolated": e.isolate,
                     "verdicts": dict(result.counts[e.name]),
                 }
                 for e in result.solvers
@@ -248,7 +263,7 @@ def render_html(report: Report) -> str:
         f"<p>Candidate: {escape(_specs(report, CANDIDATE))}. Baseline: {escape(_specs(report, BASELINE))}.</p>",
         f"<p>{escape(_summary(report).strip('*'))}</p>",
         "<h2>Correctness</h2>",
-        f"<p>{escape(_correctness_line(report))}.</p>",
+        f"<p>{escape(_correctness_line(report))}. {escape(_isolation_line(report))}</p>",
         _html_table(*_verdict_table(report)),
     ]
     ordered = _ordered_findings(report)

@@ -29,6 +29,7 @@ import sys
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
+from solvers import builtin
 from solvers.contract import Instance
 from solvers.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
 from solvers.registry import SolverEntry, resolve
@@ -54,6 +55,13 @@ class Limits:
             raise ValueError(f"time limit must be > 0 seconds, got {self.time!r}")
         if self.memory is not None and self.memory <= 0:
             raise ValueError(f"memory limit must be > 0 bytes, got {self.memory!r}")
+
+
+def isolatable(entry: SolverEntry) -> bool:
+    """Whether a fresh worker can find this solver again by its name: a spec (``torch:NAME``,
+    ``FILE.py:NAME``, ``module:NAME``) or one of our built-in entries. A solver registered at run
+    time (a test's planted one) exists only in the process that registered it."""
+    return ":" in entry.name or entry.name in {e.name for e in builtin.ENTRIES}
 
 
 def limits_for(entry: SolverEntry) -> Limits:

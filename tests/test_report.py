@@ -1,0 +1,69 @@
+"""`knapcheck report`: the three outputs, their limits, and reproductions that fail as shown."""
+
+import json
+
+import pytest
+
+from knapcheck.cli import main
+from knapcheck.report_command import duration
+from reports.regression_report import Performance, plots
+from tests.reproductions import outcome_of
+
+TORCH_SOLVERS = ["torch:dp_knapsack", "torch:dp_knapsack_sliding_hirschberg"]
+
+
+def test_a_report_on_torch_solvers_shows_each_distinct_failure_once_with_a_reproduction_that_fails(tmp_path):
+    out = tmp_path / "report"
+    status = main(
+        ["report", "--candidate", *TORCH_SOLVERS, "--baseline", "full_table", "--families", "duplicates_ties",
+         "flop_scale", "--per-family", "6", "--time", "600", "--out", str(out)]
+    )
+    assert status == 1
+
+    markdown = (out / "report.md").read_text()
+    assert len(markdown.encode()) < 60_000
+    for heading in ("## Correctness", "## Failures", "## Performance", "## Environment"):
+        assert heading in markdown
+    html = (out / "report.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and "## " not in html
+    data = json.loads((out / "report.json").read_text())
+    assert data["schema_version"] == 1
+    assert data["environment"]["torch"]["version"]
+    roles = {s["name"]: s["role"] for s in data["correctness"]["solvers"]}
+    assert roles == {**{name: "candidate" for name in TORCH_SOLVERS}, "full_table": "baseline"}
+
+    failures = data["correctness"]["failures"]
+    signatures = [(f["solver"], f["verdict"]) for f in failures]
+    assert len(signatures) == len(set(signatures))
+    assert ("torch:dp_knapsack_sliding_hirschberg", "OVER_BUDGET") in signatures
+    assert ("torch:dp_knapsack", "WRONG_VALUE") in signatures
+    assert all(f["role"] == "candidate" and f["status"] == "new" for f in failures)
+    for failure in failures:
+        status, stderr = outcome_of(failure["reproduction"])
+        assert status != 0, failure["reproduction"]
+        if failure["verdict"] not in ("REJECTED", "CRASH", "TIMEOUT", "OUT_OF_MEMORY"):
+            assert failure["verdict"] in stderr
+
+
+def test_plots_draw_one_line_per_solver_for_time_and_memory():
+    rows = [
+        {"solver": solver, "capacity": capacity, "median_seconds": seconds, "peak_bytes": 2**20 * capacity}
+        for solver, factor in (("torch:dp_knapsack", 1.0), ("full_table", 0.5))
+        for capacity, seconds in ((1000, 0.01 * factor), (10_000, 0.1 * factor), (100_000, 1.0 * factor))
+    ]
+    time_plot, memory_plot = plots(Performance(rows=rows))
+    for svg in (time_plot, memory_plot):
+        assert svg.count("<polyline") == 2
+        assert "torch:dp_knapsack" in svg and "full_table" in svg
+    assert plots(Performance()) == []
+
+
+@pytest.mark.parametrize("text, seconds", [("90", 90), ("90s", 90), ("10m", 600), ("1h", 3600), ("2.5m", 150)])
+def test_time_budgets_read_as_seconds(text, seconds):
+    assert duration(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["", "0", "-5", "ten", "5d"])
+def test_a_bad_time_budget_is_refused(text):
+    with pytest.raises(Exception, match="--time"):
+        duration(text)
