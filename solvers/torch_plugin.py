@@ -28,6 +28,8 @@ Good to know:
 
 from __future__ import annotations
 
+import importlib
+import math
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator, Sequence
@@ -58,13 +60,17 @@ def use_solver(solver: str | Solver, *, memory_budget: float | None = None) -> I
     ``torch._functorch.config.activation_memory_budget`` for the block (below 1.0 the partitioner
     solves a knapsack; at 1.0, torch's default, it never does).
     """
-    import importlib
-
     from torch._functorch import config as functorch_config
 
     chosen = get(solver) if isinstance(solver, str) else solver
     if not callable(chosen):
         raise ValueError(f"solver must be a registered name or a callable, got {type(solver).__name__}")
+    if memory_budget is not None and (
+        isinstance(memory_budget, bool)
+        or not isinstance(memory_budget, (int, float))
+        or not 0 <= memory_budget < math.inf
+    ):
+        raise ValueError(f"memory_budget must be a finite number >= 0, got {memory_budget!r}")
     partitioner = importlib.import_module(PARTITIONER_MODULE)
     if not callable(getattr(partitioner, SWAPPED_NAME, None)):
         raise RuntimeError(f"this torch's {PARTITIONER_MODULE} has no {SWAPPED_NAME} to swap")

@@ -82,3 +82,7 @@ def test_an_unknown_solver_is_refused_before_anything_is_swapped():
     with pytest.raises(ValueError, match="callable"):
         with use_solver(42):
             pass
+    with pytest.raises(ValueError, match="memory_budget"):
+        with use_solver("full_table", memory_budget=float("nan")):
+            pass
+    assert partitioners.dp_knapsack.__module__ == "torch._functorch._activation_checkpointing.knapsack"
