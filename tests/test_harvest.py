@@ -1,9 +1,11 @@
 """`knapcheck harvest` on a real compile: the records it writes, and the committed corpus reproduced."""
 
+import json
+
 import pytest
 import torch
 
-from fuzz.corpus import load_corpus, read_corpus_file
+from fuzz.corpus import FORMAT, load_corpus, read_corpus_file
 from fuzz.harvest import BACKEND, check_budgets
 from knapcheck.cli import main
 
@@ -32,3 +34,13 @@ def test_bad_budgets_are_named_by_index():
 def test_bad_budget_text_is_a_clean_exit(tmp_path):
     with pytest.raises(SystemExit, match=r"item 1"):
         main(["harvest", "--model", "mlp", "--budgets", "0.1,half", "--out", str(tmp_path)])
+
+
+def test_a_malformed_corpus_record_is_named(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"format": FORMAT, "records": [{"model": "mlp"}]}))
+    with pytest.raises(ValueError, match=r"records\[0\].*missing"):
+        read_corpus_file(path)
+    path.write_text(json.dumps({"records": []}))
+    with pytest.raises(ValueError, match="not a harvested corpus"):
+        read_corpus_file(path)
