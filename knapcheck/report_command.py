@@ -26,7 +26,9 @@ def duration(text: str) -> float:
     """Seconds from '90', '90s', '10m' or '1h'."""
     found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", text)
     if not found or float(found.group(1)) <= 0:
-        raise argparse.ArgumentTypeError(f"--time must be a positive duration such as 300, 90s, 10m or 1h, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"--time must be a positive duration such as 300, 90s, 10m or 1h, got {text!r}"
+        )
     return float(found.group(1)) * _UNITS[found.group(2)]
 
 

@@ -44,21 +44,31 @@ def _specs(report: Report, role: str) -> str:
 
 
 def _status(report: Report, failure: Check) -> str:
+    """new / also in baseline for the candidate's failures (just candidate without a baseline);
+    fixed by the candidate / baseline for the baseline's."""
     if report.run.roles[failure.solver.name] == BASELINE:
-        return "baseline"
+        return "fixed by the candidate" if failure in report.run.fixed() else "baseline"
+    if not report.run.entries(BASELINE):
+        return "candidate"
     return "new" if report.run.is_new(failure) else "also in baseline"
 
 
 def _summary(report: Report) -> str:
     candidate = report.run.findings(CANDIDATE)
     if not candidate:
-        return "**The candidate passed every check.**"
+        fixed = len(report.run.fixed())
+        text = "**The candidate passed every check.**"
+        return text + (f" The baseline failed {fixed} kinds of check." if fixed else "")
     new = [f for f in candidate if report.run.is_new(f)]
     noun = "failure" if len(candidate) == 1 else "failures"
     text = f"**The candidate has {len(candidate)} distinct {noun}** (by solver and verdict)"
     if report.run.entries(BASELINE):
         text += f", {len(new)} of a kind the baseline does not show"
-    return text + "."
+    text += "."
+    fixed = report.run.fixed()
+    if fixed:
+        text += f" It no longer shows {len(fixed)} kinds of failure the baseline has."
+    return text
 
 
 def _correctness_line(report: Report) -> str:
@@ -78,7 +88,8 @@ def _isolation_line(report: Report) -> str:
         return "Solvers ran in this process."
     limits = {limits_for(e) for e in isolated}
     described = "; ".join(
-        f"{limit.time:g} s per call, " + (f"{limit.memory / 2**30:g} GiB of address space" if limit.memory else "no memory cap")
+        f"{limit.time:g} s per call, "
+        + (f"{limit.memory / 2**30:g} GiB of address space" if limit.memory else "no memory cap")
         for limit in limits
     )
     which = "Every solver" if len(isolated) == len(report.run.result.solvers) else f"{len(isolated)} solvers"
@@ -179,7 +190,7 @@ def _markdown(report: Report, with_snippets: int) -> str:
 
 def _ordered_findings(report: Report) -> list[tuple[Check, str]]:
     """Candidate failures first (new ones before those the baseline shares), then the baseline's."""
-    order = {"new": 0, "also in baseline": 1, "baseline": 2}
+    order = {"new": 0, "candidate": 0, "also in baseline": 1, "fixed by the candidate": 2, "baseline": 3}
     pairs = [(f, _status(report, f)) for f in report.run.result.findings]
     return sorted(pairs, key=lambda pair: order[pair[1]])
 

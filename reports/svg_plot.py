@@ -92,7 +92,10 @@ def line_chart(
         parts += [f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{colour}"/>' for x, y in points]
         legend_y = top + 14 + 18 * index
         legend_x = left + plot_w + 12
-        parts.append(f'<line x1="{legend_x}" y1="{legend_y - 4}" x2="{legend_x + 18}" y2="{legend_y - 4}" stroke="{colour}" stroke-width="3"/>')
+        parts.append(
+            f'<line x1="{legend_x}" y1="{legend_y - 4}" x2="{legend_x + 18}" y2="{legend_y - 4}" '
+            f'stroke="{colour}" stroke-width="3"/>'
+        )
         parts.append(f'<text x="{legend_x + 24}" y="{legend_y}">{escape(name)}</text>')
     parts.append("</svg>")
     return "\n".join(parts)

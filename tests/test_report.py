@@ -4,10 +4,13 @@ import json
 
 import pytest
 
+from fuzz.regression import run_regression
 from knapcheck.cli import main
 from knapcheck.report_command import duration
-from reports.regression_report import Performance, plots
-from tests.reproductions import outcome_of
+from reports.environment import environment
+from reports.regression_report import Performance, Report, plots, render_json, render_markdown
+from solvers.registry import SolverEntry, register, unregister
+from reproductions import outcome_of
 
 TORCH_SOLVERS = ["torch:dp_knapsack", "torch:dp_knapsack_sliding_hirschberg"]
 
@@ -67,3 +70,33 @@ def test_time_budgets_read_as_seconds(text, seconds):
 def test_a_bad_time_budget_is_refused(text):
     with pytest.raises(Exception, match="--time"):
         duration(text)
+
+
+def takes_everything(memory, runtimes, max_memory):
+    return sum(runtimes), list(range(len(memory))), []
+
+
+def takes_nothing(memory, runtimes, max_memory):
+    return 0.0, [], list(range(len(memory)))
+
+
+@pytest.fixture
+def planted_pair():
+    entries = [
+        register(SolverEntry("planted_candidate", load=lambda: takes_everything, exact=True, origin="test")),
+        register(SolverEntry("planted_baseline", load=lambda: takes_nothing, exact=True, origin="test")),
+    ]
+    yield entries
+    for entry in entries:
+        unregister(entry.name)
+
+
+def test_failures_are_compared_by_kind_between_candidate_and_baseline(planted_pair):
+    candidate, baseline = planted_pair
+    run = run_regression([candidate], [baseline], ["tight_budget"], per_family=3)
+    assert not any(e.isolate for e in run.result.solvers)
+    report = Report("knapcheck report ...", run, environment(), Performance(note="not measured"))
+    statuses = {f["verdict"]: f["status"] for f in render_json(report)["correctness"]["failures"]}
+    assert statuses == {"OVER_BUDGET": "new", "SUBOPTIMAL": "fixed by the candidate"}
+    markdown = render_markdown(report)
+    assert markdown.index("OVER_BUDGET (new)") < markdown.index("SUBOPTIMAL (fixed by the candidate)")
