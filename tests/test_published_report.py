@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from reproductions import outcome_of
+from reproductions import assert_each_fails
 
 PUBLISHED = Path(__file__).resolve().parent.parent / "reports" / "published"
 INSTALLED = torch.__version__.split("+")[0]
@@ -26,9 +26,8 @@ def test_the_published_report_was_made_with_this_torch():
     assert environment["torch"]["version"].split("+")[0] == INSTALLED
 
 
-@pytest.mark.parametrize("failure", _failures(), ids=lambda f: f"{f['solver']}-{f['verdict']}")
-def test_each_published_reproduction_fails_as_shown(failure):
-    status, stderr = outcome_of(failure["reproduction"])
-    assert status != 0, f"this reproduction no longer fails with torch {torch.__version__}:\n{failure['reproduction']}"
-    if failure["verdict"] not in ("REJECTED", "CRASH", "TIMEOUT", "OUT_OF_MEMORY"):
-        assert failure["verdict"] in stderr
+def test_each_published_reproduction_fails_as_shown():
+    failures = _failures()
+    if not failures:
+        pytest.skip(f"no published failures for torch {INSTALLED}")
+    assert_each_fails(failures)

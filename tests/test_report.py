@@ -10,7 +10,7 @@ from knapcheck.report_command import duration
 from reports.environment import environment
 from reports.regression_report import Performance, Report, plots, render_json, render_markdown
 from solvers.registry import SolverEntry, register, unregister
-from reproductions import outcome_of
+from reproductions import assert_each_fails
 
 TORCH_SOLVERS = ["torch:dp_knapsack", "torch:dp_knapsack_sliding_hirschberg"]
 
@@ -41,11 +41,7 @@ def test_a_report_on_torch_solvers_shows_each_distinct_failure_once_with_a_repro
     assert ("torch:dp_knapsack_sliding_hirschberg", "OVER_BUDGET") in signatures
     assert ("torch:dp_knapsack", "WRONG_VALUE") in signatures
     assert all(f["role"] == "candidate" and f["status"] == "new" for f in failures)
-    for failure in failures:
-        status, stderr = outcome_of(failure["reproduction"])
-        assert status != 0, failure["reproduction"]
-        if failure["verdict"] not in ("REJECTED", "CRASH", "TIMEOUT", "OUT_OF_MEMORY"):
-            assert failure["verdict"] in stderr
+    assert_each_fails(failures)
 
 
 def test_plots_draw_one_line_per_solver_for_time_and_memory():
