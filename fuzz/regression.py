@@ -5,7 +5,8 @@ says: the report is about code under review, and a crash, a hang or a runaway al
 in a verdict, not end the run. (A solver registered at run time can only run in this process.)
 Candidate and baseline are checked in one run_check, so the oracle answers each instance once.
 Workers are started before the clock of the time budget starts: importing torch five times over
-must not eat the first family's share.
+must not eat the first family's share. A target that cannot even be loaded stops the run with a
+ValueError: a table of verdicts about code that never ran would mislead.
 """
 
 from __future__ import annotations
@@ -73,7 +74,11 @@ def run_regression(
     families = list(families)
     isolated = [e for e in entries if e.isolate]
     progress(f"starting {len(isolated)} worker processes")
-    start_workers(isolated)
+    unloadable = start_workers(isolated)
+    if unloadable:
+        raise ValueError(
+            "cannot load " + "; ".join(f"{name} ({outcome.error})" for name, outcome in unloadable.items())
+        )
     start = time.monotonic()
     result = run_check(entries, families, per_family, seed_value, progress, time_budget)
     return RegressionRun(roles, result, families, time.monotonic() - start, time_budget)

@@ -62,7 +62,10 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("knapcheck report: --per-family must be at least 1")
     candidate, baseline = entries_for(args.candidate), entries_for(args.baseline) if args.baseline else []
     progress = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
-    regression = run_regression(candidate, baseline, args.families, args.per_family, args.seed, args.time, progress)
+    try:
+        regression = run_regression(candidate, baseline, args.families, args.per_family, args.seed, args.time, progress)
+    except ValueError as exc:
+        raise SystemExit(f"knapcheck report: {exc}") from None
     performance = Performance(note="Not measured: no benchmark module is available in this version of knapcheck.")
     report = Report(command_line(args), regression, environment(), performance)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -58,7 +58,9 @@ def _limit_lines(failure: Check) -> list[str]:
     if failure.verdict.value == "OUT_OF_MEMORY" and limits.memory is not None:
         return [
             "import resource",
-            f"resource.setrlimit(resource.RLIMIT_AS, ({limits.memory}, {limits.memory}))  # the cap it ran under",
+            "mapped = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize()",
+            f"cap = mapped + {limits.memory}  # the cap it ran under: what it mapped once loaded, plus the limit",
+            "resource.setrlimit(resource.RLIMIT_AS, (cap, resource.getrlimit(resource.RLIMIT_AS)[1]))",
         ]
     if failure.verdict.value == "TIMEOUT":
         return ["import signal", f"signal.alarm({math.ceil(limits.time)})  # the time limit it ran under"]

@@ -11,10 +11,11 @@ thread pools; and not multiprocessing's spawn, which re-runs the caller's main s
 its solver again by the entry's name, which is a spec ``registry.resolve`` takes:
 a registered name, ``torch:NAME``, ``FILE.py:NAME`` or ``module:NAME``.
 
-The memory cap is an address-space limit (``RLIMIT_AS``) set in the worker before the target is
-loaded, so an allocation over it fails inside the target (MemoryError, or torch's "can't allocate
-memory") instead of the machine running out. CUDA reserves far more address space than it uses,
-so workers of ``device="cuda"`` entries run without that cap.
+The memory cap is an address-space limit (``RLIMIT_AS``) that the worker sets once its target is
+loaded: what it maps then (the interpreter, torch, the target; a CUDA build of torch maps gigabytes
+of libraries) plus the limit. An allocation over it fails inside the target (MemoryError, or
+torch's "can't allocate memory") instead of the machine running out. CUDA reserves far more
+address space than it uses once initialised, so workers of ``device="cuda"`` entries run uncapped.
 """
 
 from __future__ import annotations
@@ -37,11 +38,11 @@ from solvers.registry import SolverEntry, resolve
 DEFAULT_TIME_LIMIT = 60.0
 """Seconds one call may take before its worker is killed and the call is TIMED_OUT."""
 DEFAULT_MEMORY_LIMIT = 2 * 2**30
-"""Bytes of address space a worker may map; torch's CPU import alone maps about 0.7 GiB."""
+"""Bytes of address space a call may map beyond what the loaded worker maps."""
 STARTUP_TIME_LIMIT = 120.0
 """Seconds a fresh worker may take to import and load its target."""
 
-_OUT_OF_MEMORY_MESSAGES = ("can't allocate memory", "out of memory", "not enough memory")
+_OUT_OF_MEMORY_MESSAGES = ("can't allocate memory", "out of memory", "not enough memory", "failed to map segment")
 
 
 @dataclass(frozen=True)
@@ -85,14 +86,27 @@ def serve(fd: str, spec: str, memory_limit: str) -> None:
     _serve(Connection(int(fd)), spec, int(memory_limit) if memory_limit else None)
 
 
+def mapped_bytes() -> int:
+    """This process's address space now (VmSize)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[0]) * resource.getpagesize()
+
+
+def cap_address_space(limit: int) -> None:
+    """Let this process map at most ``limit`` bytes more than it maps now."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = mapped_bytes() + limit
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+
+
 def _serve(conn: Connection, spec: str, memory_limit: int | None) -> None:
-    if memory_limit is not None:
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        cap = memory_limit if hard == resource.RLIM_INFINITY else min(memory_limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     try:
         (entry,) = resolve(spec)
         solver = entry.load()
+        if memory_limit is not None:
+            cap_address_space(memory_limit)
         conn.send(Outcome(RETURNED))
     except Exception as exc:
         conn.send(Outcome(RAISED, error=f"cannot load {spec}: {type(exc).__name__}: {exc}"))
@@ -227,14 +241,17 @@ def call_isolated(entry: SolverEntry | str, instance: Instance, limits: Limits |
     return _worker(entry, limits).call(instance)
 
 
-def start_workers(entries: list[SolverEntry]) -> None:
+def start_workers(entries: list[SolverEntry]) -> dict[str, Outcome]:
     """Start the targets' workers side by side, ahead of their first calls (so that a time budget
-    is not spent importing torch once per target, one after the other)."""
-    workers = [_worker(entry, None) for entry in entries]
-    for worker in workers:
+    is not spent importing torch once per target, one after the other).
+
+    Returns, by solver name, the Outcome of each target that could not be loaded.
+    """
+    workers = {entry.name: _worker(entry, None) for entry in entries}
+    for worker in workers.values():
         worker.start()
-    for worker in workers:
-        worker.ready()
+    failed = {name: worker.ready() for name, worker in workers.items()}
+    return {name: outcome for name, outcome in failed.items() if outcome is not None}
 
 
 def stop_workers() -> None:

@@ -43,7 +43,7 @@ class SolverEntry:
     time_limit: float | None = None
     """Seconds one isolated call may take; None: solvers.isolation's default."""
     memory_limit: int | None = None
-    """Bytes of address space an isolated worker may map; None: solvers.isolation's default."""
+    """Bytes of address space one isolated call may add; None: solvers.isolation's default."""
 
     @property
     def ours(self) -> bool:

@@ -14,7 +14,7 @@ PLANTED = Path(__file__).parent / "planted"
 def test_an_off_by_one_in_the_budget_split_is_caught_shrunk_and_reproduced():
     entries = resolve(f"{PLANTED / 'off_by_one_split.py'}:solve") + resolve(f"{PLANTED / 'misbehaving.py'}:segfault")
     entries += resolve("full_table")
-    result = run_check(entries, ["tiny"], per_family=15, time_budget=60)
+    result = run_check(entries, ["tiny"], per_family=15)
 
     assert result.counts["full_table"]["OPTIMAL"] == result.instances
     found = {f.signature: f for f in result.findings}

@@ -96,3 +96,11 @@ def test_failures_are_compared_by_kind_between_candidate_and_baseline(planted_pa
     assert statuses == {"OVER_BUDGET": "new", "SUBOPTIMAL": "fixed by the candidate"}
     markdown = render_markdown(report)
     assert markdown.index("OVER_BUDGET (new)") < markdown.index("SUBOPTIMAL (fixed by the candidate)")
+
+
+def test_a_candidate_that_cannot_be_loaded_stops_the_report_with_its_error(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise ImportError('no module named fancy_kernels')\n")
+    with pytest.raises(SystemExit, match="fancy_kernels"):
+        main(["report", "--candidate", f"{broken}:solve", "--out", str(tmp_path / "out")])
+    assert not (tmp_path / "out").exists()

@@ -28,11 +28,5 @@ def allocates_without_bound(memory, runtimes, max_memory):
         chunks.append(bytearray(64 * 2**20))
 
 
-def allocates_with_torch(memory, runtimes, max_memory):
-    import torch
-
-    return torch.empty(2**40, dtype=torch.uint8)
-
-
 def recomputes_everything(memory, runtimes, max_memory):
     return 0.0, [], list(range(len(memory)))
