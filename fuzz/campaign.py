@@ -179,8 +179,6 @@ class _Worker:
             self.verified += done.oracle.proven
             self.events.put(("replayed", stored.solver, stored.verdict, done.verdict.value))
             if done.failed:
-                if done.signature == stored.signature:
-                    self.shrunk.add(done.signature)
                 self.found(done)
 
     def fuzz(self, name: str, until: float, turn: int) -> None:
