@@ -7,6 +7,7 @@ units (``units / SCALE``) unless the family is about what lies between units.
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 from hypothesis import strategies as st
@@ -83,7 +84,11 @@ def duplicates_ties(draw) -> Instance:
 
 @st.composite
 def quantization_edges(draw) -> Instance:
-    """Memory and budget at, just below and just above half a quantization unit (k/S +- 1/(2S))."""
+    """Memory and budget at, just below and just above half a quantization unit (k/S +- 1/(2S)).
+
+    The budget is an edge too, or the unquantized memory of a subset: solvers that compare real
+    memory instead of quantized weights then disagree with the contract in both directions.
+    """
 
     def edge(units: int, offset: str) -> float:
         half = (units + 0.5) / SCALE
@@ -93,7 +98,9 @@ def quantization_edges(draw) -> Instance:
     n = draw(st.integers(1, 12))
     memory = tuple(edge(draw(st.integers(0, 40)), draw(offsets)) for _ in range(n))
     runtimes = tuple(float(draw(st.integers(1, 100))) for _ in range(n))
-    return Instance(memory, runtimes, edge(draw(st.integers(0, 120)), draw(offsets)))
+    subset = draw(st.lists(st.sampled_from(range(n)), unique=True))
+    budget = draw(st.one_of(st.builds(edge, st.integers(0, 120), offsets), st.just(math.fsum(memory[i] for i in subset))))
+    return Instance(memory, runtimes, budget)
 
 
 @st.composite
