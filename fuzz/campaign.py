@@ -225,7 +225,7 @@ class _Worker:
         if failure.signature in self.shrunk:
             return
         self.shrunk.add(failure.signature)
-        smaller = minimal_reproduction(failure)
+        smaller = minimal_reproduction(failure, give_up=self.over)
         if smaller.failed and smaller.signature == failure.signature:
             self.found(smaller)
 
