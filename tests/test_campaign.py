@@ -35,10 +35,11 @@ def planted():
     unregister(PLANTED)
 
 
-def test_planted_defect_passes_shallow_instances(planted):
-    """The plant is subtle: with at most two items per half at depth 1 it is exactly right."""
+def test_planted_defect_bites_only_from_recursion_depth_two():
+    """Two items never reach depth 2, so the plant is exact there; three items can overshoot."""
     assert off_by_one_hirschberg([0.0003, 0.0002], [3.0, 2.0], 0.0004) == (3.0, [0], [1])
-    assert off_by_one_hirschberg([0.0002, 0.0002, 0.0002], [1.0, 1.0, 1.0], 0.0004)[0] == 2.0
+    assert off_by_one_hirschberg([0.0001, 0.0001], [1.0, 1.0], 0.0) == (0.0, [], [0, 1])
+    assert off_by_one_hirschberg([0.0001, 0.0001, 0.0001], [1.0, 1.0, 1.0], 0.0)[1] == [2]
 
 
 def test_campaign_finds_planted_defect_and_promote_makes_it_a_failing_regression(planted, tmp_path):
