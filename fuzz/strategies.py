@@ -8,10 +8,12 @@ units (``units / SCALE``) unless the family is about what lies between units.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Callable
 
 from hypothesis import strategies as st
 
+from fuzz.corpus import load_corpus
 from fuzz.pisinger import CLASSES as PISINGER_CLASSES
 from solvers.contract import SCALE, Instance
 
@@ -130,6 +132,19 @@ def normalized(draw) -> Instance:
     return Instance(memory, runtimes, budget)
 
 
+@lru_cache(maxsize=None)
+def _harvested_instances() -> tuple[Instance, ...]:
+    instances = tuple(record.instance for record in load_corpus())
+    if not instances:
+        raise ValueError("the harvested corpus (fuzz/corpus/harvested) holds no instances")
+    return instances
+
+
+def harvested() -> st.SearchStrategy[Instance]:
+    """Instances recorded from torch.compile's partitioner on the built-in models (fuzz/corpus)."""
+    return st.sampled_from(_harvested_instances())
+
+
 FAMILIES: dict[str, Callable[[], st.SearchStrategy[Instance]]] = {
     "tiny": tiny,
     "tight_budget": tight_budget,
@@ -140,6 +155,7 @@ FAMILIES: dict[str, Callable[[], st.SearchStrategy[Instance]]] = {
     "flop_scale": flop_scale,
     "float_runtimes": float_runtimes,
     "normalized": normalized,
+    "harvested": harvested,
 }
 
 
