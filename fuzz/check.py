@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from functools import partial
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -61,30 +62,39 @@ class CheckResult:
 SMALLEST_FAMILY = "tiny"
 
 
-def minimal_reproduction(failure: Check, deadline: float | None = None, seed_value: int = 0) -> Check:
+def minimal_reproduction(failure: Check, give_up: Callable[[], bool] = lambda: False, seed_value: int = 0) -> Check:
     """Shrink a failing check to the smallest instance that fails with the same verdict.
 
     Both shrinkers run (see fuzz.shrink), Hypothesis's on the failing family and on the smallest
-    one (many defects need no more than a few small items), and the smallest result wins. A TIMEOUT is not shrunk:
-    every attempt would cost a full time limit. If the smallest instance does not fail again when
-    rechecked (a flaky target), the original failure is kept: a found failure is never lost.
+    one (many defects need no more than a few small items), and the smallest result wins. Once
+    ``give_up()`` is true (the time is over) the smallest instance so far is kept. A TIMEOUT is not
+    shrunk: every attempt would cost a full time limit. If the smallest instance does not fail
+    again when rechecked (a flaky target), the original failure is kept: it is never lost.
     """
     if failure.verdict is Verdict.TIMEOUT:
         return failure
 
     def still_fails(instance: Instance) -> bool:
-        if not size_allows(failure.solver, instance):
+        if give_up() or not size_allows(failure.solver, instance):
             return False
         return check(failure.solver, instance, failure.family).verdict is failure.verdict
 
-    candidates = [shrink(failure.instance, still_fails, deadline=deadline)]
+    candidates = [shrink(failure.instance, still_fails)]
     for name in dict.fromkeys([failure.family, SMALLEST_FAMILY]):
         if name in FAMILIES:
-            found = hypothesis_minimal(family(name), still_fails, seed_value, deadline=deadline)
+            found = hypothesis_minimal(family(name), still_fails, seed_value)
             if found is not None:
                 candidates.append(found)
     smallest = check(failure.solver, min(candidates, key=complexity), failure.family)
     return smallest if smallest.signature == failure.signature else failure
+
+
+def _never() -> bool:
+    return False
+
+
+def _after(deadline: float) -> bool:
+    return time.monotonic() > deadline
 
 
 CHECK_SHARE = 0.6
@@ -133,9 +143,10 @@ def run_check(
     failures = sorted(first_failure.items())
     for index, (signature, failure) in enumerate(failures):
         progress(f"shrinking {signature[0]} {signature[1]}")
-        deadline = None
+        give_up = _never
         if time_budget is not None:
             now = time.monotonic()
             deadline = now + max(0.0, start + time_budget - now) / (len(failures) - index)
-        result.findings.append(minimal_reproduction(failure, deadline, seed_value))
+            give_up = partial(_after, deadline)
+        result.findings.append(minimal_reproduction(failure, give_up, seed_value))
     return result

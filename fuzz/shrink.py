@@ -6,13 +6,12 @@ the failure and lets Hypothesis shrink it (it is good at small integers and few 
 harvested corpora and stored regressions hand us instances Hypothesis never generated, and its
 search may miss a rare failure, so ``shrink`` works from the failing instance itself: drop items
 (alone or with their share of the budget), lower the budget, make runtimes and memories rounder,
-and keep every change after which the failure still reproduces. Both stop at an optional deadline
-(``time.monotonic()`` seconds).
+and keep every change after which the failure still reproduces. To stop either early, make
+``still_fails`` answer False.
 """
 
 from __future__ import annotations
 
-import time
 from random import Random
 from typing import Callable, Iterator
 
@@ -87,21 +86,12 @@ def _candidates(instance: Instance) -> Iterator[Instance]:
             yield _replace(instance, memory=tuple(memory))
 
 
-def _expired(deadline: float | None) -> bool:
-    return deadline is not None and time.monotonic() > deadline
-
-
-def shrink(
-    instance: Instance,
-    still_fails: Callable[[Instance], bool],
-    max_attempts: int = MAX_ATTEMPTS,
-    deadline: float | None = None,
-) -> Instance:
+def shrink(instance: Instance, still_fails: Callable[[Instance], bool], max_attempts: int = MAX_ATTEMPTS) -> Instance:
     """The smallest instance reachable by simplifying steps on which ``still_fails`` holds."""
     best = instance
     attempts = 0
     improved = True
-    while improved and attempts < max_attempts and not _expired(deadline):
+    while improved and attempts < max_attempts:
         improved = False
         for candidate in _candidates(best):
             if complexity(candidate) >= complexity(best):
@@ -111,7 +101,7 @@ def shrink(
                 best = candidate
                 improved = True
                 break
-            if attempts >= max_attempts or _expired(deadline):
+            if attempts >= max_attempts:
                 break
     return best
 
@@ -121,19 +111,18 @@ def hypothesis_minimal(
     still_fails: Callable[[Instance], bool],
     seed_value: int = 0,
     max_examples: int = HYPOTHESIS_EXAMPLES,
-    deadline: float | None = None,
 ) -> Instance | None:
     """The instance Hypothesis shrinks to from the first failing one it draws; None if none fails.
 
     Seeded, without the example database: the same answer on every run. Answers are remembered
-    per instance, so Hypothesis's replays agree with its first call even when the deadline passes
-    in between (or the target is flaky).
+    per instance, so Hypothesis's replays agree with its first call even when ``still_fails``
+    has given up in between (or the target is flaky).
     """
     answers: dict[Instance, bool] = {}
 
     def condition(instance: Instance) -> bool:
         if instance not in answers:
-            answers[instance] = not _expired(deadline) and still_fails(instance)
+            answers[instance] = still_fails(instance)
         return answers[instance]
 
     try:

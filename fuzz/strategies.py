@@ -14,6 +14,7 @@ from typing import Callable
 from hypothesis import strategies as st
 
 from fuzz.corpus import load_corpus
+from fuzz.pisinger import CLASSES as PISINGER_CLASSES
 from solvers.contract import SCALE, Instance
 
 MAX_ITEMS = 24
@@ -156,6 +157,13 @@ FAMILIES: dict[str, Callable[[], st.SearchStrategy[Instance]]] = {
     "normalized": normalized,
     "harvested": harvested,
 }
+
+
+def _from_raw(make: Callable[[], st.SearchStrategy]) -> Callable[[], st.SearchStrategy[Instance]]:
+    return lambda: make().map(lambda raw: _instance(*raw))
+
+
+FAMILIES.update({name: _from_raw(make) for name, make in PISINGER_CLASSES.items()})
 
 
 def family(name: str) -> st.SearchStrategy[Instance]:
