@@ -11,7 +11,7 @@ import time
 from collections import Counter
 from functools import partial
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
@@ -108,22 +108,27 @@ def run_check(
     seed_value: int = 0,
     progress: Callable[[str], None] = lambda message: None,
     time_budget: float | None = None,
+    stored: dict[str, Sequence[Instance]] | None = None,
 ) -> CheckResult:
-    """Judge every entry on each family's sample, then shrink each distinct failure.
+    """Judge every entry on each family's sample (and on ``stored`` instances, by source name, such
+    as the regression corpus), then shrink each distinct failure.
 
-    With ``time_budget`` (seconds), family k stops at k/len(families) of the checking share (time
-    one family leaves unused carries over), the instances it did not reach are counted in
+    With ``time_budget`` (seconds), source k stops at k/len(sources) of the checking share (time
+    one source leaves unused carries over), the instances it did not reach are counted in
     ``skipped``, and the rest of the budget is split evenly among the failures to shrink.
     """
     entries = list(entries)
-    families = list(families)
+    sources: list[tuple[str, Callable[[], Sequence[Instance]]]] = [
+        (name, partial(sample, family(name), per_family, seed_value)) for name in families
+    ]
+    sources += [(name, partial(list, instances)) for name, instances in (stored or {}).items()]
     start = time.monotonic()
     result = CheckResult(entries, {e.name: Counter() for e in entries})
     first_failure: dict[tuple[str, str], Check] = {}
-    for index, name in enumerate(families):
-        instances = sample(family(name), per_family, seed_value)
+    for index, (name, draw) in enumerate(sources):
+        instances = draw()
         progress(f"{name}: {len(instances)} instances")
-        stop = None if time_budget is None else start + CHECK_SHARE * time_budget * (index + 1) / len(families)
+        stop = None if time_budget is None else start + CHECK_SHARE * time_budget * (index + 1) / len(sources)
         for position, instance in enumerate(instances):
             if stop is not None and time.monotonic() > stop:
                 result.skipped += len(instances) - position

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 from fuzz.check import CheckResult, run_check
 from fuzz.differential import Check
 from fuzz.strategies import FAMILIES
+from solvers.contract import Instance
 from solvers.isolation import isolatable, start_workers
 from solvers.registry import SolverEntry
 
@@ -31,6 +32,8 @@ class RegressionRun:
     """Solver name -> CANDIDATE or BASELINE (a solver named by both counts as the candidate)."""
     result: CheckResult
     families: list[str]
+    stored: dict[str, int]
+    """Stored instances checked besides the families' samples: how many, by source name."""
     seconds: float
     time_budget: float | None
 
@@ -61,7 +64,9 @@ def run_regression(
     seed_value: int = 0,
     time_budget: float | None = None,
     progress: Callable[[str], None] = lambda message: None,
+    stored: dict[str, Sequence[Instance]] | None = None,
 ) -> RegressionRun:
+    """``stored``: instances to check besides the families' samples, by source (the regression corpus)."""
     roles: dict[str, str] = {}
     entries: list[SolverEntry] = []
     for role, group in ((CANDIDATE, candidate), (BASELINE, baseline)):
@@ -80,5 +85,7 @@ def run_regression(
             "cannot load " + "; ".join(f"{name} ({outcome.error})" for name, outcome in unloadable.items())
         )
     start = time.monotonic()
-    result = run_check(entries, families, per_family, seed_value, progress, time_budget)
-    return RegressionRun(roles, result, families, time.monotonic() - start, time_budget)
+    stored = stored or {}
+    result = run_check(entries, families, per_family, seed_value, progress, time_budget, stored)
+    counts = {name: len(instances) for name, instances in stored.items()}
+    return RegressionRun(roles, result, families, counts, time.monotonic() - start, time_budget)

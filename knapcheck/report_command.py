@@ -14,7 +14,9 @@ import sys
 from pathlib import Path
 
 from fuzz.regression import run_regression
+from fuzz.regressions import load_corpus
 from fuzz.strategies import FAMILIES
+from knapcheck.promote_command import DEFAULT_CORPUS
 from knapcheck.targets import entries_for
 from reports.environment import environment
 from reports.regression_report import Performance, Report, render_html, render_json, render_markdown
@@ -42,6 +44,8 @@ def add_parser(commands) -> None:
     parser.add_argument("--per-family", type=int, default=40, help="generated instances per family (default: 40)")
     parser.add_argument("--families", nargs="+", choices=list(FAMILIES), default=list(FAMILIES))
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated instances (default: 0)")
+    parser.add_argument("--regressions", type=Path, default=DEFAULT_CORPUS, metavar="PATH",
+                        help=f"regression corpus whose instances are checked too (default: {DEFAULT_CORPUS})")
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory for the three reports")
     parser.set_defaults(run=run)
 
@@ -54,6 +58,8 @@ def command_line(args: argparse.Namespace) -> str:
     words += ["--time", f"{args.time:g}", "--per-family", str(args.per_family), "--seed", str(args.seed)]
     if list(args.families) != list(FAMILIES):
         words += ["--families", *args.families]
+    if args.regressions != DEFAULT_CORPUS:
+        words += ["--regressions", str(args.regressions)]
     return shlex.join([*words, "--out", str(args.out)])
 
 
@@ -63,7 +69,11 @@ def run(args: argparse.Namespace) -> int:
     candidate, baseline = entries_for(args.candidate), entries_for(args.baseline) if args.baseline else []
     progress = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
     try:
-        regression = run_regression(candidate, baseline, args.families, args.per_family, args.seed, args.time, progress)
+        cases = load_corpus(args.regressions)
+        stored = {"regression corpus": [case.instance for case in cases]} if cases else {}
+        regression = run_regression(
+            candidate, baseline, args.families, args.per_family, args.seed, args.time, progress, stored
+        )
     except ValueError as exc:
         raise SystemExit(f"knapcheck report: {exc}") from None
     performance = Performance(note="Not measured: no benchmark module is available in this version of knapcheck.")

@@ -11,6 +11,7 @@ from html import escape
 
 from fuzz.differential import Check
 from fuzz.regression import BASELINE, CANDIDATE, RegressionRun
+from fuzz.strategies import FAMILIES
 from reports.check_report import failure_json, verdict_rows
 from reports.reproduction import snippet
 from reports.svg_plot import line_chart
@@ -58,25 +59,33 @@ def _summary(report: Report) -> str:
     if not candidate:
         fixed = len(report.run.fixed())
         text = "**The candidate passed every check.**"
-        return text + (f" The baseline failed {fixed} kinds of check." if fixed else "")
+        return text + (f" The baseline has {_count(fixed, 'kind', 'kinds')} of failure." if fixed else "")
     new = [f for f in candidate if report.run.is_new(f)]
-    noun = "failure" if len(candidate) == 1 else "failures"
-    text = f"**The candidate has {len(candidate)} distinct {noun}** (by solver and verdict)"
+    text = f"**The candidate has {_count(len(candidate), 'distinct failure', 'distinct failures')}** (by solver and verdict)"
     if report.run.entries(BASELINE):
         text += f", {len(new)} of a kind the baseline does not show"
     text += "."
     fixed = report.run.fixed()
     if fixed:
-        text += f" It no longer shows {len(fixed)} kinds of failure the baseline has."
+        text += f" It no longer shows {_count(len(fixed), 'kind', 'kinds')} of failure the baseline has."
     return text
+
+
+def _count(number: int, one: str, many: str) -> str:
+    return f"{number} {one if number == 1 else many}"
+
+
+def _source(failure: Check) -> str:
+    return f"family `{failure.family}`" if failure.family in FAMILIES else f"the `{failure.family}`"
 
 
 def _correctness_line(report: Report) -> str:
     result = report.run.result
-    line = (
-        f"{result.instances} instances from {len(report.run.families)} families, "
-        f"{len(result.solvers)} solvers, {report.run.seconds:.0f} s"
-    )
+    sources = _count(len(report.run.families), "family", "families")
+    for name, count in report.run.stored.items():
+        sources += f" and {_count(count, 'stored case', 'stored cases')} ({name})"
+    solvers = _count(len(result.solvers), "solver", "solvers")
+    line = f"{_count(result.instances, 'instance', 'instances')} from {sources}, {solvers}, {report.run.seconds:.0f} s"
     if result.skipped:
         line += f"; {result.skipped} sampled instances left unchecked when the time budget ran out"
     return line
@@ -114,7 +123,7 @@ def _failure_markdown(index: int, failure: Check, status: str, with_snippet: boo
     lines = [
         f"### {index}. `{failure.solver.name}`: {failure.verdict.value} ({status})",
         "",
-        f"- found by family `{failure.family}`, shrunk to n={failure.instance.n}",
+        f"- found in {_source(failure)}, shrunk to n={failure.instance.n}",
     ]
     if failure.judgement.detail:
         lines.append(f"- {failure.judgement.detail}")
@@ -205,6 +214,7 @@ def render_json(report: Report) -> dict:
             "instances": result.instances,
             "skipped": result.skipped,
             "families": list(report.run.families),
+            "stored": report.run.stored,
             "seconds": report.run.seconds,
             "time_budget": report.run.time_budget,
             "solvers": [
@@ -286,7 +296,7 @@ def render_html(report: Report) -> str:
             f"<h3>{index}. <code>{escape(failure.solver.name)}</code>: {failure.verdict.value} "
             f"<span{css}>({escape(status)})</span></h3>",
             "<ul>",
-            f"<li>found by family <code>{escape(failure.family)}</code>, shrunk to n={failure.instance.n}</li>",
+            f"<li>found in {escape(_source(failure)).replace('`', '')}, shrunk to n={failure.instance.n}</li>",
             f"<li>{escape(failure.judgement.detail)}</li>" if failure.judgement.detail else "",
             f"<li>expected {float(failure.oracle.value)!r} with saved={list(failure.oracle.saved)} "
             f"({escape(failure.oracle.name)})</li>",

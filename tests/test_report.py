@@ -19,7 +19,8 @@ def test_a_report_on_torch_solvers_shows_each_distinct_failure_once_with_a_repro
     out = tmp_path / "report"
     status = main(
         ["report", "--candidate", *TORCH_SOLVERS, "--baseline", "full_table", "--families", "duplicates_ties",
-         "flop_scale", "--per-family", "6", "--time", "600", "--out", str(out)]
+         "flop_scale", "--per-family", "6", "--time", "600", "--regressions", str(tmp_path / "none.json"),
+         "--out", str(out)]
     )
     assert status == 1
 
