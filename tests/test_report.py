@@ -9,6 +9,7 @@ from knapcheck.cli import main
 from knapcheck.report_command import duration
 from reports.environment import environment
 from reports.regression_report import Performance, Report, plots, render_json, render_markdown
+from solvers.contract import Instance
 from solvers.registry import SolverEntry, register, unregister
 from reproductions import assert_each_fails
 
@@ -90,8 +91,10 @@ def planted_pair():
 
 def test_failures_are_compared_by_kind_between_candidate_and_baseline(planted_pair):
     candidate, baseline = planted_pair
-    run = run_regression([candidate], [baseline], ["tight_budget"], per_family=3)
+    corpus = {"corpus": [Instance((0.0001,), (1.0,), 0.0)]}
+    run = run_regression([candidate], [baseline], ["tight_budget"], per_family=3, stored=corpus)
     assert not any(e.isolate for e in run.result.solvers)
+    assert run.result.instances == 4 and run.stored == {"corpus": 1}
     report = Report("knapcheck report ...", run, environment(), Performance(note="not measured"))
     statuses = {f["verdict"]: f["status"] for f in render_json(report)["correctness"]["failures"]}
     assert statuses == {"OVER_BUDGET": "new", "SUBOPTIMAL": "fixed by the candidate"}
