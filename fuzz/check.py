@@ -60,13 +60,16 @@ class CheckResult:
 
 
 SMALLEST_FAMILY = "tiny"
+SMALL_ENOUGH = 2
+"""Hypothesis is asked only while the smallest reproduction has more items than this."""
 
 
 def minimal_reproduction(failure: Check, give_up: Callable[[], bool] = lambda: False, seed_value: int = 0) -> Check:
     """Shrink a failing check to the smallest instance that fails with the same verdict.
 
-    Both shrinkers run (see fuzz.shrink), Hypothesis's on the failing family and on the smallest
-    one (many defects need no more than a few small items), and the smallest result wins. Once
+    The greedy shrinker runs first; while its result has more than SMALL_ENOUGH items, Hypothesis
+    searches the smallest family (many defects need no more than a few small items) and then the
+    failing one (see fuzz.shrink); the smallest result wins. Once
     ``give_up()`` is true (the time is over) the smallest instance so far is kept. A TIMEOUT is not
     shrunk: every attempt would cost a full time limit. If the smallest instance does not fail
     again when rechecked (a flaky target), the original failure is kept: it is never lost.
@@ -80,8 +83,8 @@ def minimal_reproduction(failure: Check, give_up: Callable[[], bool] = lambda: F
         return check(failure.solver, instance, failure.family).verdict is failure.verdict
 
     candidates = [shrink(failure.instance, still_fails)]
-    for name in dict.fromkeys([failure.family, SMALLEST_FAMILY]):
-        if name in FAMILIES:
+    for name in dict.fromkeys([SMALLEST_FAMILY, failure.family]):
+        if name in FAMILIES and min(c.n for c in candidates) > SMALL_ENOUGH:
             found = hypothesis_minimal(family(name), still_fails, seed_value)
             if found is not None:
                 candidates.append(found)

@@ -22,7 +22,7 @@ from hypothesis.errors import NoSuchExample, Unsatisfiable
 from solvers.contract import SCALE, Instance
 
 MAX_ATTEMPTS = 3000
-HYPOTHESIS_EXAMPLES = 300
+HYPOTHESIS_EXAMPLES = 100
 
 
 def complexity(instance: Instance) -> tuple:
