@@ -35,6 +35,8 @@ class RegressionCase:
     origin: str
     found_at: str
     instance: Instance
+    why: str = ""
+    """The cause, once someone has read the case (shown as the xfail reason of upstream cases)."""
 
     @classmethod
     def of(cls, stored: StoredFailure) -> "RegressionCase":
@@ -53,6 +55,7 @@ class RegressionCase:
             "origin": self.origin,
             "found_at": self.found_at,
             "instance": self.instance.as_dict(),
+            **({"why": self.why} if self.why else {}),
         }
 
     @classmethod

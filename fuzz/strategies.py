@@ -113,6 +113,18 @@ def flop_scale(draw) -> Instance:
 
 
 @st.composite
+def float32_limits(draw) -> Instance:
+    """Runtimes past float32's 2**24 next to runtimes of a few units, as real partitioner problems have.
+
+    Harvested instances mix FLOP counts above 2**24 with nodes of runtime 1; a float32 profile
+    cannot tell a set with the small items from one without them.
+    """
+    runtimes = st.one_of(st.integers(2**24, 2**34), st.integers(1, 8))
+    weights, runtimes = draw(_items(st.integers(0, 60), runtimes, min_size=2, max_size=12))
+    return _instance(weights, runtimes, draw(st.integers(0, sum(weights))))
+
+
+@st.composite
 def float_runtimes(draw) -> Instance:
     """Arbitrary float runtimes: mostly inexact instances, compared with the derived tolerance."""
     weights, runtimes = draw(
@@ -153,6 +165,7 @@ FAMILIES: dict[str, Callable[[], st.SearchStrategy[Instance]]] = {
     "duplicates_ties": duplicates_ties,
     "quantization_edges": quantization_edges,
     "flop_scale": flop_scale,
+    "float32_limits": float32_limits,
     "float_runtimes": float_runtimes,
     "normalized": normalized,
     "harvested": harvested,

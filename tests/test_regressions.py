@@ -16,11 +16,16 @@ from fuzz.regressions import RegressionCase, load_corpus, replay
 CORPUS = Path(__file__).parent / "regressions" / "corpus.json"
 
 
+class StillDefective(AssertionError):
+    """The case fails as it did when found: an upstream case's expected failure. Any other failure is new."""
+
+
 def _param(case: RegressionCase):
     marks = []
     if not case.ours:
-        reason = f"upstream defect: {case.solver} {case.verdict} (found in {case.origin} by family {case.family})"
-        marks.append(pytest.mark.xfail(strict=True, raises=AssertionError, reason=reason))
+        cause = f": {case.why}" if case.why else ""
+        reason = f"upstream defect{cause} ({case.solver} {case.verdict}, found in {case.origin} by family {case.family})"
+        marks.append(pytest.mark.xfail(strict=True, raises=StillDefective, reason=reason))
     return pytest.param(case, id=case.id, marks=marks)
 
 
@@ -30,4 +35,6 @@ def test_regression_case(case: RegressionCase):
         done = replay(case)
     except ValueError as exc:
         pytest.skip(f"solver unavailable here: {exc}")
-    assert not done.failed, f"{case.solver} still fails: {done.verdict.value}: {done.judgement.detail}"
+    if done.verdict.value == case.verdict:
+        raise StillDefective(f"{case.solver} still fails: {done.verdict.value}: {done.judgement.detail}")
+    assert not done.failed, f"{case.solver} now fails differently: {done.verdict.value}: {done.judgement.detail}"
