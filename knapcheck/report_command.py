@@ -42,7 +42,8 @@ def add_parser(commands) -> None:
     parser.add_argument("--time", type=duration, default=600.0, metavar="BUDGET",
                         help="time budget for checking and shrinking, e.g. 300, 10m (default: 10m)")
     parser.add_argument("--per-family", type=int, default=40, help="generated instances per family (default: 40)")
-    parser.add_argument("--families", nargs="+", choices=list(FAMILIES), default=list(FAMILIES))
+    parser.add_argument("--families", nargs="+", choices=list(FAMILIES), default=list(FAMILIES), metavar="FAMILY",
+                        help="instance families to sample (default: all of them)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated instances (default: 0)")
     parser.add_argument("--regressions", type=Path, default=DEFAULT_CORPUS, metavar="PATH",
                         help=f"regression corpus whose instances are checked too (default: {DEFAULT_CORPUS})")
