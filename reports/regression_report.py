@@ -54,21 +54,22 @@ def _status(report: Report, failure: Check) -> str:
     return "new" if report.run.is_new(failure) else "also in baseline"
 
 
-def _summary(report: Report) -> str:
+def _summary(report: Report) -> tuple[str, str]:
+    """The verdict in one sentence (shown in bold) and what follows it."""
     candidate = report.run.findings(CANDIDATE)
-    if not candidate:
-        fixed = len(report.run.fixed())
-        text = "**The candidate passed every check.**"
-        return text + (f" The baseline has {_count(fixed, 'kind', 'kinds')} of failure." if fixed else "")
-    new = [f for f in candidate if report.run.is_new(f)]
-    text = f"**The candidate has {_count(len(candidate), 'distinct failure', 'distinct failures')}** (by solver and verdict)"
-    if report.run.entries(BASELINE):
-        text += f", {len(new)} of a kind the baseline does not show"
-    text += "."
     fixed = report.run.fixed()
+    if not candidate:
+        rest = f" The baseline has {_count(len(fixed), 'kind', 'kinds')} of failure." if fixed else ""
+        return "The candidate passed every check.", rest
+    headline = f"The candidate has {_count(len(candidate), 'distinct failure', 'distinct failures')}"
+    rest = " (by solver and verdict)"
+    if report.run.entries(BASELINE):
+        new = [f for f in candidate if report.run.is_new(f)]
+        rest += f", {len(new)} of a kind the baseline does not show"
+    rest += "."
     if fixed:
-        text += f" It no longer shows {_count(len(fixed), 'kind', 'kinds')} of failure the baseline has."
-    return text
+        rest += f" It no longer shows {_count(len(fixed), 'kind', 'kinds')} of failure the baseline has."
+    return headline, rest
 
 
 def _count(number: int, one: str, many: str) -> str:
@@ -171,7 +172,7 @@ def _markdown(report: Report, with_snippets: int) -> str:
         "",
         f"Candidate: {_specs(report, CANDIDATE)}. Baseline: {_specs(report, BASELINE)}.",
         "",
-        _summary(report),
+        "**{}**{}".format(*_summary(report)),
         "",
         "## Correctness",
         "",
@@ -282,7 +283,7 @@ def render_html(report: Report) -> str:
         f"<style>{_STYLE}</style></head><body>",
         f"<h1>knapcheck report: {escape(_specs(report, CANDIDATE))}</h1>",
         f"<p>Candidate: {escape(_specs(report, CANDIDATE))}. Baseline: {escape(_specs(report, BASELINE))}.</p>",
-        f"<p>{escape(_summary(report).strip('*'))}</p>",
+        "<p><strong>{}</strong>{}</p>".format(*map(escape, _summary(report))),
         "<h2>Correctness</h2>",
         f"<p>{escape(_correctness_line(report))}. {escape(_isolation_line(report))}</p>",
         _html_table(*_verdict_table(report)),

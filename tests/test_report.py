@@ -8,7 +8,7 @@ from fuzz.regression import run_regression
 from knapcheck.cli import main
 from knapcheck.report_command import duration
 from reports.environment import environment
-from reports.regression_report import Performance, Report, plots, render_json, render_markdown
+from reports.regression_report import Performance, Report, plots, render_html, render_json, render_markdown
 from solvers.contract import Instance
 from solvers.registry import SolverEntry, register, unregister
 from reproductions import assert_each_fails
@@ -99,7 +99,9 @@ def test_failures_are_compared_by_kind_between_candidate_and_baseline(planted_pa
     statuses = {f["verdict"]: f["status"] for f in render_json(report)["correctness"]["failures"]}
     assert statuses == {"OVER_BUDGET": "new", "SUBOPTIMAL": "fixed by the candidate"}
     markdown = render_markdown(report)
+    assert "**The candidate has 1 distinct failure** (by solver and verdict), 1 of a kind" in markdown
     assert markdown.index("OVER_BUDGET (new)") < markdown.index("SUBOPTIMAL (fixed by the candidate)")
+    assert "<strong>The candidate has 1 distinct failure</strong>" in render_html(report)
 
 
 def test_a_candidate_that_cannot_be_loaded_stops_the_report_with_its_error(tmp_path):
