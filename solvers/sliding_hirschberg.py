@@ -117,6 +117,8 @@ class _Search:
         self.max_decision_bytes = max_decision_bytes
         self.backend = backend
         self.rows: list[torch.Tensor | None] = [None, None]
+        self.block = dp_rows.block_size(device)
+        """Cells per fill and per split-search op (see dp_rows.BLOCK)."""
 
     def solve(self, items: list[int], capacity: int) -> list[int]:
         chosen: list[int] = []
@@ -166,8 +168,8 @@ class _Search:
         frontier = 0
         reached = 0
         for first, stop, begin, top in _groups(weights, capacity, low):
-            if top > frontier:
-                profile[frontier + 1 : top + 1].fill_(reached)
+            for start in range(frontier + 1, top + 1, self.block):
+                profile[start : min(top + 1, start + self.block)].fill_(reached)
             window = profile[begin : top + 1]
             group_w, group_v = weights[first:stop], values[first:stop]
             if decisions is None:
@@ -215,8 +217,8 @@ class _Search:
         self._forward(left, left_w, left_v, highest, lowest)
         self._forward(right, right_w, right_v, capacity - lowest, capacity - highest)
         best_value, best = None, lowest
-        for start in range(lowest, highest + 1, dp_rows.BLOCK):
-            stop = min(highest + 1, start + dp_rows.BLOCK)
+        for start in range(lowest, highest + 1, self.block):
+            stop = min(highest + 1, start + self.block)
             sums = left[start:stop] + right[capacity - stop + 1 : capacity - start + 1].flip(0)
             at = int(torch.argmax(sums))
             value = sums[at].item()
