@@ -1,0 +1,230 @@
+"""Triton kernels for the 0/1 knapsack row update, several items per launch.
+
+The row update is ``profile[c] = max(profile[c], profile[c - w] + v)`` for every capacity ``c >= w``,
+applied item after item (0/1 semantics: every item reads the row as it was before that item). One
+launch per item reads and writes the whole row, so DRAM bandwidth bounds it. The group kernel
+applies several consecutive items in one launch instead: each program loads a window of ``span``
+cells — a tile of capacities plus, below it, a halo as wide as the items' total weight — applies
+the items to that window in registers (the shift by ``w`` is a ``tl.gather``, which goes through
+shared memory), and writes back only the tile. After the t-th item the window is exact from the
+t-th partial weight sum on, so the tile is exact after all of them, and DRAM traffic per cell
+update drops by about the number of items in the group. A row that fits one window needs no halo
+at all: one program applies every item in a single launch. Items too heavy for a halo get the
+one-item streaming kernel.
+
+Arithmetic is that of the profile's dtype (int64 or int32 for integer runtimes, float64
+otherwise): comparisons and sums are exact, and a strict ``>`` decides whether an item is taken,
+so the kernels give the same profile and the same decisions as the torch row update.
+
+Without a CUDA device the kernels run on CPU tensors in Triton's interpreter: this module sets
+``TRITON_INTERPRET=1`` before defining them when no GPU is present (the variable is read when a
+kernel is defined), so CI runs the very kernels a GPU runs.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Sequence
+
+import torch
+
+if not torch.cuda.is_available():
+    os.environ.setdefault("TRITON_INTERPRET", "1")
+
+import triton  # noqa: E402  (must follow the interpreter switch above)
+import triton.language as tl  # noqa: E402
+
+MAX_SPAN = 8192
+"""Cells one program of the group kernel holds on chip (tile + halo); a power of two."""
+
+MIN_SPAN = 64
+STREAM_BLOCK = 1024
+"""Cells per program of the one-item streaming kernel."""
+
+
+def interpreting() -> bool:
+    """Whether the kernels run in Triton's interpreter (on CPU tensors) rather than on a GPU."""
+    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+
+
+def kernel_device() -> str:
+    """The device the kernels' tensors must live on."""
+    return "cpu" if interpreting() else "cuda"
+
+
+@triton.jit
+def _group_kernel(
+    src,
+    dst,
+    weights,
+    values,
+    decisions,
+    decision_stride,
+    first,
+    count,
+    length,
+    halo,
+    SPAN: tl.constexpr,
+    RECORD: tl.constexpr,
+):
+    """Apply items first .. first+count-1 to one window; write its tile (cells halo.. of the window)."""
+    tile = SPAN - halo
+    j = tl.arange(0, SPAN)
+    c = tl.program_id(0) * tile - halo + j
+    inside = (c >= 0) & (c < length)
+    tile_cells = inside & (j >= halo)
+    best = tl.load(src + c, mask=inside, other=0)
+    for t in range(count):
+        item = first + t
+        w = tl.load(weights + item)
+        v = tl.load(values + item)
+        with_item = tl.gather(best, tl.maximum(j - w, 0), 0) + v
+        take = (j >= w) & (c >= w) & (with_item > best)
+        best = tl.where(take, with_item, best)
+        if RECORD:
+            row = decisions + item.to(tl.int64) * decision_stride
+            tl.store(row + c, take, mask=tile_cells)
+    tl.store(dst + c, best, mask=tile_cells)
+
+
+@triton.jit
+def _stream_kernel(
+    src,
+    dst,
+    weights,
+    values,
+    decisions,
+    decision_stride,
+    item,
+    length,
+    BLOCK: tl.constexpr,
+    RECORD: tl.constexpr,
+):
+    """Apply one item, reading src and writing dst: any weight, one pass over the row."""
+    c = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    inside = c < length
+    w = tl.load(weights + item)
+    v = tl.load(values + item)
+    reachable = inside & (c >= w)
+    best = tl.load(src + c, mask=inside, other=0)
+    with_item = tl.load(src + c - w, mask=reachable, other=0) + v
+    take = reachable & (with_item > best)
+    tl.store(dst + c, tl.where(take, with_item, best), mask=inside)
+    if RECORD:
+        row = decisions + item.to(tl.int64) * decision_stride
+        tl.store(row + c, take, mask=inside)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One kernel launch: items first .. first+count-1; halo None means the one-item streaming kernel."""
+
+    first: int
+    count: int
+    halo: int | None
+
+
+def window_span(length: int, max_span: int = MAX_SPAN) -> int:
+    """The group kernel's window for a row of ``length`` cells: the row itself if it fits, else max_span."""
+    return min(max_span, max(MIN_SPAN, triton.next_power_of_2(length)))
+
+
+def plan_launches(weights: Sequence[int], length: int, span: int) -> list[Launch]:
+    """Split the items, in order, into launches.
+
+    A row that fits one window takes every item in one launch, without a halo. Otherwise
+    consecutive items are grouped while their total weight (the halo) stays within half the
+    window, so at least half of every window is tile; an item heavier than that is streamed alone.
+    """
+    if length <= span:
+        return [Launch(0, len(weights), 0)] if weights else []
+    max_halo = span // 2
+    launches: list[Launch] = []
+    first, halo = 0, 0
+    for i, w in enumerate(weights):
+        if w > max_halo or halo + w > max_halo:
+            if i > first:
+                launches.append(Launch(first, i - first, halo))
+            first, halo = i, 0
+            if w > max_halo:
+                launches.append(Launch(i, 1, None))
+                first = i + 1
+                continue
+        halo += w
+    if len(weights) > first:
+        launches.append(Launch(first, len(weights) - first, halo))
+    return launches
+
+
+class TritonRows:
+    """A row-update backend for sliding_hirschberg whose work runs in the Triton kernels above.
+
+    ``max_span`` sets the group kernel's window (a power of two; small values exercise the halo
+    path on small rows in tests).
+    """
+
+    def __init__(self, *, max_span: int = MAX_SPAN, stream_block: int = STREAM_BLOCK) -> None:
+        if max_span < MIN_SPAN or max_span & (max_span - 1):
+            raise ValueError(f"max_span must be a power of two >= {MIN_SPAN}, got {max_span}")
+        self.max_span = max_span
+        self.stream_block = stream_block
+
+    def apply_items(self, profile: torch.Tensor, weights: Sequence[int], values) -> None:
+        """In place, for each item in order: profile[c] = max(profile[c], profile[c - w] + v), c >= w."""
+        self._apply(profile, weights, values, None)
+
+    def apply_items_recording(
+        self, profile: torch.Tensor, weights: Sequence[int], values, decisions: torch.Tensor
+    ) -> None:
+        """As apply_items, and decisions[i, c] = 1 where taking item i was strictly better at c."""
+        if decisions.dim() != 2 or decisions.shape[0] < len(weights) or decisions.shape[1] < profile.numel():
+            raise ValueError(
+                f"decisions must be at least {len(weights)} x {profile.numel()}, got {tuple(decisions.shape)}"
+            )
+        if decisions.stride(1) != 1 or decisions.device != profile.device:
+            raise ValueError("decisions must be row-contiguous and on the profile's device")
+        self._apply(profile, weights, values, decisions)
+
+    def _apply(self, profile: torch.Tensor, weights: Sequence[int], values, decisions: torch.Tensor | None) -> None:
+        if profile.dim() != 1 or not profile.is_contiguous():
+            raise ValueError(f"profile must be a contiguous 1-D tensor, got shape {tuple(profile.shape)}")
+        weights = [int(w) for w in weights]
+        length = profile.numel()
+        for i, w in enumerate(weights):
+            if not 1 <= w < length:
+                raise ValueError(f"weights[{i}] = {w} must be in 1 .. {length - 1} (the capacity)")
+        if not weights:
+            return
+        device = profile.device
+        weight_tensor = torch.tensor(weights, dtype=torch.int64, device=device)
+        value_tensor = torch.as_tensor(values, dtype=profile.dtype, device=device)
+        if value_tensor.shape != (len(weights),):
+            raise ValueError(f"values must hold {len(weights)} numbers, got shape {tuple(value_tensor.shape)}")
+        record = decisions is not None
+        if not record:
+            decisions = weight_tensor  # never written: RECORD is off
+        stride = decisions.stride(0) if record else 0
+
+        span = window_span(length, self.max_span)
+        src, dst = profile, torch.empty_like(profile)
+        for launch in plan_launches(weights, length, span):
+            if launch.halo is None:
+                grid = (triton.cdiv(length, self.stream_block),)
+                _stream_kernel[grid](
+                    src, dst, weight_tensor, value_tensor, decisions, stride, launch.first, length,
+                    BLOCK=self.stream_block, RECORD=record, num_warps=4,
+                )
+            else:
+                grid = (triton.cdiv(length, span - launch.halo),)
+                _group_kernel[grid](
+                    src, dst, weight_tensor, value_tensor, decisions, stride, launch.first, launch.count,
+                    length, launch.halo, SPAN=span, RECORD=record, num_warps=_warps(span),
+                )
+            src, dst = dst, src
+        if src is not profile:
+            profile.copy_(src)
+
+
+def _warps(span: int) -> int:
+    return max(4, min(16, span // 512))
