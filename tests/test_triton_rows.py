@@ -1,0 +1,126 @@
+"""The Triton row-update kernels against a plain torch row update.
+
+Without a GPU these run the kernels in Triton's interpreter on CPU tensors (solvers.triton_rows
+switches it on), so CI checks the very code a GPU runs; with a GPU they run compiled. Rows are a
+few hundred cells, and small windows (max_span=64 or 128) force the halo and streaming paths.
+"""
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solvers.triton_rows import MIN_SPAN, Launch, TritonRows, kernel_device, plan_launches
+
+DEVICE = kernel_device()
+
+
+def torch_rows(profile, weights, values, decisions=None):
+    """The oracle: one item at a time, each reading the row as it was before it (0/1 semantics)."""
+    profile = profile.clone()
+    for i, (w, v) in enumerate(zip(weights, values)):
+        with_item = profile[:-w] + v
+        take = with_item > profile[w:]
+        if decisions is not None:
+            decisions[i, :w] = False
+            decisions[i, w:] = take
+        profile[w:] = torch.where(take, with_item, profile[w:])
+    return profile
+
+
+def random_items(seed, count, capacity, max_weight, dtype):
+    g = torch.Generator().manual_seed(seed)
+    weights = torch.randint(1, max_weight + 1, (count,), generator=g).tolist()
+    high = 10**4 if dtype == torch.int32 else 10**12
+    values = torch.randint(1, high, (count,), generator=g, dtype=torch.int64)
+    if dtype.is_floating_point:
+        values = values.to(torch.float64) / 7.0
+    return weights, values.to(dtype).tolist()
+
+
+def starting_profile(capacity, dtype, seed):
+    """A monotone non-negative row, as a profile after earlier items would be."""
+    g = torch.Generator().manual_seed(seed)
+    high = 10**4 if dtype == torch.int32 else 10**9
+    steps = torch.randint(0, high, (capacity + 1,), generator=g, dtype=torch.int64)
+    return torch.cumsum(steps, 0).to(dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.float64])
+@pytest.mark.parametrize(
+    "max_span, capacity, max_weight",
+    [
+        (1024, 300, 120),  # the row fits one window: every item in one launch
+        (64, 300, 20),  # groups with halos, many tiles
+        (128, 257, 90),  # groups and streamed heavy items mixed
+    ],
+)
+def test_profile_and_decisions_match_torch_rows(dtype, max_span, capacity, max_weight):
+    weights, values = random_items(capacity + max_span, 24, capacity, max_weight, dtype)
+    start = starting_profile(capacity, dtype, seed=7)
+    expected_decisions = torch.zeros(len(weights), capacity + 1, dtype=torch.bool)
+    expected = torch_rows(start, weights, values, expected_decisions)
+    rows = TritonRows(max_span=max_span)
+
+    profile = start.to(DEVICE, copy=True)
+    rows.apply_items(profile, weights, values)
+    assert torch.equal(profile.cpu(), expected)
+
+    profile = start.to(DEVICE, copy=True)
+    decisions = torch.zeros(len(weights), capacity + 1, dtype=torch.bool, device=DEVICE)
+    rows.apply_items_recording(profile, weights, values, decisions)
+    assert torch.equal(profile.cpu(), expected)
+    assert torch.equal(decisions.cpu(), expected_decisions)
+
+
+@settings(max_examples=12)
+@given(
+    capacity=st.integers(1, 200),
+    items=st.lists(st.tuples(st.integers(1, 200), st.integers(1, 50)), min_size=1, max_size=10),
+    max_span=st.sampled_from([64, 128, 256]),
+)
+def test_ties_and_edges_match_torch_rows(capacity, items, max_span):
+    """Small values make ties common: an item is taken only where it is strictly better."""
+    weights = [min(w, capacity) for w, _ in items]
+    values = [v for _, v in items]
+    start = torch.zeros(capacity + 1, dtype=torch.int64)
+    expected_decisions = torch.zeros(len(weights), capacity + 1, dtype=torch.bool)
+    expected = torch_rows(start, weights, values, expected_decisions)
+
+    profile = start.to(DEVICE, copy=True)
+    decisions = torch.ones(len(weights), capacity + 1, dtype=torch.bool, device=DEVICE)
+    TritonRows(max_span=max_span).apply_items_recording(profile, weights, values, decisions)
+    assert torch.equal(profile.cpu(), expected)
+    assert torch.equal(decisions.cpu(), expected_decisions)
+
+
+@given(
+    weights=st.lists(st.integers(1, 5000), max_size=40),
+    length=st.integers(2, 6000),
+    span=st.sampled_from([64, 256, 1024]),
+)
+def test_launch_plan_covers_every_item_in_order_within_the_window(weights, length, span):
+    launches = plan_launches(weights, length, span)
+    covered = [i for launch in launches for i in range(launch.first, launch.first + launch.count)]
+    assert covered == list(range(len(weights)))
+    for launch in launches:
+        group = weights[launch.first : launch.first + launch.count]
+        if length <= span:
+            assert launch == Launch(0, len(weights), 0)
+        elif launch.halo is None:
+            assert launch.count == 1 and group[0] > span // 2
+        else:
+            assert launch.halo == sum(group) <= span // 2
+
+
+def test_bad_arguments_are_refused():
+    rows = TritonRows(max_span=MIN_SPAN)
+    profile = torch.zeros(11, dtype=torch.int64, device=DEVICE)
+    with pytest.raises(ValueError, match=r"weights\[1\]"):
+        rows.apply_items(profile, [3, 11], [1, 1])
+    with pytest.raises(ValueError, match="values"):
+        rows.apply_items(profile, [3, 4], [1])
+    with pytest.raises(ValueError, match="decisions"):
+        rows.apply_items_recording(profile, [3], [1], torch.zeros(1, 5, dtype=torch.bool, device=DEVICE))
+    with pytest.raises(ValueError, match="max_span"):
+        TritonRows(max_span=100)
