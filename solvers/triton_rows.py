@@ -84,7 +84,7 @@ def _group_kernel(
         best = tl.where(take, with_item, best)
         if RECORD:
             row = decisions + item.to(tl.int64) * decision_stride
-            tl.store(row + c, take, mask=tile_cells)
+            tl.store(row + c, take, mask=tile_cells & (c >= w))
     tl.store(dst + c, best, mask=tile_cells)
 
 
@@ -113,7 +113,7 @@ def _stream_kernel(
     tl.store(dst + c, tl.where(take, with_item, best), mask=inside)
     if RECORD:
         row = decisions + item.to(tl.int64) * decision_stride
-        tl.store(row + c, take, mask=inside)
+        tl.store(row + c, take, mask=reachable)
 
 
 @dataclass(frozen=True)
@@ -161,14 +161,16 @@ class TritonRows:
     """A row-update backend for sliding_hirschberg whose work runs in the Triton kernels above.
 
     ``max_span`` sets the group kernel's window (a power of two; small values exercise the halo
-    path on small rows in tests).
+    path on small rows in tests). ``group=False`` streams every item in its own launch: the
+    one-item-per-launch baseline the benchmark compares with.
     """
 
-    def __init__(self, *, max_span: int = MAX_SPAN, stream_block: int = STREAM_BLOCK) -> None:
+    def __init__(self, *, max_span: int = MAX_SPAN, stream_block: int = STREAM_BLOCK, group: bool = True) -> None:
         if max_span < MIN_SPAN or max_span & (max_span - 1):
             raise ValueError(f"max_span must be a power of two >= {MIN_SPAN}, got {max_span}")
         self.max_span = max_span
         self.stream_block = stream_block
+        self.group = group
 
     def apply_items(self, profile: torch.Tensor, weights: Sequence[int], values) -> None:
         """In place, for each item in order: profile[c] = max(profile[c], profile[c - w] + v), c >= w."""
@@ -177,7 +179,11 @@ class TritonRows:
     def apply_items_recording(
         self, profile: torch.Tensor, weights: Sequence[int], values, decisions: torch.Tensor
     ) -> None:
-        """As apply_items, and decisions[i, c] = 1 where taking item i was strictly better at c."""
+        """As apply_items, and decisions[i, c] = whether taking item i was strictly better at c.
+
+        ``decisions`` is solvers.dp_rows' layout: torch.bool, one row per item, one column per
+        capacity; columns below an item's weight are left as they are.
+        """
         if decisions.dim() != 2 or decisions.shape[0] < len(weights) or decisions.shape[1] < profile.numel():
             raise ValueError(
                 f"decisions must be at least {len(weights)} x {profile.numel()}, got {tuple(decisions.shape)}"
@@ -208,7 +214,11 @@ class TritonRows:
 
         span = window_span(length, self.max_span)
         src, dst = profile, torch.empty_like(profile)
-        for launch in plan_launches(weights, length, span):
+        if self.group:
+            launches = plan_launches(weights, length, span)
+        else:
+            launches = [Launch(i, 1, None) for i in range(len(weights))]
+        for launch in launches:
             if launch.halo is None:
                 grid = (triton.cdiv(length, self.stream_block),)
                 _stream_kernel[grid](

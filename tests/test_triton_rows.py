@@ -16,13 +16,15 @@ DEVICE = kernel_device()
 
 
 def torch_rows(profile, weights, values, decisions=None):
-    """The oracle: one item at a time, each reading the row as it was before it (0/1 semantics)."""
+    """The oracle: one item at a time, each reading the row as it was before it (0/1 semantics).
+
+    Decision columns below an item's weight are left as they are, as in solvers.dp_rows.
+    """
     profile = profile.clone()
     for i, (w, v) in enumerate(zip(weights, values)):
         with_item = profile[:-w] + v
         take = with_item > profile[w:]
         if decisions is not None:
-            decisions[i, :w] = False
             decisions[i, w:] = take
         profile[w:] = torch.where(take, with_item, profile[w:])
     return profile
@@ -84,7 +86,7 @@ def test_ties_and_edges_match_torch_rows(capacity, items, max_span):
     weights = [min(w, capacity) for w, _ in items]
     values = [v for _, v in items]
     start = torch.zeros(capacity + 1, dtype=torch.int64)
-    expected_decisions = torch.zeros(len(weights), capacity + 1, dtype=torch.bool)
+    expected_decisions = torch.ones(len(weights), capacity + 1, dtype=torch.bool)
     expected = torch_rows(start, weights, values, expected_decisions)
 
     profile = start.to(DEVICE, copy=True)
