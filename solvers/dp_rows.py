@@ -1,0 +1,61 @@
+"""The DP row update in torch, on any device: the one inner loop of the sliding-window solver.
+
+Both functions update a best-value profile in place, item after item, with 0/1 semantics:
+``profile[c] = max(profile[c], profile[c - w] + v)`` for every ``c >= w``, where the right-hand
+side reads the profile as it was before this item. Any object with these two functions (the
+same signatures, the same semantics) can serve as ``sliding_hirschberg``'s ``backend``; a Triton
+backend for CUDA follows the same contract.
+
+The profile is swept from its top down in blocks of at most ``BLOCK`` cells. A block's sources
+``[lo - w, hi - w)`` all lie below ``hi``, which no earlier block has touched, so one scratch
+block replaces the full-length temporary that ``profile[:-w] + v`` would allocate, and the
+sources and the scratch stay in cache.
+
+Decision tables are ``torch.bool``, one row per item and one column per capacity (one byte per
+cell): ``decisions[i, c]`` is set to whether taking item i at capacity c was strictly better
+than leaving it. Columns below the item's weight are left as they are.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import torch
+
+BLOCK = 1 << 16
+"""Cells per block: 512 KiB of an int64 profile, so a block and its scratch stay in L2 cache."""
+
+
+def apply_items(profile: torch.Tensor, weights: Sequence[int], values: Sequence[float]) -> None:
+    scratch = _scratch(profile)
+    for w, v in zip(weights, values):
+        for lo, hi in _blocks(profile.numel(), w):
+            shifted = scratch[: hi - lo]
+            torch.add(profile[lo - w : hi - w], v, out=shifted)
+            torch.maximum(profile[lo:hi], shifted, out=profile[lo:hi])
+
+
+def apply_items_recording(
+    profile: torch.Tensor, weights: Sequence[int], values: Sequence[float], decisions: torch.Tensor
+) -> None:
+    scratch = _scratch(profile)
+    for i, (w, v) in enumerate(zip(weights, values)):
+        row = decisions[i]
+        for lo, hi in _blocks(profile.numel(), w):
+            shifted = scratch[: hi - lo]
+            torch.add(profile[lo - w : hi - w], v, out=shifted)
+            torch.gt(shifted, profile[lo:hi], out=row[lo:hi])
+            torch.maximum(profile[lo:hi], shifted, out=profile[lo:hi])
+
+
+def _scratch(profile: torch.Tensor) -> torch.Tensor:
+    return torch.empty(min(BLOCK, profile.numel()), dtype=profile.dtype, device=profile.device)
+
+
+def _blocks(length: int, w: int):
+    """Blocks [lo, hi) covering [w, length), from the top down."""
+    hi = length
+    while hi > w:
+        lo = max(w, hi - BLOCK)
+        yield lo, hi
+        hi = lo

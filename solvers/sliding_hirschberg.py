@@ -1,0 +1,212 @@
+"""Sliding-window + Hirschberg knapsack solver in torch: exact, memory linear in the budget.
+
+The solver keeps best-value profiles (one cell per capacity) instead of the full table, and
+finds the chosen items by divide and conquer. A sub-problem (a run of items, a capacity) is
+first reduced: items heavier than the capacity are dropped, all items are taken when their
+weights sum to at most the capacity, and weights and capacity are divided by the weights'
+greatest common divisor. Then:
+
+- if its decision table (one byte per item and capacity) fits ``max_decision_bytes``, one
+  forward pass records the decisions and a backtrack reads the chosen items off them;
+- otherwise the items are split in two halves, each half's profile is computed, and the
+  capacity split where the two profiles sum highest gives each half its share of the budget.
+  Both halves go on an explicit work stack.
+
+Every forward pass works only on the window of capacities that can still matter: cells above the
+weight of the items seen so far all hold the same value (everything fits), and cells below the
+target capacity minus the weight of the items still to come can never be reached.
+
+Tie rule: at a split the smallest left share among the maximal sums wins; in a forward pass an
+item is taken only where taking it is strictly better. Both rules are applied to exact integers
+(or to float64 values computed by the same elementwise operations on every device), so the saved
+set is the same whatever the thread count and on CPU and CUDA alike.
+
+Arithmetic: when every positive runtime is a multiple of one power of two and their total in
+those units fits a signed 64-bit integer, profiles hold those integers in the narrowest of int8,
+int16, int32 and int64 that holds the total (no profile cell or split sum can exceed it).
+Otherwise profiles are float64.
+
+Memory: at most two profile rows of the first sub-problem's capacity, one ``dp_rows.BLOCK`` scratch block, a
+decision table of at most ``max_decision_bytes`` and O(n) Python lists: O(C + n).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import torch
+
+from solvers import dp_rows
+from solvers.contract import SCALE, ProblemTooLarge, Solution, exact_runtimes, quantize, validate
+
+DECISION_BYTES_PER_UNIT = 4
+"""Default decision allowance per capacity unit: the table never outweighs an int32 row."""
+MIN_DECISION_BYTES = 1 << 16
+MAX_ROW_BYTES = 4 * 2**30
+"""One profile row may take at most this much; a larger budget is refused before allocating."""
+
+_INTEGER_DTYPES = ((torch.int8, 7), (torch.int16, 15), (torch.int32, 31), (torch.int64, 63))
+
+
+def default_decision_bytes(capacity: int) -> int:
+    return max(MIN_DECISION_BYTES, DECISION_BYTES_PER_UNIT * (capacity + 1))
+
+
+def profile_values(runtimes: Sequence[float]) -> tuple[list, torch.dtype]:
+    """The values the profiles hold for these (positive) runtimes, and the profile dtype."""
+    integers, _ = exact_runtimes(runtimes)
+    total = sum(integers)
+    for dtype, bits in _INTEGER_DTYPES:
+        if total < 2**bits:
+            return integers, dtype
+    return [float(r) for r in runtimes], torch.float64
+
+
+def sliding_hirschberg(
+    memory: Sequence[float],
+    runtimes: Sequence[float],
+    max_memory: float,
+    *,
+    device: str | torch.device = "cpu",
+    max_decision_bytes: int | None = None,
+    scale: int = SCALE,
+    backend=None,
+) -> Solution:
+    """Solve exactly; ``max_decision_bytes`` defaults to ``default_decision_bytes(capacity)``.
+
+    ``backend`` is any object with ``apply_items`` and ``apply_items_recording`` as in
+    ``solvers.dp_rows`` (the default).
+    """
+    memory, runtimes, max_memory = validate(memory, runtimes, max_memory)
+    weights, capacity = quantize(memory, max_memory, scale)
+    if max_decision_bytes is None:
+        max_decision_bytes = default_decision_bytes(capacity)
+    elif isinstance(max_decision_bytes, bool) or not isinstance(max_decision_bytes, int) or max_decision_bytes < 0:
+        raise ValueError(f"max_decision_bytes must be an int >= 0, got {max_decision_bytes!r}")
+
+    free = [i for i, (w, r) in enumerate(zip(weights, runtimes)) if w == 0 and r > 0]
+    items = [i for i, (w, r) in enumerate(zip(weights, runtimes)) if 0 < w <= capacity and r > 0]
+    values, dtype = profile_values([runtimes[i] for i in items])
+    value_of = dict(zip(items, values))
+    search = _Search(weights, value_of, dtype, torch.device(device), max_decision_bytes, backend or dp_rows)
+    saved = sorted(free + search.solve(items, capacity))
+    chosen = set(saved)
+    recomputable = [i for i in range(len(weights)) if i not in chosen]
+    return Solution(math.fsum(runtimes[i] for i in saved), saved, recomputable)
+
+
+class _Search:
+    """The work stack over sub-problems, with the profile rows they share."""
+
+    def __init__(self, weights, value_of, dtype, device, max_decision_bytes, backend):
+        self.weights = weights
+        self.value_of = value_of
+        self.dtype = dtype
+        self.device = device
+        self.max_decision_bytes = max_decision_bytes
+        self.backend = backend
+        self.rows: list[torch.Tensor | None] = [None, None]
+
+    def solve(self, items: list[int], capacity: int) -> list[int]:
+        chosen: list[int] = []
+        stack = [(items, capacity)]
+        while stack:
+            items, capacity = stack.pop()
+            items = [i for i in items if self.weights[i] <= capacity]
+            total = sum(self.weights[i] for i in items)
+            if total <= capacity:
+                chosen += items
+                continue
+            unit = math.gcd(*(self.weights[i] for i in items))
+            weights = [self.weights[i] // unit for i in items]
+            values = [self.value_of[i] for i in items]
+            capacity //= unit
+            if len(items) * (capacity + 1) <= self.max_decision_bytes:
+                chosen += [items[k] for k in self._one_pass(weights, values, capacity)]
+                continue
+            middle = len(items) // 2
+            left = self._split(weights[:middle], values[:middle], weights[middle:], values[middle:], capacity)
+            stack.append((items[middle:], (capacity - left) * unit))
+            stack.append((items[:middle], left * unit))
+        return chosen
+
+    def _row(self, which: int, capacity: int) -> torch.Tensor:
+        """Profile row 0 or 1, cells 0..capacity; allocated once, by the first sub-problem using it."""
+        row = self.rows[which]
+        if row is None or row.numel() <= capacity:
+            needed = (capacity + 1) * torch.empty((), dtype=self.dtype).element_size()
+            if needed > MAX_ROW_BYTES:
+                raise ProblemTooLarge(
+                    f"sliding_hirschberg needs {needed} bytes per profile row for capacity {capacity}, "
+                    f"over MAX_ROW_BYTES = {MAX_ROW_BYTES}"
+                )
+            row = self.rows[which] = torch.empty(capacity + 1, dtype=self.dtype, device=self.device)
+        return row[: capacity + 1]
+
+    def _forward(self, profile, weights, values, capacity, low, decisions=None) -> None:
+        """Fill profile[c] with the best value of these items for every c in [low, capacity].
+
+        Item k only updates capacities in [max(w_k, low - weight still to come), min(capacity,
+        weight so far)]: below, no later item can reach ``low``; above, everything fits.
+        """
+        profile[0] = 0
+        frontier = 0
+        reached = 0
+        to_come = sum(weights)
+        for k, (w, v) in enumerate(zip(weights, values)):
+            to_come -= w
+            top = min(capacity, frontier + w)
+            if top > frontier:
+                profile[frontier + 1 : top + 1].fill_(reached)
+            start = max(w, low - to_come)
+            if start <= top:
+                window = profile[start - w : top + 1]
+                if decisions is None:
+                    self.backend.apply_items(window, [w], [v])
+                else:
+                    self.backend.apply_items_recording(window, [w], [v], decisions[k : k + 1, start - w : top + 1])
+            frontier = top
+            reached += v
+
+    def _one_pass(self, weights: list[int], values: list, capacity: int) -> list[int]:
+        """The chosen positions, from one forward pass that records a decision table."""
+        profile = self._row(0, capacity)
+        decisions = torch.zeros((len(weights), capacity + 1), dtype=torch.bool, device=self.device)
+        self._forward(profile, weights, values, capacity, capacity, decisions)
+        prefix = list(_running_sums(weights))
+        chosen = []
+        room = capacity
+        for k in range(len(weights) - 1, -1, -1):
+            if room >= prefix[k]:
+                chosen += range(k + 1)
+                break
+            if room >= weights[k] and bool(decisions[k, room]):
+                chosen.append(k)
+                room -= weights[k]
+        return chosen
+
+    def _split(self, left_w, left_v, right_w, right_v, capacity: int) -> int:
+        """The left half's share: the smallest c maximizing left(c) + right(capacity - c)."""
+        lowest = max(0, capacity - sum(right_w))
+        highest = min(capacity, sum(left_w))
+        left = self._row(0, highest)
+        right = self._row(1, capacity - lowest)
+        self._forward(left, left_w, left_v, highest, lowest)
+        self._forward(right, right_w, right_v, capacity - lowest, capacity - highest)
+        best_value, best = None, lowest
+        for start in range(lowest, highest + 1, dp_rows.BLOCK):
+            stop = min(highest + 1, start + dp_rows.BLOCK)
+            sums = left[start:stop] + right[capacity - stop + 1 : capacity - start + 1].flip(0)
+            at = int(torch.argmax(sums))
+            value = sums[at].item()
+            if best_value is None or value > best_value:
+                best_value, best = value, start + at
+        return best
+
+
+def _running_sums(weights: list[int]):
+    total = 0
+    for w in weights:
+        total += w
+        yield total
