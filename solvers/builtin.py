@@ -9,6 +9,12 @@ def _full_table():
     return full_table
 
 
+def _cuda():
+    from solvers.cuda_solver import cuda_knapsack
+
+    return cuda_knapsack
+
+
 ENTRIES = [
     SolverEntry(
         name="full_table",
@@ -17,5 +23,14 @@ ENTRIES = [
         origin="ours",
         memory_model="n x (C+1) bytes of decisions, refused above max_table_bytes (2 GiB)",
         max_cells=500_000_000,
+    ),
+    SolverEntry(
+        name="cuda",
+        load=_cuda,
+        exact=True,
+        origin="ours",
+        device="cuda",
+        memory_model="on the device: two profile rows of C+1 cells + a decision table of max(64 KiB, 4 (C+1)) bytes;"
+        " without a GPU, Triton's interpreter on CPU tensors",
     ),
 ]

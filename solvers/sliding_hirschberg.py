@@ -76,7 +76,12 @@ def sliding_hirschberg(
     """Solve exactly; ``max_decision_bytes`` defaults to ``default_decision_bytes(capacity)``.
 
     ``backend`` is any object with ``apply_items`` and ``apply_items_recording`` as in
-    ``solvers.dp_rows`` (the default).
+    ``solvers.dp_rows`` (the default). A backend may also take over whole steps:
+    ``forward(profile, weights, values, capacity, low, decisions)`` (fill ``profile[low:capacity+1]``
+    with the items' best values, recording decisions where a backtrack from ``capacity`` reads them)
+    and ``best_split(left, right, lowest, highest, capacity)`` (the smallest ``c`` in
+    ``[lowest, highest]`` maximizing ``left[c] + right[capacity - c]``); ``solvers.triton_rows``
+    does, to keep a GPU's work in few launches and its profiles on the device.
     """
     memory, runtimes, max_memory = validate(memory, runtimes, max_memory)
     weights, capacity = quantize(memory, max_memory, scale)
@@ -150,6 +155,9 @@ class _Search:
         Item k only updates capacities in [max(w_k, low - weight still to come), min(capacity,
         weight so far)]: below, no later item can reach ``low``; above, everything fits.
         """
+        if hasattr(self.backend, "forward"):
+            self.backend.forward(profile, weights, values, capacity, low, decisions)
+            return
         profile[0] = 0
         frontier = 0
         reached = 0
@@ -194,6 +202,8 @@ class _Search:
         right = self._row(1, capacity - lowest)
         self._forward(left, left_w, left_v, highest, lowest)
         self._forward(right, right_w, right_v, capacity - lowest, capacity - highest)
+        if hasattr(self.backend, "best_split"):
+            return self.backend.best_split(left, right, lowest, highest, capacity)
         best_value, best = None, lowest
         for start in range(lowest, highest + 1, dp_rows.BLOCK):
             stop = min(highest + 1, start + dp_rows.BLOCK)

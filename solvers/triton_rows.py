@@ -192,6 +192,40 @@ class TritonRows:
             raise ValueError("decisions must be row-contiguous and on the profile's device")
         self._apply(profile, weights, values, decisions)
 
+    def forward(
+        self,
+        profile: torch.Tensor,
+        weights: Sequence[int],
+        values,
+        capacity: int,
+        low: int,
+        decisions: torch.Tensor | None = None,
+    ) -> None:
+        """sliding_hirschberg's forward pass in as few launches as the items allow.
+
+        Fills profile[0 .. capacity] from zero with every item over the whole row. The torch
+        backend's per-item windows skip cells that cannot matter; here those cells just cost
+        compute inside launches that read and write the row once per group of items, and every
+        cell, ``low`` upwards included, ends with its exact best value. Decisions are recorded
+        on every cell from each item's weight up, so wherever a backtrack reads them.
+        """
+        row = profile[: capacity + 1]
+        row.zero_()
+        if decisions is None:
+            self.apply_items(row, weights, values)
+        else:
+            self.apply_items_recording(row, weights, values, decisions)
+
+    @staticmethod
+    def best_split(left: torch.Tensor, right: torch.Tensor, lowest: int, highest: int, capacity: int) -> int:
+        """The smallest c in [lowest, highest] maximizing left[c] + right[capacity - c], on the device.
+
+        One reduction over the whole range and one number back to the host (torch.argmax returns
+        the first of equal maxima, on CPU and CUDA alike).
+        """
+        sums = left[lowest : highest + 1] + right[capacity - highest : capacity - lowest + 1].flip(0)
+        return lowest + int(torch.argmax(sums))
+
     def _apply(self, profile: torch.Tensor, weights: Sequence[int], values, decisions: torch.Tensor | None) -> None:
         if profile.dim() != 1 or not profile.is_contiguous():
             raise ValueError(f"profile must be a contiguous 1-D tensor, got shape {tuple(profile.shape)}")

@@ -1,0 +1,36 @@
+"""The CUDA solver: sliding_hirschberg with its row updates and splits in Triton kernels on the GPU.
+
+Without a GPU it runs the same kernels in Triton's interpreter on CPU tensors (see
+solvers.triton_rows), so CI checks the code a GPU runs, only slowly. Profiles, decision tables
+and split reductions stay on the device; the host gets one number per split and one decision bit
+per backtracked item.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from solvers.contract import SCALE, Solution
+from solvers.sliding_hirschberg import sliding_hirschberg
+from solvers.triton_rows import MAX_SPAN, TritonRows, kernel_device
+
+
+def cuda_knapsack(
+    memory: Sequence[float],
+    runtimes: Sequence[float],
+    max_memory: float,
+    *,
+    max_decision_bytes: int | None = None,
+    scale: int = SCALE,
+    max_span: int = MAX_SPAN,
+) -> Solution:
+    """Exact; the same saved set as sliding_hirschberg on exact instances (same ties, same arithmetic)."""
+    return sliding_hirschberg(
+        memory,
+        runtimes,
+        max_memory,
+        device=kernel_device(),
+        max_decision_bytes=max_decision_bytes,
+        scale=scale,
+        backend=TritonRows(max_span=max_span),
+    )
