@@ -39,6 +39,8 @@ MAX_SPAN = 8192
 """Cells one program of the group kernel holds on chip (tile + halo); a power of two."""
 
 MIN_SPAN = 64
+MAX_LENGTH = 2**31 - 2**16
+"""Rows must be shorter: the kernels index cells (halo and block overshoot included) in int32."""
 STREAM_BLOCK = 1024
 """Cells per program of the one-item streaming kernel."""
 
@@ -53,7 +55,7 @@ def kernel_device() -> str:
     return "cpu" if interpreting() else "cuda"
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["decision_stride", "first", "count", "length", "halo"])
 def _group_kernel(
     src,
     dst,
@@ -88,7 +90,7 @@ def _group_kernel(
     tl.store(dst + c, best, mask=tile_cells)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["decision_stride", "item", "length"])
 def _stream_kernel(
     src,
     dst,
@@ -231,13 +233,15 @@ class TritonRows:
             raise ValueError(f"profile must be a contiguous 1-D tensor, got shape {tuple(profile.shape)}")
         weights = [int(w) for w in weights]
         length = profile.numel()
+        if length >= MAX_LENGTH:
+            raise ValueError(f"profile has {length} cells; the kernels index rows of fewer than {MAX_LENGTH}")
         for i, w in enumerate(weights):
             if not 1 <= w < length:
                 raise ValueError(f"weights[{i}] = {w} must be in 1 .. {length - 1} (the capacity)")
         if not weights:
             return
         device = profile.device
-        weight_tensor = torch.tensor(weights, dtype=torch.int64, device=device)
+        weight_tensor = torch.tensor(weights, dtype=torch.int32, device=device)
         value_tensor = torch.as_tensor(values, dtype=profile.dtype, device=device)
         if value_tensor.shape != (len(weights),):
             raise ValueError(f"values must hold {len(weights)} numbers, got shape {tuple(value_tensor.shape)}")
