@@ -10,6 +10,8 @@ import random
 import pytest
 import torch
 
+pytest.importorskip("triton", reason="the cuda solver's kernels need triton (Linux only)")
+
 from fuzz.check import sample
 from fuzz.differential import check
 from fuzz.strategies import FAMILIES, family
@@ -28,7 +30,7 @@ SPLITTING = {"max_decision_bytes": 0}
 def test_every_family_is_optimal_and_matches_the_cpu_solver(name):
     """Same recurrence, same dtype, same tie rules: the saved set is identical, not just its value."""
     entry = resolve("cuda")[0]
-    for instance in sample(family(name), 3, seed_value=11):
+    for instance in sample(family(name), 5, seed_value=11):
         assert check(entry, instance, name).verdict is Verdict.OPTIMAL, instance
         for options in ({}, SPLITTING):
             cpu = sliding_hirschberg(instance.memory, instance.runtimes, instance.max_memory, **options)
