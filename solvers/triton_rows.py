@@ -175,7 +175,10 @@ class TritonRows:
         self.group = group
 
     def apply_items(self, profile: torch.Tensor, weights: Sequence[int], values) -> None:
-        """In place, for each item in order: profile[c] = max(profile[c], profile[c - w] + v), c >= w."""
+        """In place, for each item in order: profile[c] = max(profile[c], profile[c - w] + v), c >= w.
+
+        An item at least as heavy as the row is long changes nothing.
+        """
         self._apply(profile, weights, values, None)
 
     def apply_items_recording(
@@ -236,8 +239,8 @@ class TritonRows:
         if length >= MAX_LENGTH:
             raise ValueError(f"profile has {length} cells; the kernels index rows of fewer than {MAX_LENGTH}")
         for i, w in enumerate(weights):
-            if not 1 <= w < length:
-                raise ValueError(f"weights[{i}] = {w} must be in 1 .. {length - 1} (the capacity)")
+            if w < 1:
+                raise ValueError(f"weights[{i}] = {w} must be at least 1")
         if not weights:
             return
         device = profile.device

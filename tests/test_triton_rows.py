@@ -85,7 +85,7 @@ def test_profile_and_decisions_match_torch_rows(dtype, max_span, capacity, max_w
 )
 def test_ties_and_edges_match_torch_rows(capacity, items, max_span):
     """Small values make ties common: an item is taken only where it is strictly better."""
-    weights = [min(w, capacity) for w, _ in items]
+    weights = [w for w, _ in items]  # some heavier than the row: they change nothing
     values = [v for _, v in items]
     start = torch.zeros(capacity + 1, dtype=torch.int64)
     expected_decisions = torch.ones(len(weights), capacity + 1, dtype=torch.bool)
@@ -121,7 +121,7 @@ def test_bad_arguments_are_refused():
     rows = TritonRows(max_span=MIN_SPAN)
     profile = torch.zeros(11, dtype=torch.int64, device=DEVICE)
     with pytest.raises(ValueError, match=r"weights\[1\]"):
-        rows.apply_items(profile, [3, 11], [1, 1])
+        rows.apply_items(profile, [3, 0], [1, 1])
     with pytest.raises(ValueError, match="values"):
         rows.apply_items(profile, [3, 4], [1])
     with pytest.raises(ValueError, match="decisions"):
