@@ -12,7 +12,7 @@ from typing import Sequence
 
 from solvers.contract import SCALE, Solution
 from solvers.sliding_hirschberg import sliding_hirschberg
-from solvers.triton_rows import MAX_SPAN, TritonRows, kernel_device
+from solvers.triton_rows import MAX_SPAN, TritonPasses, TritonRows, kernel_device
 
 
 def cuda_knapsack(
@@ -23,8 +23,14 @@ def cuda_knapsack(
     max_decision_bytes: int | None = None,
     scale: int = SCALE,
     max_span: int = MAX_SPAN,
+    whole_passes: bool = True,
 ) -> Solution:
-    """Exact; the same saved set as sliding_hirschberg on exact instances (same ties, same arithmetic)."""
+    """Exact; the same saved set as sliding_hirschberg on exact instances (same ties, same arithmetic).
+
+    ``whole_passes`` lets the kernels run each forward pass over the whole row in one call
+    (``TritonPasses``); False keeps sliding_hirschberg's windows and groups (``TritonRows``).
+    """
+    backend = TritonPasses if whole_passes else TritonRows
     return sliding_hirschberg(
         memory,
         runtimes,
@@ -32,5 +38,5 @@ def cuda_knapsack(
         device=kernel_device(),
         max_decision_bytes=max_decision_bytes,
         scale=scale,
-        backend=TritonRows(max_span=max_span),
+        backend=backend(max_span=max_span),
     )

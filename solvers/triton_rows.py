@@ -197,30 +197,6 @@ class TritonRows:
             raise ValueError("decisions must be row-contiguous and on the profile's device")
         self._apply(profile, weights, values, decisions)
 
-    def forward(
-        self,
-        profile: torch.Tensor,
-        weights: Sequence[int],
-        values,
-        capacity: int,
-        low: int,
-        decisions: torch.Tensor | None = None,
-    ) -> None:
-        """sliding_hirschberg's forward pass in as few launches as the items allow.
-
-        Fills profile[0 .. capacity] from zero with every item over the whole row. The torch
-        backend's per-item windows skip cells that cannot matter; here those cells just cost
-        compute inside launches that read and write the row once per group of items, and every
-        cell, ``low`` upwards included, ends with its exact best value. Decisions are recorded
-        on every cell from each item's weight up, so wherever a backtrack reads them.
-        """
-        row = profile[: capacity + 1]
-        row.zero_()
-        if decisions is None:
-            self.apply_items(row, weights, values)
-        else:
-            self.apply_items_recording(row, weights, values, decisions)
-
     @staticmethod
     def best_split(left: torch.Tensor, right: torch.Tensor, lowest: int, highest: int, capacity: int) -> int:
         """The smallest c in [lowest, highest] maximizing left[c] + right[capacity - c], on the device.
@@ -244,8 +220,8 @@ class TritonRows:
         if not weights:
             return
         device = profile.device
-        weight_tensor = torch.tensor(weights, dtype=torch.int32, device=device)
-        value_tensor = torch.as_tensor(values, dtype=profile.dtype, device=device)
+        weight_tensor = _on_device(torch.tensor(weights, dtype=torch.int32), device)
+        value_tensor = _on_device(torch.as_tensor(values, dtype=profile.dtype), device)
         if value_tensor.shape != (len(weights),):
             raise ValueError(f"values must hold {len(weights)} numbers, got shape {tuple(value_tensor.shape)}")
         record = decisions is not None
@@ -277,5 +253,44 @@ class TritonRows:
             profile.copy_(src)
 
 
+def _on_device(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """The tensor on the device; to a GPU from pinned memory, so the host does not wait for the copy."""
+    if device.type != "cuda":
+        return tensor.to(device)
+    return tensor.pin_memory().to(device, non_blocking=True)
+
+
 def _warps(span: int) -> int:
     return max(4, min(16, span // 512))
+
+
+class TritonPasses(TritonRows):
+    """TritonRows that also takes over sliding_hirschberg's whole forward passes.
+
+    sliding_hirschberg's own forward pass hands the backend windows: cells that cannot matter are
+    skipped, at the price of one call (and, for an odd number of launches, one copy back into
+    the profile) per group of items. Here a pass is one call over the whole row: more cells
+    computed, fewer launches and passes over memory. Which wins on a GPU is what the GPU
+    benchmark's solver rows measure (``reports.gpu_bench``).
+    """
+
+    def forward(
+        self,
+        profile: torch.Tensor,
+        weights: Sequence[int],
+        values,
+        capacity: int,
+        low: int,
+        decisions: torch.Tensor | None = None,
+    ) -> None:
+        """sliding_hirschberg's forward pass: profile[0 .. capacity] from zero, every item, whole row.
+
+        Every cell, ``low`` upwards included, ends with its exact best value, and decisions are
+        recorded on every cell from each item's weight up, so wherever a backtrack reads them.
+        """
+        row = profile[: capacity + 1]
+        row.zero_()
+        if decisions is None:
+            self.apply_items(row, weights, values)
+        else:
+            self.apply_items_recording(row, weights, values, decisions)

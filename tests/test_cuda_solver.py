@@ -34,8 +34,11 @@ def test_every_family_is_optimal_and_matches_the_cpu_solver(name):
         assert check(entry, instance, name).verdict is Verdict.OPTIMAL, instance
         for options in ({}, SPLITTING):
             cpu = sliding_hirschberg(instance.memory, instance.runtimes, instance.max_memory, **options)
-            ours = cuda_knapsack(instance.memory, instance.runtimes, instance.max_memory, **options)
-            assert ours == cpu, instance
+            for whole_passes in (True, False):
+                ours = cuda_knapsack(
+                    instance.memory, instance.runtimes, instance.max_memory, whole_passes=whole_passes, **options
+                )
+                assert ours == cpu, (instance, whole_passes)
 
 
 def test_halo_windows_inside_the_solver_match_the_cpu_solver():
@@ -47,7 +50,8 @@ def test_halo_windows_inside_the_solver_match_the_cpu_solver():
         runtimes = [float(rng.randint(1, 10**12)) for _ in range(n)]
         budget = sum(memory) * rng.choice([0.3, 0.6])
         cpu = sliding_hirschberg(memory, runtimes, budget, **SPLITTING)
-        assert cuda_knapsack(memory, runtimes, budget, max_span=64, **SPLITTING) == cpu
+        for whole_passes in (True, False):
+            assert cuda_knapsack(memory, runtimes, budget, max_span=64, whole_passes=whole_passes, **SPLITTING) == cpu
 
 
 def random_instance(seed, n, capacity, integer_runtimes):
@@ -68,7 +72,8 @@ def test_gpu_matches_the_cpu_solver_at_size(n, capacity, integer_runtimes):
     memory, runtimes, budget = random_instance(n + capacity, n, capacity, integer_runtimes)
     for options in ({}, {"max_decision_bytes": 8 * (capacity + 1)}):
         cpu = sliding_hirschberg(memory, runtimes, budget, **options)
-        assert cuda_knapsack(memory, runtimes, budget, **options) == cpu
+        for whole_passes in (True, False):
+            assert cuda_knapsack(memory, runtimes, budget, whole_passes=whole_passes, **options) == cpu
 
 
 @pytest.mark.gpu
