@@ -230,11 +230,14 @@ class TritonRows:
         stride = decisions.stride(0) if record else 0
 
         span = window_span(length, self.max_span)
-        src, dst = profile, torch.empty_like(profile)
         if self.group:
             launches = plan_launches(weights, length, span)
         else:
             launches = [Launch(i, 1, None) for i in range(len(weights))]
+        # Programs read cells that other programs write, so launches go from one buffer to the
+        # other; a row in one window is one program, which reads it all before writing: in place.
+        in_place = launches[0].halo == 0
+        src, dst = profile, profile if in_place else torch.empty_like(profile)
         for launch in launches:
             if launch.halo is None:
                 grid = (triton.cdiv(length, self.stream_block),)
