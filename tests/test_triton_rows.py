@@ -5,6 +5,11 @@ switches it on), so CI checks the very code a GPU runs; with a GPU they run comp
 few hundred cells, and small windows (max_span=64 or 128) force the halo and streaming paths.
 """
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -15,6 +20,7 @@ from hypothesis import strategies as st
 from solvers.triton_rows import MIN_SPAN, Launch, TritonRows, kernel_device, plan_launches
 
 DEVICE = kernel_device()
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def torch_rows(profile, weights, values, decisions=None):
@@ -128,3 +134,32 @@ def test_bad_arguments_are_refused():
         rows.apply_items_recording(profile, [3], [1], torch.zeros(1, 5, dtype=torch.bool, device=DEVICE))
     with pytest.raises(ValueError, match="max_span"):
         TritonRows(max_span=100)
+
+
+COMPILE_FOR_HOPPER = """
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from solvers import triton_rows
+
+common = {"weights": "*i32", "decisions": "*i1", "decision_stride": "i64", "length": "i32"}
+for dtype in ("i64", "fp64", "i8"):
+    rows = {"src": f"*{dtype}", "dst": f"*{dtype}", "values": f"*{dtype}", **common}
+    group = {**rows, "first": "i32", "count": "i32", "halo": "i32", "SPAN": "constexpr", "RECORD": "constexpr"}
+    stream = {**rows, "item": "i32", "BLOCK": "constexpr", "RECORD": "constexpr"}
+    for kernel, signature, constants, warps in (
+        (triton_rows._group_kernel, group, {"SPAN": triton_rows.MAX_SPAN}, 16),
+        (triton_rows._stream_kernel, stream, {"BLOCK": triton_rows.STREAM_BLOCK}, 4),
+    ):
+        source = ASTSource(kernel, signature, constexprs={**constants, "RECORD": dtype == "i64"})
+        triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
+print("compiled")
+"""
+
+
+def test_kernels_compile_for_hopper_without_a_gpu():
+    """The interpreter never compiles: this builds the real kernels for sm_90 (H100/H200) with
+    Triton's own ptxas, so type and lowering errors show up in CI, not first on a GPU."""
+    env = dict(os.environ, TRITON_INTERPRET="0", TRITON_DEFAULT_FP_FUSION="1", PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", COMPILE_FOR_HOPPER], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert done.returncode == 0 and "compiled" in done.stdout, done.stderr[-3000:]
