@@ -30,7 +30,7 @@ ENTRIES = [
         exact=True,
         origin="ours",
         device="cuda",
-        memory_model="on the device: two profile rows of C+1 cells + a decision table of max(64 KiB, 4 (C+1)) bytes;"
+        memory_model="on the device: two profile rows of C+1 cells + decision tables of at most 1 GiB;"
         " without a GPU, Triton's interpreter on CPU tensors",
     ),
 ]

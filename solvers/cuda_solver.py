@@ -14,6 +14,11 @@ from solvers.contract import SCALE, Solution
 from solvers.sliding_hirschberg import sliding_hirschberg
 from solvers.triton_rows import MAX_SPAN, TritonPasses, TritonRows, kernel_device
 
+DEVICE_DECISION_BYTES = 2**30
+"""Default decision-table allowance on the device, where memory is plentiful and every launch and
+host round trip costs more than on the CPU: at partitioner scale (n <= 2000, C <= 10 000) the whole
+problem is then one recorded pass, with no split at all."""
+
 
 def cuda_knapsack(
     memory: Sequence[float],
@@ -27,6 +32,8 @@ def cuda_knapsack(
 ) -> Solution:
     """Exact; the same saved set as sliding_hirschberg on exact instances (same ties, same arithmetic).
 
+    ``max_decision_bytes`` defaults to DEVICE_DECISION_BYTES.
+
     ``whole_passes`` lets the kernels run each forward pass over the whole row in one call
     (``TritonPasses``); False keeps sliding_hirschberg's windows and groups (``TritonRows``).
     """
@@ -36,7 +43,7 @@ def cuda_knapsack(
         runtimes,
         max_memory,
         device=kernel_device(),
-        max_decision_bytes=max_decision_bytes,
+        max_decision_bytes=DEVICE_DECISION_BYTES if max_decision_bytes is None else max_decision_bytes,
         scale=scale,
         backend=backend(max_span=max_span),
     )
