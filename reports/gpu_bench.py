@@ -6,6 +6,12 @@ on a given GPU it can update at most ``copy_bandwidth / (2 * itemsize)`` cells p
 second), measured in the same run. The group kernel applies several items per pass over the row,
 so it can beat that limit; this benchmark measures by how much, side by side with the one-item
 streaming kernel on the same rows.
+
+``knapcheck bench --device cuda`` adds to its table (the cuda solver in fresh processes on the
+bench matrix, plus ``CUDA_ROWS``) the solver's rate in table cells per second — n * (C + 1) over
+the median time, the cells a full-table DP would update; the solver updates about twice that,
+its split levels included — and that rate as a fraction of the one-item limit, then
+``kernel_table`` and ``variant_table``.
 """
 
 from __future__ import annotations
@@ -14,7 +20,12 @@ from dataclasses import dataclass
 
 import torch
 
+from reports.bench import BenchResult, BenchRow, instance_for
+from solvers.registry import registered
 from solvers.triton_rows import TritonRows
+
+CUDA_ROWS = [BenchRow("n=2000 C=1e8", 2000, 10_000.0, total_memory=20_000.0)]
+"""Rows only the GPU runs: memories summing to twice the budget, as the bench's large rows."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +122,53 @@ def kernel_table(rows: list[KernelRow] = KERNEL_ROWS, repeats: int = 3, max_span
             f"{m.grouped_rate / limit:.2f} | {m.streamed_rate / 1e9:,.1f} | {m.streamed_rate / limit:.2f} | "
             f"{m.streamed_seconds / m.grouped_seconds:.2f} |"
         )
+    return "\n".join(lines)
+
+
+def rate_table(result: BenchResult, bandwidth: float) -> str:
+    """Each cuda solver's table cells per second on each row, and its fraction of the one-item limit."""
+    limit = one_item_limit(bandwidth)
+    on_gpu = {entry.name for entry in registered() if entry.device == "cuda"}
+    solvers = [name for name in result.solvers if name in on_gpu]
+    lines = [
+        f"Device copy {bandwidth / 1e9:,.0f} GB/s: one item per launch updates at most {limit / 1e9:,.1f} G cells/s "
+        "(int64). Table cells/s = n (C + 1) / median time.",
+        "",
+        "| row | n | C | solver | table G cells/s | x one-item limit |",
+        "| --- | ---: | ---: | --- | ---: | ---: |",
+    ]
+    for row in result.rows:
+        for solver in solvers:
+            cell = result.cell(solver, row)
+            if not cell.ran:
+                lines.append(f"| {row.name} | {row.n} | {row.capacity:,} | {solver} | {cell.failure} | - |")
+                continue
+            rate = row.n * (row.capacity + 1) / cell.median_seconds
+            lines.append(
+                f"| {row.name} | {row.n} | {row.capacity:,} | {solver} | {rate / 1e9:,.2f} | {rate / limit:.2f} |"
+            )
+    return "\n".join(lines)
+
+
+def variant_table(rows: list[BenchRow], repeats: int = 2) -> str:
+    """Whole forward passes in the kernels against sliding_hirschberg's windowed calls, warm, in
+    this process: which backend the cuda solver should use on this GPU."""
+    from solvers.cuda_solver import cuda_knapsack
+
+    if not torch.cuda.is_available():
+        return "no CUDA device: the solver variant rows are skipped"
+    lines = [
+        "| row | whole passes s | windowed calls s | windowed / whole |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for row in rows:
+        instance = instance_for(row)
+        args = (list(instance.memory), list(instance.runtimes), instance.max_memory)
+        seconds = {}
+        for whole in (True, False):
+            cuda_knapsack(*args, whole_passes=whole)  # compiles, allocates
+            seconds[whole] = min(_seconds(lambda: cuda_knapsack(*args, whole_passes=whole)) for _ in range(repeats))
+        lines.append(f"| {row.name} | {seconds[True]:.3f} | {seconds[False]:.3f} | {seconds[False] / seconds[True]:.2f} |")
     return "\n".join(lines)
 
 
