@@ -27,25 +27,35 @@ BLOCK = 1 << 16
 
 
 def apply_items(profile: torch.Tensor, weights: Sequence[int], values: Sequence[float]) -> None:
+    length = profile.numel()
     scratch = _scratch(profile)
     for w, v in zip(weights, values):
-        for lo, hi in _blocks(profile.numel(), w):
+        if length - w <= BLOCK:
+            shifted = scratch[: length - w]
+            torch.add(profile[: length - w], v, out=shifted)
+            target = profile[w:]
+            torch.maximum(target, shifted, out=target)
+            continue
+        for lo, hi in _blocks(length, w):
             shifted = scratch[: hi - lo]
             torch.add(profile[lo - w : hi - w], v, out=shifted)
-            torch.maximum(profile[lo:hi], shifted, out=profile[lo:hi])
+            target = profile[lo:hi]
+            torch.maximum(target, shifted, out=target)
 
 
 def apply_items_recording(
     profile: torch.Tensor, weights: Sequence[int], values: Sequence[float], decisions: torch.Tensor
 ) -> None:
+    length = profile.numel()
     scratch = _scratch(profile)
     for i, (w, v) in enumerate(zip(weights, values)):
         row = decisions[i]
-        for lo, hi in _blocks(profile.numel(), w):
+        for lo, hi in _blocks(length, w):
             shifted = scratch[: hi - lo]
             torch.add(profile[lo - w : hi - w], v, out=shifted)
-            torch.gt(shifted, profile[lo:hi], out=row[lo:hi])
-            torch.maximum(profile[lo:hi], shifted, out=profile[lo:hi])
+            target = profile[lo:hi]
+            torch.gt(shifted, target, out=row[lo:hi])
+            torch.maximum(target, shifted, out=target)
 
 
 def _scratch(profile: torch.Tensor) -> torch.Tensor:

@@ -26,8 +26,9 @@ those units fits a signed 64-bit integer, profiles hold those integers in the na
 int16, int32 and int64 that holds the total (no profile cell or split sum can exceed it).
 Otherwise profiles are float64.
 
-Memory: at most two profile rows of the first sub-problem's capacity, one ``dp_rows.BLOCK`` scratch block, a
-decision table of at most ``max_decision_bytes`` and O(n) Python lists: O(C + n).
+Memory: at most two profile rows of the first sub-problem's capacity, one ``dp_rows.BLOCK``
+scratch block and O(n) Python lists: O(C + n). Decision tables live in the second row's storage
+when they fit there, which the default ``max_decision_bytes`` (one row's bytes) ensures.
 """
 
 from __future__ import annotations
@@ -40,8 +41,6 @@ import torch
 from solvers import dp_rows
 from solvers.contract import SCALE, ProblemTooLarge, Solution, exact_runtimes, quantize, validate
 
-DECISION_BYTES_PER_UNIT = 4
-"""Default decision allowance per capacity unit: the table never outweighs an int32 row."""
 MIN_DECISION_BYTES = 1 << 16
 MAX_ROW_BYTES = 4 * 2**30
 """One profile row may take at most this much; a larger budget is refused before allocating."""
@@ -49,13 +48,17 @@ MAX_ROW_BYTES = 4 * 2**30
 _INTEGER_DTYPES = ((torch.int8, 7), (torch.int16, 15), (torch.int32, 31), (torch.int64, 63))
 
 
-def default_decision_bytes(capacity: int) -> int:
-    return max(MIN_DECISION_BYTES, DECISION_BYTES_PER_UNIT * (capacity + 1))
+def default_decision_bytes(capacity: int, dtype: torch.dtype) -> int:
+    """As many bytes as one profile row (at least 64 KiB): the table then reuses row 1's storage."""
+    return max(MIN_DECISION_BYTES, (capacity + 1) * torch.empty((), dtype=dtype).element_size())
 
 
 def profile_values(runtimes: Sequence[float]) -> tuple[list, torch.dtype]:
     """The values the profiles hold for these (positive) runtimes, and the profile dtype."""
-    integers, _ = exact_runtimes(runtimes)
+    if all(float(r).is_integer() for r in runtimes):
+        integers = [int(r) for r in runtimes]
+    else:
+        integers, _ = exact_runtimes(runtimes)
     total = sum(integers)
     for dtype, bits in _INTEGER_DTYPES:
         if total < 2**bits:
@@ -73,7 +76,7 @@ def sliding_hirschberg(
     scale: int = SCALE,
     backend=None,
 ) -> Solution:
-    """Solve exactly; ``max_decision_bytes`` defaults to ``default_decision_bytes(capacity)``.
+    """Solve exactly; ``max_decision_bytes`` defaults to ``default_decision_bytes``.
 
     ``backend`` is any object with ``apply_items`` and ``apply_items_recording`` as in
     ``solvers.dp_rows`` (the default). A backend may also take over whole steps:
@@ -85,19 +88,26 @@ def sliding_hirschberg(
     """
     memory, runtimes, max_memory = validate(memory, runtimes, max_memory)
     weights, capacity = quantize(memory, max_memory, scale)
-    if max_decision_bytes is None:
-        max_decision_bytes = default_decision_bytes(capacity)
-    elif isinstance(max_decision_bytes, bool) or not isinstance(max_decision_bytes, int) or max_decision_bytes < 0:
+    if max_decision_bytes is not None and (
+        isinstance(max_decision_bytes, bool) or not isinstance(max_decision_bytes, int) or max_decision_bytes < 0
+    ):
         raise ValueError(f"max_decision_bytes must be an int >= 0, got {max_decision_bytes!r}")
 
     free = [i for i, (w, r) in enumerate(zip(weights, runtimes)) if w == 0 and r > 0]
     items = [i for i, (w, r) in enumerate(zip(weights, runtimes)) if 0 < w <= capacity and r > 0]
     values, dtype = profile_values([runtimes[i] for i in items])
-    value_of = dict(zip(items, values))
+    value_of = [0] * len(weights)
+    for i, v in zip(items, values):
+        value_of[i] = v
+    del values
+    if max_decision_bytes is None:
+        max_decision_bytes = default_decision_bytes(min(capacity, sum(weights[i] for i in items)), dtype)
     search = _Search(weights, value_of, dtype, torch.device(device), max_decision_bytes, backend or dp_rows)
     saved = sorted(free + search.solve(items, capacity))
-    chosen = set(saved)
-    recomputable = [i for i in range(len(weights)) if i not in chosen]
+    chosen = bytearray(len(weights))
+    for i in saved:
+        chosen[i] = 1
+    recomputable = [i for i in range(len(weights)) if not chosen[i]]
     return Solution(math.fsum(runtimes[i] for i in saved), saved, recomputable)
 
 
@@ -124,7 +134,7 @@ class _Search:
                 chosen += items
                 continue
             unit = math.gcd(*(self.weights[i] for i in items))
-            weights = [self.weights[i] // unit for i in items]
+            weights = [self.weights[i] // unit for i in items] if unit > 1 else [self.weights[i] for i in items]
             values = [self.value_of[i] for i in items]
             capacity //= unit
             if len(items) * (capacity + 1) <= self.max_decision_bytes:
@@ -152,8 +162,10 @@ class _Search:
     def _forward(self, profile, weights, values, capacity, low, decisions=None) -> None:
         """Fill profile[c] with the best value of these items for every c in [low, capacity].
 
-        Item k only updates capacities in [max(w_k, low - weight still to come), min(capacity,
-        weight so far)]: below, no later item can reach ``low``; above, everything fits.
+        Cells above the weight of the items seen so far all hold their total value (everything
+        fits): they are filled, not computed. Cells below ``low`` minus the weight still to come
+        can never reach ``low``: they are left stale. Items are handed to the backend in groups
+        (see ``_groups``); a group's first row is filled up to the group's top before its items.
         """
         if hasattr(self.backend, "forward"):
             self.backend.forward(profile, weights, values, capacity, low, decisions)
@@ -161,26 +173,22 @@ class _Search:
         profile[0] = 0
         frontier = 0
         reached = 0
-        to_come = sum(weights)
-        for k, (w, v) in enumerate(zip(weights, values)):
-            to_come -= w
-            top = min(capacity, frontier + w)
+        for first, stop, begin, top in _groups(weights, capacity, low):
             if top > frontier:
                 profile[frontier + 1 : top + 1].fill_(reached)
-            start = max(w, low - to_come)
-            if start <= top:
-                window = profile[start - w : top + 1]
-                if decisions is None:
-                    self.backend.apply_items(window, [w], [v])
-                else:
-                    self.backend.apply_items_recording(window, [w], [v], decisions[k : k + 1, start - w : top + 1])
+            window = profile[begin : top + 1]
+            group_w, group_v = weights[first:stop], values[first:stop]
+            if decisions is None:
+                self.backend.apply_items(window, group_w, group_v)
+            else:
+                self.backend.apply_items_recording(window, group_w, group_v, decisions[first:stop, begin : top + 1])
             frontier = top
-            reached += v
+            reached += sum(group_v)
 
     def _one_pass(self, weights: list[int], values: list, capacity: int) -> list[int]:
         """The chosen positions, from one forward pass that records a decision table."""
         profile = self._row(0, capacity)
-        decisions = torch.zeros((len(weights), capacity + 1), dtype=torch.bool, device=self.device)
+        decisions = self._decision_table(len(weights), capacity + 1)
         self._forward(profile, weights, values, capacity, capacity, decisions)
         prefix = list(_running_sums(weights))
         chosen = []
@@ -193,6 +201,18 @@ class _Search:
                 chosen.append(k)
                 room -= weights[k]
         return chosen
+
+    def _decision_table(self, rows: int, columns: int) -> torch.Tensor:
+        """An uninitialized bool table; it lives in profile row 1's storage when that is large
+        enough (row 1 only serves splits, and no split is in progress while a table is in use).
+
+        No zeroing is needed: the backtrack reads item k's row only at capacities in [w_k, top_k]
+        and at or above low_k, all of which the forward pass writes."""
+        needed = rows * columns
+        spare = self.rows[1]
+        if spare is not None and spare.numel() * spare.element_size() >= needed:
+            return spare.view(torch.uint8)[:needed].view(torch.bool).view(rows, columns)
+        return torch.empty((rows, columns), dtype=torch.bool, device=self.device)
 
     def _split(self, left_w, left_v, right_w, right_v, capacity: int) -> int:
         """The left half's share: the smallest c maximizing left(c) + right(capacity - c)."""
@@ -220,3 +240,37 @@ def _running_sums(weights: list[int]):
     for w in weights:
         total += w
         yield total
+
+
+GROUP_OVERHEAD_CELLS = 1 << 15
+"""What one more backend call costs, in cells updated: merging an item into the current group
+is worth it while the extra cells it makes the group update stay below this."""
+
+
+def _groups(weights: list[int], capacity: int, low: int):
+    """Consecutive items sharing one backend call: (first, stop, begin, top) per group.
+
+    Item k needs the cells [begin_k, top_k] of the profile, begin_k = max(0, low - w_k - weight
+    still to come) and top_k = min(capacity, weight so far); both grow with k, so a group
+    needs [begin of its first item, top of its last]. Extra cells a group updates stay correct:
+    the group's row is filled up to its top first, and cells below a window are never read by
+    anything above it.
+    """
+    to_come = sum(weights)
+    so_far = 0
+    group = None
+    for k, w in enumerate(weights):
+        to_come -= w
+        so_far += w
+        begin, top = max(0, low - to_come - w), min(capacity, so_far)
+        alone = top - begin - w + 1
+        if group is not None:
+            first, _, group_begin, _, count, group_weight, cells = group
+            merged = (count + 1) * (top - group_begin + 1) - group_weight - w
+            if merged <= cells + alone + GROUP_OVERHEAD_CELLS:
+                group = (first, k + 1, group_begin, top, count + 1, group_weight + w, merged)
+                continue
+            yield group[:4]
+        group = (k, k + 1, begin, top, 1, w, alone)
+    if group is not None:
+        yield group[:4]
