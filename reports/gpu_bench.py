@@ -8,7 +8,7 @@ so it can beat that limit; this benchmark measures by how much, side by side wit
 streaming kernel on the same rows.
 
 ``knapcheck bench --device cuda`` adds to its table (the cuda solver in fresh processes on the
-bench matrix, plus ``CUDA_ROWS``) the solver's rate in table cells per second — n * (C + 1) over
+bench matrix, plus ``reports.bench.CUDA_ROWS``) the solver's rate in table cells per second — n * (C + 1) over
 the median time, the cells a full-table DP would update; the solver updates about twice that,
 its split levels included — and that rate as a fraction of the one-item limit, then
 ``kernel_table`` and ``variant_table``.
@@ -23,9 +23,6 @@ import torch
 from reports.bench import BenchResult, BenchRow, instance_for
 from solvers.registry import registered
 from solvers.triton_rows import TritonRows
-
-CUDA_ROWS = [BenchRow("n=2000 C=1e8", 2000, 10_000.0, total_memory=20_000.0)]
-"""Rows only the GPU runs: memories summing to twice the budget, as the bench's large rows."""
 
 
 @dataclass(frozen=True)
