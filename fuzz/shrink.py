@@ -1,9 +1,9 @@
 """Shrinking a failing instance to a minimal one that still fails the same way.
 
 Hypothesis shrinks what it generates; campaigns, harvested corpora and stored regressions hand us
-instances it never generated, so this greedy shrinker works from any instance: drop items, lower
-the budget, make runtimes and memories rounder, and keep every change after which the failure
-still reproduces.
+instances it never generated, so this greedy shrinker works from any instance: drop items (alone
+or with their share of the budget), lower the budget, make runtimes and memories rounder, and
+keep every change after which the failure still reproduces.
 """
 
 from __future__ import annotations
@@ -56,6 +56,11 @@ def _candidates(instance: Instance) -> Iterator[Instance]:
         for start in range(0, n, size):
             yield _without(instance, start, min(n, start + size))
         size //= 2
+    for i in range(n):
+        # Dropping a saved item together with its share of the budget keeps a tight budget tight.
+        budget = instance.max_memory - instance.memory[i]
+        if budget >= 0:
+            yield _replace(_without(instance, i, i + 1), max_memory=budget)
     for budget in _simpler_numbers(instance.max_memory, unit=1 / SCALE):
         yield _replace(instance, max_memory=budget)
     for i, r in enumerate(instance.runtimes):

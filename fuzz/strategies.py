@@ -7,10 +7,13 @@ units (``units / SCALE``) unless the family is about what lies between units.
 
 from __future__ import annotations
 
+import math
+from functools import lru_cache
 from typing import Callable
 
 from hypothesis import strategies as st
 
+from fuzz.corpus import load_corpus
 from solvers.contract import SCALE, Instance
 
 MAX_ITEMS = 24
@@ -82,7 +85,11 @@ def duplicates_ties(draw) -> Instance:
 
 @st.composite
 def quantization_edges(draw) -> Instance:
-    """Memory and budget at, just below and just above half a quantization unit (k/S +- 1/(2S))."""
+    """Memory and budget at, just below and just above half a quantization unit (k/S +- 1/(2S)).
+
+    The budget is an edge too, or the unquantized memory of a subset: solvers that compare real
+    memory instead of quantized weights then disagree with the contract in both directions.
+    """
 
     def edge(units: int, offset: str) -> float:
         half = (units + 0.5) / SCALE
@@ -92,7 +99,9 @@ def quantization_edges(draw) -> Instance:
     n = draw(st.integers(1, 12))
     memory = tuple(edge(draw(st.integers(0, 40)), draw(offsets)) for _ in range(n))
     runtimes = tuple(float(draw(st.integers(1, 100))) for _ in range(n))
-    return Instance(memory, runtimes, edge(draw(st.integers(0, 120)), draw(offsets)))
+    subset = draw(st.lists(st.sampled_from(range(n)), unique=True))
+    budget = draw(st.one_of(st.builds(edge, st.integers(0, 120), offsets), st.just(math.fsum(memory[i] for i in subset))))
+    return Instance(memory, runtimes, budget)
 
 
 @st.composite
@@ -122,6 +131,19 @@ def normalized(draw) -> Instance:
     return Instance(memory, runtimes, budget)
 
 
+@lru_cache(maxsize=None)
+def _harvested_instances() -> tuple[Instance, ...]:
+    instances = tuple(record.instance for record in load_corpus())
+    if not instances:
+        raise ValueError("the harvested corpus (fuzz/corpus/harvested) holds no instances")
+    return instances
+
+
+def harvested() -> st.SearchStrategy[Instance]:
+    """Instances recorded from torch.compile's partitioner on the built-in models (fuzz/corpus)."""
+    return st.sampled_from(_harvested_instances())
+
+
 FAMILIES: dict[str, Callable[[], st.SearchStrategy[Instance]]] = {
     "tiny": tiny,
     "tight_budget": tight_budget,
@@ -132,6 +154,7 @@ FAMILIES: dict[str, Callable[[], st.SearchStrategy[Instance]]] = {
     "flop_scale": flop_scale,
     "float_runtimes": float_runtimes,
     "normalized": normalized,
+    "harvested": harvested,
 }
 
 

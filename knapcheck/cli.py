@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from knapcheck import bench_command, check_command, solve_command, solvers_command
+from knapcheck import bench_command, check_command, harvest_command, solve_command, solvers_command
 
-COMMANDS = [check_command, solvers_command, solve_command, bench_command]
+COMMANDS = [check_command, solvers_command, solve_command, harvest_command, bench_command]
 
 
 def main(argv: list[str] | None = None) -> int:

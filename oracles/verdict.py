@@ -1,8 +1,9 @@
 """The verdict function: (instance, what the solver did, what the oracle proved) -> one verdict.
 
 The same words are used in tests, campaigns and reports (design.md, section 2). Checks run in a
-fixed order and the first that fails decides: how the call ended, then the partition, the budget,
-the reported value, and last the value against the oracle.
+fixed order and the first that fails decides: how the call ended, the partition, the budget, the
+selection's value against the oracle, and last the reported value. The selection is what torch
+acts on, so a suboptimal selection outranks a misreported total.
 """
 
 from __future__ import annotations
@@ -119,18 +120,6 @@ def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult) ->
 
     value = set_value(instance, saved)
     tolerance = Fraction(float_tolerance(instance.runtimes))
-    reported = result.answer[0]
-    try:
-        reported_ok = abs(Fraction(float(reported)) - value) <= tolerance
-    except (TypeError, ValueError, OverflowError):
-        reported_ok = False
-    if not reported_ok:
-        return Judgement(
-            Verdict.WRONG_VALUE,
-            f"reported {reported!r}, saved items sum to {float(value)!r}",
-            memory_slack=memory_slack,
-        )
-
     gap = oracle.value - value
     if value > oracle.value + oracle.slack:
         if oracle.proven:
@@ -143,6 +132,18 @@ def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult) ->
             Verdict.SUBOPTIMAL,
             f"value {float(value)!r} < optimum {float(oracle.value)!r}",
             gap=float(gap),
+            memory_slack=memory_slack,
+        )
+
+    reported = result.answer[0]
+    try:
+        reported_ok = abs(Fraction(float(reported)) - value) <= tolerance
+    except (TypeError, ValueError, OverflowError):
+        reported_ok = False
+    if not reported_ok:
+        return Judgement(
+            Verdict.WRONG_VALUE,
+            f"reported {reported!r}, saved items sum to {float(value)!r}",
             memory_slack=memory_slack,
         )
     if not oracle.proven:

@@ -1,0 +1,87 @@
+"""The corpus of knapsack instances harvested from torch.compile: records with provenance, as JSON.
+
+One file per model (``MODEL.json``), each a list of records: the instance exactly as the partitioner
+handed it to its solver, and where it came from (model, memory budget, the index of the solver call
+within that compile, torch version, backend). Reading it needs no torch: the ``harvested`` family
+samples it in every test, check and campaign.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from solvers.contract import Instance
+
+CORPUS_DIR = Path(__file__).parent / "corpus" / "harvested"
+FORMAT = "knapcheck-harvested-corpus/1"
+
+
+@dataclass(frozen=True)
+class Harvested:
+    """One instance recorded from a real compile, and its provenance."""
+
+    instance: Instance
+    model: str
+    budget: float
+    call: int
+    """Which solver call of that compile (0 for the first): one compile may solve several graphs."""
+    torch_version: str
+    backend: str
+
+    def as_dict(self) -> dict:
+        return {
+            "model": self.model,
+            "budget": self.budget,
+            "call": self.call,
+            "torch_version": self.torch_version,
+            "backend": self.backend,
+            **self.instance.as_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Harvested":
+        missing = {"model", "budget", "call", "torch_version", "backend"} - set(data)
+        if missing:
+            raise ValueError(f"harvested record is missing {sorted(missing)}")
+        return cls(
+            Instance.from_dict(data),
+            str(data["model"]),
+            float(data["budget"]),
+            int(data["call"]),
+            str(data["torch_version"]),
+            str(data["backend"]),
+        )
+
+
+def write_corpus(records: list[Harvested], directory: Path) -> list[Path]:
+    """Write the records into ``directory``, one ``MODEL.json`` per model; return the files written."""
+    directory.mkdir(parents=True, exist_ok=True)
+    by_model: dict[str, list[Harvested]] = {}
+    for record in records:
+        by_model.setdefault(record.model, []).append(record)
+    written = []
+    for model, group in by_model.items():
+        path = directory / f"{model}.json"
+        path.write_text(json.dumps({"format": FORMAT, "records": [r.as_dict() for r in group]}, indent=1) + "\n")
+        written.append(path)
+    return written
+
+
+def read_corpus_file(path: Path) -> list[Harvested]:
+    data = json.loads(path.read_text())
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a harvested corpus file (expected format {FORMAT!r})")
+    records = []
+    for i, entry in enumerate(data.get("records", [])):
+        try:
+            records.append(Harvested.from_dict(entry))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{path}: records[{i}]: {exc}") from None
+    return records
+
+
+def load_corpus(directory: Path = CORPUS_DIR) -> list[Harvested]:
+    """Every record under ``directory``, in file-name order then file order."""
+    return [record for path in sorted(directory.glob("*.json")) for record in read_corpus_file(path)]

@@ -1,0 +1,88 @@
+"""Our solvers inside torch.compile: called by the partitioner, and the compiled model stays exact."""
+
+import pytest
+import torch
+from torch._functorch import config as functorch_config
+from torch._functorch import partitioners
+
+from fuzz.harvest_models import build
+from solvers.registry import get
+from solvers.torch_plugin import use_solver
+
+BACKEND = "aot_eager_decomp_partition"
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def outputs_and_gradients(module, x):
+    out = module(x)
+    out.square().sum().backward()
+    grads = [x.grad] + [p.grad for p in module.parameters()]
+    return out.detach(), [g.clone() for g in grads]
+
+
+def test_compiled_under_a_budget_with_full_table_matches_eager():
+    module, (x,) = build("mlp")
+    x.requires_grad_(True)
+    compiled = torch.compile(module, backend=BACKEND)
+    with use_solver("full_table", memory_budget=0.1) as calls:
+        got, got_grads = outputs_and_gradients(compiled, x)
+    assert calls, "the partitioner never called full_table"
+    assert all(call.max_memory == 0.1 for call in calls)
+
+    x.grad = None
+    module.zero_grad(set_to_none=True)
+    want, want_grads = outputs_and_gradients(module, x)
+    torch.testing.assert_close(got, want)
+    for g, w in zip(got_grads, want_grads, strict=True):
+        torch.testing.assert_close(g, w)
+
+
+def test_a_callable_is_called_with_what_the_partitioner_recorded():
+    seen = []
+    full_table = get("full_table")
+
+    def solver(memory, runtimes, max_memory):
+        seen.append((tuple(memory), tuple(runtimes), max_memory))
+        return full_table(memory, runtimes, max_memory)
+
+    module, inputs = build("mlp")
+    with use_solver(solver, memory_budget=0.2) as calls:
+        torch.compile(module, backend=BACKEND)(*inputs)
+    assert seen and seen == [(c.memory, c.runtimes, c.max_memory) for c in calls]
+
+
+def test_the_swap_is_undone_even_when_the_block_raises():
+    before = (
+        partitioners.dp_knapsack,
+        functorch_config.activation_memory_budget_solver,
+        functorch_config.activation_memory_budget,
+    )
+    with pytest.raises(RuntimeError, match="inside"):
+        with use_solver("full_table", memory_budget=0.3):
+            assert partitioners.dp_knapsack is not before[0]
+            raise RuntimeError("inside")
+    after = (
+        partitioners.dp_knapsack,
+        functorch_config.activation_memory_budget_solver,
+        functorch_config.activation_memory_budget,
+    )
+    assert after == before
+
+
+def test_an_unknown_solver_is_refused_before_anything_is_swapped():
+    with pytest.raises(ValueError, match="no_such_solver"):
+        with use_solver("no_such_solver"):
+            pass
+    with pytest.raises(ValueError, match="callable"):
+        with use_solver(42):
+            pass
+    with pytest.raises(ValueError, match="memory_budget"):
+        with use_solver("full_table", memory_budget=float("nan")):
+            pass
+    assert partitioners.dp_knapsack.__module__ == "torch._functorch._activation_checkpointing.knapsack"
