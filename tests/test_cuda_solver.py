@@ -13,12 +13,9 @@ import torch
 pytest.importorskip("triton", reason="the cuda solver's kernels need triton (Linux only)")
 
 from fuzz.check import sample
-from fuzz.differential import check
 from fuzz.strategies import FAMILIES, family
-from oracles.verdict import Verdict
 from solvers import dp_rows
 from solvers.cuda_solver import cuda_knapsack
-from solvers.registry import resolve
 from solvers.sliding_hirschberg import sliding_hirschberg
 from solvers.triton_rows import TritonRows
 
@@ -27,11 +24,12 @@ SPLITTING = {"max_decision_bytes": 0}
 
 
 @pytest.mark.parametrize("name", FAMILIES)
-def test_every_family_is_optimal_and_matches_the_cpu_solver(name):
-    """Same recurrence, same dtype, same tie rules: the saved set is identical, not just its value."""
-    entry = resolve("cuda")[0]
+def test_every_family_matches_the_cpu_solver_saved_set_for_saved_set(name):
+    """Same recurrence, same dtype, same tie rules: the saved set is identical, not just its value.
+
+    (tests/test_solvers.py judges the registered cuda entry against the oracle on every family.)
+    """
     for instance in sample(family(name), 5, seed_value=11):
-        assert check(entry, instance, name).verdict is Verdict.OPTIMAL, instance
         for options in ({}, SPLITTING):
             cpu = sliding_hirschberg(instance.memory, instance.runtimes, instance.max_memory, **options)
             for whole_passes in (True, False):
