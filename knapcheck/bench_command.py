@@ -79,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(gpu_bench.kernel_table())
         print()
+        print(gpu_bench.span_table())
+        print()
         print(gpu_bench.variant_table([r for r in rows if r.capacity >= 10**7]))
     return 0
 

@@ -122,6 +122,17 @@ def kernel_table(rows: list[KernelRow] = KERNEL_ROWS, repeats: int = 3, max_span
     return "\n".join(lines)
 
 
+def span_table(row: KernelRow = KERNEL_ROWS[0], spans: tuple[int, ...] = (2048, 4096, 8192, 16384)) -> str:
+    """The grouped kernel on one row at several window sizes: the data for choosing MAX_SPAN."""
+    if not torch.cuda.is_available():
+        return "no CUDA device: the window-size rows are skipped"
+    lines = [f"Window sizes on: {row.name}", "", "| span | grouped G cells/s | grouped / one-item |", "| ---: | ---: | ---: |"]
+    for span in spans:
+        m = measure_kernels(row, max_span=span)
+        lines.append(f"| {span} | {m.grouped_rate / 1e9:,.1f} | {m.streamed_seconds / m.grouped_seconds:.2f} |")
+    return "\n".join(lines)
+
+
 def rate_table(result: BenchResult, bandwidth: float) -> str:
     """Each cuda solver's table cells per second on each row, and its fraction of the one-item limit."""
     limit = one_item_limit(bandwidth)
