@@ -9,7 +9,9 @@ backend for CUDA follows the same contract.
 The profile is swept from its top down in blocks of at most ``BLOCK`` cells. A block's sources
 ``[lo - w, hi - w)`` all lie below ``hi``, which no earlier block has touched, so one scratch
 block replaces the full-length temporary that ``profile[:-w] + v`` would allocate, and the
-sources and the scratch stay in cache.
+sources and the scratch stay in cache. Blocks are kept below torch's intra-op grain size, so
+every CPU op runs on the calling thread: starting a thread team for each op costs far more than
+it saves at these sizes, and on a loaded machine it made whole solves 15 to 50 times slower.
 
 Decision tables are ``torch.bool``, one row per item and one column per capacity (one byte per
 cell): ``decisions[i, c]`` is set to whether taking item i at capacity c was strictly better
@@ -22,21 +24,27 @@ from typing import Sequence
 
 import torch
 
-BLOCK = 1 << 16
-"""Cells per block: 512 KiB of an int64 profile, so a block and its scratch stay in L2 cache."""
+BLOCK = (1 << 15) - 1
+"""Cells per block: one below torch's GRAIN_SIZE (32768), the smallest op torch parallelizes."""
+
+
+def block_size(device: torch.device) -> int:
+    """Cells per op: ``BLOCK`` on CPU; on other devices, where an op's cost is its launch, unbounded."""
+    return BLOCK if device.type == "cpu" else 1 << 62
 
 
 def apply_items(profile: torch.Tensor, weights: Sequence[int], values: Sequence[float]) -> None:
     length = profile.numel()
-    scratch = _scratch(profile)
+    block = block_size(profile.device)
+    scratch = _scratch(profile, block)
     for w, v in zip(weights, values):
-        if length - w <= BLOCK:
+        if length - w <= block:
             shifted = scratch[: length - w]
             torch.add(profile[: length - w], v, out=shifted)
             target = profile[w:]
             torch.maximum(target, shifted, out=target)
             continue
-        for lo, hi in _blocks(length, w):
+        for lo, hi in _blocks(length, w, block):
             shifted = scratch[: hi - lo]
             torch.add(profile[lo - w : hi - w], v, out=shifted)
             target = profile[lo:hi]
@@ -47,10 +55,11 @@ def apply_items_recording(
     profile: torch.Tensor, weights: Sequence[int], values: Sequence[float], decisions: torch.Tensor
 ) -> None:
     length = profile.numel()
-    scratch = _scratch(profile)
+    block = block_size(profile.device)
+    scratch = _scratch(profile, block)
     for i, (w, v) in enumerate(zip(weights, values)):
         row = decisions[i]
-        for lo, hi in _blocks(length, w):
+        for lo, hi in _blocks(length, w, block):
             shifted = scratch[: hi - lo]
             torch.add(profile[lo - w : hi - w], v, out=shifted)
             target = profile[lo:hi]
@@ -58,14 +67,14 @@ def apply_items_recording(
             torch.maximum(target, shifted, out=target)
 
 
-def _scratch(profile: torch.Tensor) -> torch.Tensor:
-    return torch.empty(min(BLOCK, profile.numel()), dtype=profile.dtype, device=profile.device)
+def _scratch(profile: torch.Tensor, block: int) -> torch.Tensor:
+    return torch.empty(min(block, profile.numel()), dtype=profile.dtype, device=profile.device)
 
 
-def _blocks(length: int, w: int):
+def _blocks(length: int, w: int, block: int):
     """Blocks [lo, hi) covering [w, length), from the top down."""
     hi = length
     while hi > w:
-        lo = max(w, hi - BLOCK)
+        lo = max(w, hi - block)
         yield lo, hi
         hi = lo
