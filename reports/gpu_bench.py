@@ -159,23 +159,23 @@ def rate_table(result: BenchResult, bandwidth: float) -> str:
 
 
 def variant_table(rows: list[BenchRow], repeats: int = 2) -> str:
-    """Whole forward passes in the kernels against sliding_hirschberg's windowed calls, warm, in
-    this process: which backend the cuda solver should use on this GPU."""
+    """The backend's own forward passes against sliding_hirschberg's per-group calls, warm, in this
+    process: which backend the cuda solver should use on this GPU."""
     from solvers.cuda_solver import cuda_knapsack
 
     if not torch.cuda.is_available():
         return "no CUDA device: the solver variant rows are skipped"
     lines = [
-        "| row | whole passes s | windowed calls s | windowed / whole |",
+        "| row | backend's own passes s | sliding_hirschberg's per-group calls s | per-group / own |",
         "| --- | ---: | ---: | ---: |",
     ]
     for row in rows:
         instance = instance_for(row)
         args = (list(instance.memory), list(instance.runtimes), instance.max_memory)
         seconds = {}
-        for whole in (True, False):
-            cuda_knapsack(*args, whole_passes=whole)  # compiles, allocates
-            seconds[whole] = min(_seconds(lambda: cuda_knapsack(*args, whole_passes=whole)) for _ in range(repeats))
+        for own in (True, False):
+            cuda_knapsack(*args, own_passes=own)  # compiles, allocates
+            seconds[own] = min(_seconds(lambda: cuda_knapsack(*args, own_passes=own)) for _ in range(repeats))
         lines.append(f"| {row.name} | {seconds[True]:.3f} | {seconds[False]:.3f} | {seconds[False] / seconds[True]:.2f} |")
     return "\n".join(lines)
 

@@ -28,16 +28,17 @@ def cuda_knapsack(
     max_decision_bytes: int | None = None,
     scale: int = SCALE,
     max_span: int = MAX_SPAN,
-    whole_passes: bool = True,
+    own_passes: bool = True,
 ) -> Solution:
     """Exact; the same saved set as sliding_hirschberg on exact instances (same ties, same arithmetic).
 
     ``max_decision_bytes`` defaults to DEVICE_DECISION_BYTES.
 
-    ``whole_passes`` lets the kernels run each forward pass over the whole row in one call
-    (``TritonPasses``); False keeps sliding_hirschberg's windows and groups (``TritonRows``).
+    ``own_passes``: the backend runs each forward pass itself, keeping both rows between its
+    launches (``TritonPasses``); False leaves the pass to sliding_hirschberg, which calls the
+    backend once per group of items (``TritonRows``).
     """
-    backend = TritonPasses if whole_passes else TritonRows
+    backend = TritonPasses if own_passes else TritonRows
     return sliding_hirschberg(
         memory,
         runtimes,

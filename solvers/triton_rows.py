@@ -208,52 +208,81 @@ class TritonRows:
         return lowest + int(torch.argmax(sums))
 
     def _apply(self, profile: torch.Tensor, weights: Sequence[int], values, decisions: torch.Tensor | None) -> None:
+        items = self._items(profile, weights, values)
+        if items is None:
+            return
+        length = profile.numel()
+        if self.group:
+            launches = plan_launches(items.weights, length, window_span(length, self.max_span))
+        else:
+            launches = [Launch(i, 1, None) for i in range(len(items.weights))]
+        src, spare = profile, None
+        for launch in launches:
+            if self._in_place(length):
+                self._launch(items, launch, src, src, decisions)
+                continue
+            if spare is None:
+                spare = torch.empty_like(profile)
+            self._launch(items, launch, src, spare, decisions)
+            src, spare = spare, src
+        if src is not profile:
+            profile.copy_(src)
+
+    def _items(self, profile: torch.Tensor, weights: Sequence[int], values) -> "_Items | None":
+        """The items as device tensors, after checking the row and them; None when there are none."""
         if profile.dim() != 1 or not profile.is_contiguous():
             raise ValueError(f"profile must be a contiguous 1-D tensor, got shape {tuple(profile.shape)}")
+        if profile.numel() >= MAX_LENGTH:
+            raise ValueError(f"profile has {profile.numel()} cells; the kernels index rows of fewer than {MAX_LENGTH}")
         weights = [int(w) for w in weights]
-        length = profile.numel()
-        if length >= MAX_LENGTH:
-            raise ValueError(f"profile has {length} cells; the kernels index rows of fewer than {MAX_LENGTH}")
         for i, w in enumerate(weights):
             if w < 1:
                 raise ValueError(f"weights[{i}] = {w} must be at least 1")
         if not weights:
-            return
-        device = profile.device
-        weight_tensor = _on_device(torch.tensor(weights, dtype=torch.int32), device)
-        value_tensor = _on_device(torch.as_tensor(values, dtype=profile.dtype), device)
+            return None
+        value_tensor = _on_device(torch.as_tensor(values, dtype=profile.dtype), profile.device)
         if value_tensor.shape != (len(weights),):
             raise ValueError(f"values must hold {len(weights)} numbers, got shape {tuple(value_tensor.shape)}")
-        record = decisions is not None
-        if not record:
-            decisions = weight_tensor  # never written: RECORD is off
-        stride = decisions.stride(0) if record else 0
+        return _Items(weights, _on_device(torch.tensor(weights, dtype=torch.int32), profile.device), value_tensor)
 
+    def _in_place(self, length: int) -> bool:
+        """Programs read cells that other programs write, so launches go from one buffer to the
+        other; a row that fits one window is one program, which reads it all before writing."""
+        return self.group and length <= window_span(length, self.max_span)
+
+    def _launch(
+        self, items: "_Items", launch: Launch, src: torch.Tensor, dst: torch.Tensor, decisions: torch.Tensor | None
+    ) -> None:
+        """One launch from src to dst (1-D views of equal length, the same one when ``_in_place``);
+        decisions, if given, has one row per item and its columns aligned with src's cells. A row
+        that fits one window takes the launch's items in one program, whatever their weights."""
+        length = src.numel()
+        record = decisions is not None
+        table = decisions if record else items.weight_tensor  # never written when RECORD is off
+        stride = decisions.stride(0) if record else 0
         span = window_span(length, self.max_span)
-        if self.group:
-            launches = plan_launches(weights, length, span)
+        if self._in_place(length):
+            _group_kernel[(1,)](
+                src, dst, items.weight_tensor, items.value_tensor, table, stride, launch.first, launch.count,
+                length, 0, SPAN=span, RECORD=record, num_warps=_warps(span),
+            )
+        elif launch.halo is None:
+            _stream_kernel[(triton.cdiv(length, self.stream_block),)](
+                src, dst, items.weight_tensor, items.value_tensor, table, stride, launch.first, length,
+                BLOCK=self.stream_block, RECORD=record, num_warps=4,
+            )
         else:
-            launches = [Launch(i, 1, None) for i in range(len(weights))]
-        # Programs read cells that other programs write, so launches go from one buffer to the
-        # other; a row in one window is one program, which reads it all before writing: in place.
-        in_place = launches[0].halo == 0
-        src, dst = profile, profile if in_place else torch.empty_like(profile)
-        for launch in launches:
-            if launch.halo is None:
-                grid = (triton.cdiv(length, self.stream_block),)
-                _stream_kernel[grid](
-                    src, dst, weight_tensor, value_tensor, decisions, stride, launch.first, length,
-                    BLOCK=self.stream_block, RECORD=record, num_warps=4,
-                )
-            else:
-                grid = (triton.cdiv(length, span - launch.halo),)
-                _group_kernel[grid](
-                    src, dst, weight_tensor, value_tensor, decisions, stride, launch.first, launch.count,
-                    length, launch.halo, SPAN=span, RECORD=record, num_warps=_warps(span),
-                )
-            src, dst = dst, src
-        if src is not profile:
-            profile.copy_(src)
+            _group_kernel[(triton.cdiv(length, span - launch.halo),)](
+                src, dst, items.weight_tensor, items.value_tensor, table, stride, launch.first, launch.count,
+                length, launch.halo, SPAN=span, RECORD=record, num_warps=_warps(span),
+            )
+
+
+@dataclass(frozen=True)
+class _Items:
+    weights: list[int]
+    weight_tensor: torch.Tensor
+    value_tensor: torch.Tensor
 
 
 def _on_device(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
@@ -268,13 +297,13 @@ def _warps(span: int) -> int:
 
 
 class TritonPasses(TritonRows):
-    """TritonRows that also takes over sliding_hirschberg's whole forward passes.
+    """TritonRows that also runs sliding_hirschberg's whole forward passes.
 
-    sliding_hirschberg's own forward pass hands the backend windows: cells that cannot matter are
-    skipped, at the price of one call (and, for an odd number of launches, one copy back into
-    the profile) per group of items. Here a pass is one call over the whole row: more cells
-    computed, fewer launches and passes over memory. Which wins on a GPU is what the GPU
-    benchmark's solver rows measure (``reports.gpu_bench``).
+    sliding_hirschberg's own pass hands the backend one window per group of items, and each call
+    must leave its result in the profile: a copy back whenever a call ends in the spare row. Here
+    the pass keeps the two rows for itself: each launch (items grouped by the kernels' halo limit)
+    works on the window its items need, from one row to the other, and only the cells the caller
+    reads are copied back, once.
     """
 
     def forward(
@@ -286,14 +315,57 @@ class TritonPasses(TritonRows):
         low: int,
         decisions: torch.Tensor | None = None,
     ) -> None:
-        """sliding_hirschberg's forward pass: profile[0 .. capacity] from zero, every item, whole row.
+        """Fill profile[low .. capacity] with the items' best values, as sliding_hirschberg's pass.
 
-        Every cell, ``low`` upwards included, ends with its exact best value, and decisions are
-        recorded on every cell from each item's weight up, so wherever a backtrack reads them.
+        Item k needs cells [max(0, low - w_k - weight after k), min(capacity, weight up to k)]:
+        below, nothing reaches ``low``; above, everything fits and the cell holds the values' sum.
+        A launch works on the union of its items' windows; cells above the previous launch's
+        window are filled with the sum of the values so far first. Decisions are recorded in
+        every item's window, where the backtrack reads them.
         """
         row = profile[: capacity + 1]
-        row.zero_()
-        if decisions is None:
-            self.apply_items(row, weights, values)
+        items = self._items(row, weights, values)
+        if items is None:
+            row.zero_()
+            return
+        begins, tops = _windows(items.weights, capacity, low)
+        if self.group:
+            launches = plan_launches(items.weights, capacity + 1, window_span(capacity + 1, self.max_span))
         else:
-            self.apply_items_recording(row, weights, values, decisions)
+            launches = [Launch(i, 1, None) for i in range(len(items.weights))]
+        src, spare = row, None
+        row[0] = 0
+        frontier, reached = 0, 0
+        for launch in launches:
+            stop = launch.first + launch.count
+            begin, top = begins[launch.first], tops[stop - 1]
+            if top > frontier:
+                src[frontier + 1 : top + 1].fill_(reached)
+                frontier = top
+            for v in values[launch.first : stop]:
+                reached = reached + v
+            window = slice(begin, top + 1)
+            table = None if decisions is None else decisions[:, window]
+            if self._in_place(top + 1 - begin):
+                self._launch(items, launch, src[window], src[window], table)
+                continue
+            if spare is None:
+                spare = torch.empty_like(row)
+            self._launch(items, launch, src[window], spare[window], table)
+            src, spare = spare, src
+        if frontier < capacity:
+            src[frontier + 1 :].fill_(reached)
+        if src is not row:
+            row[low:].copy_(src[low:])
+
+
+def _windows(weights: list[int], capacity: int, low: int) -> tuple[list[int], list[int]]:
+    """Per item, the first and last cell its update needs (see TritonPasses.forward); both grow."""
+    begins, tops = [], []
+    to_come, so_far = sum(weights), 0
+    for w in weights:
+        to_come -= w
+        so_far += w
+        begins.append(max(0, low - to_come - w))
+        tops.append(min(capacity, so_far))
+    return begins, tops

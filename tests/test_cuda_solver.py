@@ -15,6 +15,7 @@ pytest.importorskip("triton", reason="the cuda solver's kernels need triton (Lin
 from fuzz.check import sample
 from fuzz.strategies import FAMILIES, family
 from solvers import dp_rows
+from solvers.contract import exact_scale
 from solvers.cuda_solver import cuda_knapsack
 from solvers.sliding_hirschberg import sliding_hirschberg
 from solvers.triton_rows import TritonRows
@@ -30,13 +31,15 @@ def test_every_family_matches_the_cpu_solver_saved_set_for_saved_set(name):
     (tests/test_solvers.py judges the registered cuda entry against the oracle on every family.)
     """
     for instance in sample(family(name), 5, seed_value=11):
+        if exact_scale(instance.runtimes) is None:
+            continue  # float sums grouped differently may round differently; test_solvers judges these
         for options in ({}, SPLITTING):
             cpu = sliding_hirschberg(instance.memory, instance.runtimes, instance.max_memory, **options)
-            for whole_passes in (True, False):
+            for own_passes in (True, False):
                 ours = cuda_knapsack(
-                    instance.memory, instance.runtimes, instance.max_memory, whole_passes=whole_passes, **options
+                    instance.memory, instance.runtimes, instance.max_memory, own_passes=own_passes, **options
                 )
-                assert ours == cpu, (instance, whole_passes)
+                assert ours == cpu, (instance, own_passes)
 
 
 def test_halo_windows_inside_the_solver_match_the_cpu_solver():
@@ -47,9 +50,10 @@ def test_halo_windows_inside_the_solver_match_the_cpu_solver():
         memory = [rng.randint(1, 60) / 10_000 for _ in range(n)]
         runtimes = [float(rng.randint(1, 10**12)) for _ in range(n)]
         budget = sum(memory) * rng.choice([0.3, 0.6])
-        cpu = sliding_hirschberg(memory, runtimes, budget, **SPLITTING)
-        for whole_passes in (True, False):
-            assert cuda_knapsack(memory, runtimes, budget, max_span=64, whole_passes=whole_passes, **SPLITTING) == cpu
+        for options in (SPLITTING, {"max_decision_bytes": 2000}, {}):
+            cpu = sliding_hirschberg(memory, runtimes, budget, **options)
+            for own_passes in (True, False):
+                assert cuda_knapsack(memory, runtimes, budget, max_span=64, own_passes=own_passes, **options) == cpu
 
 
 def random_instance(seed, n, capacity, integer_runtimes):
@@ -70,8 +74,8 @@ def test_gpu_matches_the_cpu_solver_at_size(n, capacity, integer_runtimes):
     memory, runtimes, budget = random_instance(n + capacity, n, capacity, integer_runtimes)
     for options in ({}, {"max_decision_bytes": 8 * (capacity + 1)}):
         cpu = sliding_hirschberg(memory, runtimes, budget, **options)
-        for whole_passes in (True, False):
-            assert cuda_knapsack(memory, runtimes, budget, whole_passes=whole_passes, **options) == cpu
+        for own_passes in (True, False):
+            assert cuda_knapsack(memory, runtimes, budget, own_passes=own_passes, **options) == cpu
 
 
 @pytest.mark.gpu

@@ -17,7 +17,7 @@ pytest.importorskip("triton", reason="the cuda solver's kernels need triton (Lin
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solvers.triton_rows import MIN_SPAN, Launch, TritonRows, kernel_device, plan_launches
+from solvers.triton_rows import MIN_SPAN, Launch, TritonPasses, TritonRows, kernel_device, plan_launches
 
 DEVICE = kernel_device()
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,6 +101,18 @@ def test_ties_and_edges_match_torch_rows(capacity, items, max_span, dtype):
     TritonRows(max_span=max_span).apply_items_recording(profile, weights, values, decisions)
     assert torch.equal(profile.cpu(), expected)
     assert torch.equal(decisions.cpu(), expected_decisions)
+
+
+@pytest.mark.parametrize("max_span", [64, 1024])
+def test_forward_pass_matches_torch_rows_from_low_up(max_span):
+    """TritonPasses.forward works on windows, with fills above them: exact from ``low`` up."""
+    capacity = 400
+    weights, values = random_items(max_span, 30, 60, torch.int64)
+    expected = torch_rows(torch.zeros(capacity + 1, dtype=torch.int64), weights, values)
+    for low in (0, 150, capacity):
+        profile = torch.full((capacity + 1,), -1, dtype=torch.int64, device=DEVICE)
+        TritonPasses(max_span=max_span).forward(profile, weights, values, capacity, low)
+        assert torch.equal(profile[low:].cpu(), expected[low:])
 
 
 @given(
