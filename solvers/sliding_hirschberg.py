@@ -79,7 +79,7 @@ def sliding_hirschberg(
     scale: int = SCALE,
     backend=None,
 ) -> Solution:
-    """Solve exactly; ``max_decision_bytes`` defaults to ``default_decision_bytes``.
+    """Solve exactly; ``max_decision_bytes`` defaults to ``default_decision_bytes`` of the reduced capacity.
 
     ``backend`` is any object with ``apply_items`` and ``apply_items_recording`` as in
     ``solvers.dp_rows`` (the default). A backend may also take over whole steps:
@@ -104,8 +104,6 @@ def sliding_hirschberg(
     for i, v in zip(items, values):
         value_of[i] = v
     del values
-    if max_decision_bytes is None:
-        max_decision_bytes = default_decision_bytes(min(capacity, sum(weights[i] for i in items)), dtype)
     search = _Search(weights, value_of, dtype, torch.device(device), max_decision_bytes, backend or dp_rows)
     saved = sorted(free + search.solve(items, capacity))
     chosen = bytearray(len(weights))
@@ -126,6 +124,8 @@ class _Search:
         self.max_decision_bytes = max_decision_bytes
         self.backend = backend
         self.rows: list[torch.Tensor | None] = [None, None]
+        self.largest = 0
+        """The first reduced sub-problem's capacity: no later one exceeds it, so rows this long never grow."""
         self.block = dp_rows.block_size(device)
         """Cells per fill and per split-search op (see dp_rows.BLOCK)."""
 
@@ -143,6 +143,10 @@ class _Search:
             weights = [self.weights[i] // unit for i in items] if unit > 1 else [self.weights[i] for i in items]
             values = [self.value_of[i] for i in items]
             capacity //= unit
+            if not self.largest:
+                self.largest = capacity
+                if self.max_decision_bytes is None:
+                    self.max_decision_bytes = default_decision_bytes(capacity, self.dtype)
             if len(items) * (capacity + 1) <= self.max_decision_bytes:
                 chosen += [items[k] for k in self._one_pass(weights, values, capacity)]
                 continue
@@ -153,17 +157,19 @@ class _Search:
         return chosen
 
     def _row(self, which: int, capacity: int) -> torch.Tensor:
-        """Profile row 0 or 1, cells 0..capacity; allocated once, by the first sub-problem using it."""
-        row = self.rows[which]
-        if row is None or row.numel() <= capacity:
-            needed = (capacity + 1) * torch.empty((), dtype=self.dtype).element_size()
+        """Profile row 0 or 1, cells 0..capacity; allocated on first use for the largest capacity.
+
+        A child's reduced capacity never exceeds its parent's (its weights' divisor is a multiple
+        of the parent's and its share is at most the parent's capacity), so rows never grow."""
+        if self.rows[which] is None:
+            needed = (self.largest + 1) * torch.empty((), dtype=self.dtype).element_size()
             if needed > MAX_ROW_BYTES:
                 raise ProblemTooLarge(
-                    f"sliding_hirschberg needs {needed} bytes per profile row for capacity {capacity}, "
+                    f"sliding_hirschberg needs {needed} bytes per profile row for capacity {self.largest}, "
                     f"over MAX_ROW_BYTES = {MAX_ROW_BYTES}"
                 )
-            row = self.rows[which] = torch.empty(capacity + 1, dtype=self.dtype, device=self.device)
-        return row[: capacity + 1]
+            self.rows[which] = torch.empty(self.largest + 1, dtype=self.dtype, device=self.device)
+        return self.rows[which][: capacity + 1]
 
     def _forward(self, profile, weights, values, capacity, low, decisions=None) -> None:
         """Fill profile[c] with the best value of these items for every c in [low, capacity].
