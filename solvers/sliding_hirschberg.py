@@ -86,8 +86,10 @@ def sliding_hirschberg(
     ``forward(profile, weights, values, capacity, low, decisions)`` (fill ``profile[low:capacity+1]``
     with the items' best values, recording decisions where a backtrack from ``capacity`` reads them)
     and ``best_split(left, right, lowest, highest, capacity)`` (the smallest ``c`` in
-    ``[lowest, highest]`` maximizing ``left[c] + right[capacity - c]``); ``solvers.triton_rows``
-    does, to keep a GPU's work in few launches and its profiles on the device.
+    ``[lowest, highest]`` maximizing ``left[c] + right[capacity - c]``) and
+    ``backtrack(decisions, weights, capacity)`` (the positions ``_one_pass`` reads off a recorded
+    table); ``solvers.triton_rows`` does, to keep a GPU's work in few launches and its profiles
+    and tables on the device.
     """
     memory, runtimes, max_memory = validate(memory, runtimes, max_memory)
     weights, capacity = quantize(memory, max_memory, scale)
@@ -202,6 +204,8 @@ class _Search:
         profile = self._row(0, capacity)
         decisions = self._decision_table(len(weights), capacity + 1)
         self._forward(profile, weights, values, capacity, capacity, decisions)
+        if hasattr(self.backend, "backtrack"):
+            return self.backend.backtrack(decisions, weights, capacity)
         prefix = list(_running_sums(weights))
         chosen = []
         room = capacity

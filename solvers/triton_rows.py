@@ -118,6 +118,26 @@ def _stream_kernel(
         tl.store(row + c, take, mask=reachable)
 
 
+@triton.jit(do_not_specialize=["decision_stride", "count", "capacity"])
+def _backtrack_kernel(decisions, decision_stride, weights, prefix, taken, count, capacity):
+    """Walk the items from the last: taken[k] is whether the optimum at ``capacity`` takes item k.
+
+    Once the room left holds every item up to k, all of them are taken; before that, item k is
+    taken where its recorded decision at the room left says so. One program, one item a step.
+    """
+    room = capacity.to(tl.int64)
+    fits_all = room < 0
+    for t in range(count):
+        k = count - 1 - t
+        w = tl.load(weights + k).to(tl.int64)
+        fits_all = fits_all | (room >= tl.load(prefix + k))
+        ask = (room >= w) & (fits_all == 0)
+        decided = tl.load(decisions + k.to(tl.int64) * decision_stride + room, mask=ask, other=0) != 0
+        take = fits_all | decided
+        tl.store(taken + k, take)
+        room = tl.where(decided & (fits_all == 0), room - w, room)
+
+
 @dataclass(frozen=True)
 class Launch:
     """One kernel launch: items first .. first+count-1; halo None means the one-item streaming kernel."""
@@ -206,6 +226,20 @@ class TritonRows:
         """
         sums = left[lowest : highest + 1] + right[capacity - highest : capacity - lowest + 1].flip(0)
         return lowest + int(torch.argmax(sums))
+
+    @staticmethod
+    def backtrack(decisions: torch.Tensor, weights: Sequence[int], capacity: int) -> list[int]:
+        """The positions sliding_hirschberg's backtrack reads off a recorded table, found on the
+        device: one launch and one list back to the host instead of a round trip per item."""
+        count = len(weights)
+        if count == 0:
+            return []
+        device = decisions.device
+        weight_tensor = _on_device(torch.tensor(weights, dtype=torch.int32), device)
+        prefix = _on_device(torch.tensor(weights, dtype=torch.int64).cumsum(0), device)
+        taken = torch.empty(count, dtype=torch.bool, device=device)
+        _backtrack_kernel[(1,)](decisions, decisions.stride(0), weight_tensor, prefix, taken, count, capacity, num_warps=1)
+        return [k for k, take in enumerate(taken.tolist()) if take]
 
     def _apply(self, profile: torch.Tensor, weights: Sequence[int], values, decisions: torch.Tensor | None) -> None:
         items = self._items(profile, weights, values)

@@ -164,6 +164,9 @@ for dtype in ("i64", "fp64", "i8"):
     ):
         source = ASTSource(kernel, signature, constexprs={**constants, "RECORD": dtype == "i64"})
         triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
+backtrack = {"decisions": "*i1", "decision_stride": "i64", "weights": "*i32", "prefix": "*i64", "taken": "*i1",
+             "count": "i32", "capacity": "i32"}
+triton.compile(ASTSource(triton_rows._backtrack_kernel, backtrack), target=GPUTarget("cuda", 90, 32), options={"num_warps": 1})
 print("compiled")
 """
 
