@@ -1,9 +1,9 @@
 """The CUDA solver: sliding_hirschberg with its row updates and splits in Triton kernels on the GPU.
 
 Without a GPU it runs the same kernels in Triton's interpreter on CPU tensors (see
-solvers.triton_rows), so CI checks the code a GPU runs, only slowly. Profiles, decision tables
-and split reductions stay on the device; the host gets one number per split and one decision bit
-per backtracked item.
+solvers.triton_rows), so CI checks the code a GPU runs, only slowly. Profiles, decision tables,
+split reductions and backtracks stay on the device; the host gets one number per split and one
+list per recorded table.
 """
 
 from __future__ import annotations
