@@ -54,11 +54,14 @@ class CheckResult:
         return [f for f in self.findings if f.solver.ours]
 
 
-def minimal_reproduction(failure: Check) -> Check:
-    """Shrink a failing check to the smallest instance that fails with the same verdict."""
+def minimal_reproduction(failure: Check, give_up: Callable[[], bool] = lambda: False) -> Check:
+    """Shrink a failing check to the smallest instance that fails with the same verdict.
+
+    Once ``give_up()`` is true (a campaign's time is over) the smallest instance so far is kept.
+    """
 
     def still_fails(instance: Instance) -> bool:
-        if not size_allows(failure.solver, instance):
+        if give_up() or not size_allows(failure.solver, instance):
             return False
         return check(failure.solver, instance, failure.family).verdict is failure.verdict
 

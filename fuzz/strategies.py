@@ -14,6 +14,7 @@ from typing import Callable
 from hypothesis import strategies as st
 
 from fuzz.corpus import load_corpus
+from fuzz.pisinger import CLASSES as PISINGER_CLASSES
 from solvers.contract import SCALE, Instance
 
 MAX_ITEMS = 24
@@ -112,6 +113,18 @@ def flop_scale(draw) -> Instance:
 
 
 @st.composite
+def float32_limits(draw) -> Instance:
+    """Runtimes past float32's 2**24 next to runtimes of a few units, as real partitioner problems have.
+
+    Harvested instances mix FLOP counts above 2**24 with nodes of runtime 1; a float32 profile
+    cannot tell a set with the small items from one without them.
+    """
+    runtimes = st.one_of(st.integers(2**24, 2**34), st.integers(1, 8))
+    weights, runtimes = draw(_items(st.integers(0, 60), runtimes, min_size=2, max_size=12))
+    return _instance(weights, runtimes, draw(st.integers(0, sum(weights))))
+
+
+@st.composite
 def float_runtimes(draw) -> Instance:
     """Arbitrary float runtimes: mostly inexact instances, compared with the derived tolerance."""
     weights, runtimes = draw(
@@ -152,10 +165,18 @@ FAMILIES: dict[str, Callable[[], st.SearchStrategy[Instance]]] = {
     "duplicates_ties": duplicates_ties,
     "quantization_edges": quantization_edges,
     "flop_scale": flop_scale,
+    "float32_limits": float32_limits,
     "float_runtimes": float_runtimes,
     "normalized": normalized,
     "harvested": harvested,
 }
+
+
+def _from_raw(make: Callable[[], st.SearchStrategy]) -> Callable[[], st.SearchStrategy[Instance]]:
+    return lambda: make().map(lambda raw: _instance(*raw))
+
+
+FAMILIES.update({name: _from_raw(make) for name, make in PISINGER_CLASSES.items()})
 
 
 def family(name: str) -> st.SearchStrategy[Instance]:

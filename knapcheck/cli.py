@@ -5,9 +5,25 @@ from __future__ import annotations
 import argparse
 import sys
 
-from knapcheck import bench_command, check_command, harvest_command, solve_command, solvers_command
+from knapcheck import (
+    bench_command,
+    check_command,
+    fuzz_command,
+    harvest_command,
+    promote_command,
+    solve_command,
+    solvers_command,
+)
 
-COMMANDS = [check_command, solvers_command, solve_command, harvest_command, bench_command]
+COMMANDS = [
+    check_command,
+    solvers_command,
+    solve_command,
+    harvest_command,
+    fuzz_command,
+    promote_command,
+    bench_command,
+]
 
 
 def main(argv: list[str] | None = None) -> int:

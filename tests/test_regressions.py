@@ -1,0 +1,40 @@
+"""Every case of the regression corpus (promoted from fuzz campaigns with `knapcheck promote`).
+
+Our own solvers must pass their cases. An upstream solver's case is a strict expected failure: the
+defect is upstream's and never makes this suite red, while a fix upstream shows up as an
+unexpected pass that fails the suite, so the case gets retired on purpose rather than silently.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fuzz.regressions import RegressionCase, load_corpus, replay
+
+CORPUS = Path(__file__).parent / "regressions" / "corpus.json"
+
+
+class StillDefective(AssertionError):
+    """The case fails as it did when found: an upstream case's expected failure. Any other failure is new."""
+
+
+def _param(case: RegressionCase):
+    marks = []
+    if not case.ours:
+        cause = f": {case.why}" if case.why else ""
+        reason = f"upstream defect{cause} ({case.solver} {case.verdict}, found in {case.origin} by family {case.family})"
+        marks.append(pytest.mark.xfail(strict=True, raises=StillDefective, reason=reason))
+    return pytest.param(case, id=case.id, marks=marks)
+
+
+@pytest.mark.parametrize("case", [_param(case) for case in load_corpus(CORPUS)])
+def test_regression_case(case: RegressionCase):
+    try:
+        done = replay(case)
+    except ValueError as exc:
+        pytest.skip(f"solver unavailable here: {exc}")
+    if done.verdict.value == case.verdict:
+        raise StillDefective(f"{case.solver} still fails: {done.verdict.value}: {done.judgement.detail}")
+    assert not done.failed, f"{case.solver} now fails differently: {done.verdict.value}: {done.judgement.detail}"
