@@ -42,7 +42,9 @@ MIN_SPAN = 64
 MAX_LENGTH = 2**31 - 2**16
 """Rows must be shorter: the kernels index cells (halo and block overshoot included) in int32."""
 STREAM_BLOCK = 1024
-"""Cells per program of the one-item streaming kernel."""
+"""Cells per program of the one-item streaming kernel on a GPU."""
+INTERPRETER_STREAM_BLOCK = 1 << 16
+"""The same in the interpreter, whose cost is mostly per program: long rows in few programs."""
 
 
 def interpreting() -> bool:
@@ -182,14 +184,18 @@ def plan_launches(weights: Sequence[int], length: int, span: int) -> list[Launch
 class TritonRows:
     """A row-update backend for sliding_hirschberg whose work runs in the Triton kernels above.
 
-    ``max_span`` sets the group kernel's window (a power of two; small values exercise the halo
-    path on small rows in tests). ``group=False`` streams every item in its own launch: the
+    ``max_span`` sets the group kernel's window and ``stream_block`` the streaming kernel's block
+    (powers of two; small values exercise the halo and multi-program paths on small rows in tests). ``group=False`` streams every item in its own launch: the
     one-item-per-launch baseline the benchmark compares with.
     """
 
-    def __init__(self, *, max_span: int = MAX_SPAN, stream_block: int = STREAM_BLOCK, group: bool = True) -> None:
+    def __init__(self, *, max_span: int = MAX_SPAN, stream_block: int | None = None, group: bool = True) -> None:
         if max_span < MIN_SPAN or max_span & (max_span - 1):
             raise ValueError(f"max_span must be a power of two >= {MIN_SPAN}, got {max_span}")
+        if stream_block is None:
+            stream_block = INTERPRETER_STREAM_BLOCK if interpreting() else STREAM_BLOCK
+        if stream_block < 16 or stream_block & (stream_block - 1):
+            raise ValueError(f"stream_block must be a power of two >= 16, got {stream_block}")
         self.max_span = max_span
         self.stream_block = stream_block
         self.group = group

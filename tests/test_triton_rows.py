@@ -68,7 +68,7 @@ def test_profile_and_decisions_match_torch_rows(dtype, max_span, capacity, max_w
     start = starting_profile(capacity, dtype, seed=7)
     expected_decisions = torch.zeros(len(weights), capacity + 1, dtype=torch.bool)
     expected = torch_rows(start, weights, values, expected_decisions)
-    rows = TritonRows(max_span=max_span)
+    rows = TritonRows(max_span=max_span, stream_block=64)
 
     profile = start.to(DEVICE, copy=True)
     rows.apply_items(profile, weights, values)
@@ -98,7 +98,7 @@ def test_ties_and_edges_match_torch_rows(capacity, items, max_span, dtype):
 
     profile = start.to(DEVICE, copy=True)
     decisions = torch.ones(len(weights), capacity + 1, dtype=torch.bool, device=DEVICE)
-    TritonRows(max_span=max_span).apply_items_recording(profile, weights, values, decisions)
+    TritonRows(max_span=max_span, stream_block=64).apply_items_recording(profile, weights, values, decisions)
     assert torch.equal(profile.cpu(), expected)
     assert torch.equal(decisions.cpu(), expected_decisions)
 
@@ -111,7 +111,7 @@ def test_forward_pass_matches_torch_rows_from_low_up(max_span):
     expected = torch_rows(torch.zeros(capacity + 1, dtype=torch.int64), weights, values)
     for low in (0, 150, capacity):
         profile = torch.full((capacity + 1,), -1, dtype=torch.int64, device=DEVICE)
-        TritonPasses(max_span=max_span).forward(profile, weights, values, capacity, low)
+        TritonPasses(max_span=max_span, stream_block=64).forward(profile, weights, values, capacity, low)
         assert torch.equal(profile[low:].cpu(), expected[low:])
 
 
@@ -145,6 +145,8 @@ def test_bad_arguments_are_refused():
         rows.apply_items_recording(profile, [3], [1], torch.zeros(1, 5, dtype=torch.bool, device=DEVICE))
     with pytest.raises(ValueError, match="max_span"):
         TritonRows(max_span=100)
+    with pytest.raises(ValueError, match="stream_block"):
+        TritonRows(stream_block=1000)
 
 
 COMPILE_FOR_HOPPER = """
