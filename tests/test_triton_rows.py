@@ -59,8 +59,7 @@ def starting_profile(capacity, dtype, seed):
     "max_span, capacity, max_weight",
     [
         (1024, 300, 120),  # the row fits one window: every item in one launch
-        (64, 300, 20),  # groups with halos, many tiles
-        (128, 257, 90),  # groups and streamed heavy items mixed
+        (64, 257, 50),  # groups with halos over many tiles, and streamed heavy items
     ],
 )
 def test_profile_and_decisions_match_torch_rows(dtype, max_span, capacity, max_weight):
@@ -81,7 +80,7 @@ def test_profile_and_decisions_match_torch_rows(dtype, max_span, capacity, max_w
     assert torch.equal(decisions.cpu(), expected_decisions)
 
 
-@settings(max_examples=12)
+@settings(max_examples=8)
 @given(
     capacity=st.integers(1, 200),
     items=st.lists(st.tuples(st.integers(1, 200), st.integers(1, 50)), min_size=1, max_size=10),
