@@ -9,6 +9,7 @@ excluded). On CUDA it also reports the peak of torch's CUDA allocator.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import json
 import resource
@@ -45,6 +46,15 @@ def _reset_peak() -> bool:
         return False
 
 
+def _trim_heap() -> None:
+    """Return the heap's free memory to the kernel (glibc), so that the call pays for every page it
+    needs instead of silently reusing what the warm-up left behind."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 def _limit_address_space() -> None:
     pages = int(Path("/proc/self/statm").read_text().split()[0])
     limit = pages * resource.getpagesize() + MEMORY_LIMIT_BYTES
@@ -64,6 +74,7 @@ def measure(spec: dict) -> dict:
     solver(*WARM_UP)
     memory, runtimes, max_memory = list(instance.memory), list(instance.runtimes), instance.max_memory
     gc.collect()
+    _trim_heap()
     if cuda:
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()

@@ -45,6 +45,8 @@ from solvers import dp_rows
 from solvers.contract import SCALE, ProblemTooLarge, Solution, exact_runtimes, quantize, validate
 
 MIN_DECISION_BYTES = 1 << 16
+SEARCH_BLOCK = 4096
+"""Cells per step of the split search on CPU: its one temporary stays small next to the rows."""
 MAX_ROW_BYTES = 4 * 2**30
 """One profile row may take at most this much; a larger budget is refused before allocating."""
 
@@ -241,9 +243,10 @@ class _Search:
         if hasattr(self.backend, "best_split"):
             return self.backend.best_split(left, right, lowest, highest, capacity)
         best_value, best = None, lowest
-        for start in range(lowest, highest + 1, self.block):
-            stop = min(highest + 1, start + self.block)
-            sums = left[start:stop] + right[capacity - stop + 1 : capacity - start + 1].flip(0)
+        step = min(self.block, SEARCH_BLOCK) if self.device.type == "cpu" else self.block
+        for start in range(lowest, highest + 1, step):
+            stop = min(highest + 1, start + step)
+            sums = right[capacity - stop + 1 : capacity - start + 1].flip(0).add_(left[start:stop])
             at = int(torch.argmax(sums))
             value = sums[at].item()
             if best_value is None or value > best_value:
