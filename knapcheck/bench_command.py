@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from knapcheck.targets import entries_for
-from reports.bench import BASELINES, DEFAULT_TIME_LIMIT, ROWS, render_table, run_bench
+from reports.bench import BASELINES, CUDA_ROWS, DEFAULT_TIME_LIMIT, ROWS, render_table, run_bench
 from solvers.registry import ours
 
 
@@ -30,7 +30,11 @@ def add_parser(commands) -> None:
         help=f"upstream solvers every row is compared with (default: {' '.join(BASELINES)})",
     )
     parser.add_argument(
-        "--rows", nargs="+", metavar="NAME", choices=[r.name for r in ROWS], help="rows to run (default: all)"
+        "--rows",
+        nargs="+",
+        metavar="NAME",
+        choices=[r.name for r in ROWS + CUDA_ROWS],
+        help="rows to run (default: all; --device cuda adds the GPU-only rows)",
     )
     parser.add_argument("--repeats", type=int, default=3, help="fresh processes per solver and row (default: 3)")
     parser.add_argument(
@@ -53,11 +57,35 @@ def run(args: argparse.Namespace) -> int:
         measured = [e for e in ours() if e.device == args.device]
         if not measured:
             raise SystemExit(f"knapcheck bench: no registered solver of ours runs on device {args.device!r}")
+    gpu = args.device == "cuda"
+    if gpu and not _cuda_available():
+        print("knapcheck bench: no CUDA device here, so no GPU rows (the cuda solver's correctness is tested on CPU)")
+        return 0
     baselines = entries_for(args.baselines) if args.baselines else []
     entries = [e for e in measured if e.name not in {b.name for b in baselines}] + baselines
-    rows = [r for r in ROWS if r.name in args.rows] if args.rows else ROWS
+    matrix = ROWS + CUDA_ROWS if gpu else ROWS
+    rows = [r for r in matrix if r.name in args.rows] if args.rows else matrix
+    if gpu:
+        from reports import gpu_bench
+
+        bandwidth = gpu_bench.copy_bandwidth()
     result = run_bench(
         entries, rows, args.repeats, time_limit=args.time_limit, progress=lambda m: print(m, file=sys.stderr, flush=True)
     )
     print(render_table(result, [b.name for b in baselines]))
+    if gpu:
+        print()
+        print(gpu_bench.rate_table(result, bandwidth))
+        print()
+        print(gpu_bench.kernel_table())
+        print()
+        print(gpu_bench.span_table())
+        print()
+        print(gpu_bench.variant_table([r for r in rows if r.capacity >= 10**7]))
     return 0
+
+
+def _cuda_available() -> bool:
+    import torch
+
+    return torch.cuda.is_available()

@@ -15,7 +15,15 @@ from knapcheck import (
     solvers_command,
 )
 
-COMMANDS = [check_command, solvers_command, solve_command, harvest_command, fuzz_command, promote_command, bench_command]
+COMMANDS = [
+    check_command,
+    solvers_command,
+    solve_command,
+    harvest_command,
+    fuzz_command,
+    promote_command,
+    bench_command,
+]
 
 
 def main(argv: list[str] | None = None) -> int:

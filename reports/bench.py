@@ -64,6 +64,8 @@ ROWS: list[BenchRow] = _partitioner_rows() + [
 ]
 """The fixed matrix: partitioner scale (normalized memories, C <= 10 000), then large budgets
 (memories summing to twice the budget)."""
+CUDA_ROWS: list[BenchRow] = [BenchRow("n=2000 C=1e8", 2000, 10_000.0, total_memory=20_000.0)]
+"""Rows ``knapcheck bench --device cuda`` adds: budgets only a GPU solves in seconds."""
 
 
 def instance_for(row: dict | BenchRow) -> Instance:

@@ -15,6 +15,12 @@ def _sliding_hirschberg():
     return sliding_hirschberg
 
 
+def _cuda():
+    from solvers.cuda_solver import cuda_knapsack
+
+    return cuda_knapsack
+
+
 ENTRIES = [
     SolverEntry(
         name="full_table",
@@ -30,5 +36,14 @@ ENTRIES = [
         exact=True,
         origin="ours",
         memory_model="two profile rows of C+1 cells (decision tables reuse the second): O(C + n)",
+    ),
+    SolverEntry(
+        name="cuda",
+        load=_cuda,
+        exact=True,
+        origin="ours",
+        device="cuda",
+        memory_model="on the device: two profile rows of C+1 cells + decision tables of at most 1 GiB;"
+        " without a GPU, Triton's interpreter on CPU tensors",
     ),
 ]

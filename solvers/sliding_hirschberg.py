@@ -84,7 +84,14 @@ def sliding_hirschberg(
     """Solve exactly; ``max_decision_bytes`` defaults to ``default_decision_bytes`` of the reduced capacity.
 
     ``backend`` is any object with ``apply_items`` and ``apply_items_recording`` as in
-    ``solvers.dp_rows`` (the default).
+    ``solvers.dp_rows`` (the default). A backend may also take over whole steps:
+    ``forward(profile, weights, values, capacity, low, decisions)`` (fill ``profile[low:capacity+1]``
+    with the items' best values, recording decisions where a backtrack from ``capacity`` reads them)
+    and ``best_split(left, right, lowest, highest, capacity)`` (the smallest ``c`` in
+    ``[lowest, highest]`` maximizing ``left[c] + right[capacity - c]``) and
+    ``backtrack(decisions, weights, capacity)`` (the positions ``_one_pass`` reads off a recorded
+    table); ``solvers.triton_rows`` does, to keep a GPU's work in few launches and its profiles
+    and tables on the device.
     """
     memory, runtimes, max_memory = validate(memory, runtimes, max_memory)
     weights, capacity = quantize(memory, max_memory, scale)
@@ -176,6 +183,9 @@ class _Search:
         can never reach ``low``: they are left stale. Items are handed to the backend in groups
         (see ``_groups``); a group's first row is filled up to the group's top before its items.
         """
+        if hasattr(self.backend, "forward"):
+            self.backend.forward(profile, weights, values, capacity, low, decisions)
+            return
         profile[0] = 0
         frontier = 0
         reached = 0
@@ -196,6 +206,8 @@ class _Search:
         profile = self._row(0, capacity)
         decisions = self._decision_table(len(weights), capacity + 1)
         self._forward(profile, weights, values, capacity, capacity, decisions)
+        if hasattr(self.backend, "backtrack"):
+            return self.backend.backtrack(decisions, weights, capacity)
         prefix = list(_running_sums(weights))
         chosen = []
         room = capacity
@@ -228,6 +240,8 @@ class _Search:
         right = self._row(1, capacity - lowest)
         self._forward(left, left_w, left_v, highest, lowest)
         self._forward(right, right_w, right_v, capacity - lowest, capacity - highest)
+        if hasattr(self.backend, "best_split"):
+            return self.backend.best_split(left, right, lowest, highest, capacity)
         best_value, best = None, lowest
         step = min(self.block, SEARCH_BLOCK) if self.device.type == "cpu" else self.block
         for start in range(lowest, highest + 1, step):
