@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from knapcheck import (
+    bench_command,
     check_command,
     fuzz_command,
     harvest_command,
@@ -22,6 +23,7 @@ COMMANDS = [
     harvest_command,
     fuzz_command,
     promote_command,
+    bench_command,
     report_command,
 ]
 

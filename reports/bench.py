@@ -1,0 +1,238 @@
+"""Benchmarking solvers side by side: each measurement in its own fresh child process.
+
+A row is a seeded, reproducible instance. For every (row, solver) pair ``run_bench`` starts
+``repeats`` fresh processes (``reports.bench_child``), each timing one call and measuring the peak
+resident memory it added. A child that runs past the time limit is killed and the pair shows
+``timeout``; a pair whose registry entry refuses the size (``SolverEntry.accepts``) is not run and
+shows ``too big``. Once a pair fails, its remaining repeats are skipped, so a full matrix finishes
+in bounded time. ``render_table`` prints medians and, for each of our solvers, ratios against
+upstream baselines, all measured in the same run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from solvers.contract import SCALE, Instance
+from solvers.registry import SolverEntry
+
+DEFAULT_TIME_LIMIT = 150.0
+"""Seconds one measurement may run (the child's start-up included). With 11 rows, 3 repeats and a
+pair's remaining repeats skipped after a timeout, the default matrix stays within about 20 minutes
+on 2 cores; upstream's sliding solver needs far longer than this at C = 1e7."""
+BASELINES = ("torch:dp_knapsack_sliding_hirschberg", "torch:dp_knapsack")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class BenchRow:
+    """A reproducible instance: n items whose memories sum to ``total_memory``, a budget, a seed.
+
+    Memories are uniform draws scaled to the total; runtimes are integers drawn log-uniformly from
+    1e6 to 1e12 (FLOP counts), stored as floats: exact in float64, far beyond float32's 2**24.
+    """
+
+    name: str
+    n: int
+    max_memory: float
+    total_memory: float = 1.0
+    seed: int = 0
+
+    @property
+    def capacity(self) -> int:
+        return round(self.max_memory * SCALE)
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in ("name", "n", "max_memory", "total_memory", "seed")}
+
+
+def _partitioner_rows() -> list[BenchRow]:
+    return [BenchRow(f"n={n} budget={b}", n, b) for n in (100, 500, 2000) for b in (0.1, 0.5, 0.9)]
+
+
+ROWS: list[BenchRow] = _partitioner_rows() + [
+    BenchRow("n=1000 C=1e6", 1000, 100.0, total_memory=200.0),
+    BenchRow("n=2000 C=1e7", 2000, 1000.0, total_memory=2000.0),
+]
+"""The fixed matrix: partitioner scale (normalized memories, C <= 10 000), then large budgets
+(memories summing to twice the budget)."""
+CUDA_ROWS: list[BenchRow] = [BenchRow("n=2000 C=1e8", 2000, 10_000.0, total_memory=20_000.0)]
+"""Rows ``knapcheck bench --device cuda`` adds: budgets only a GPU solves in seconds."""
+
+
+def instance_for(row: dict | BenchRow) -> Instance:
+    row = row if isinstance(row, BenchRow) else BenchRow(**row)
+    rng = random.Random(f"{row.seed}:{row.n}:{row.max_memory}:{row.total_memory}")
+    raw = [rng.random() for _ in range(row.n)]
+    memory = tuple(row.total_memory * r / sum(raw) for r in raw)
+    runtimes = tuple(float(round(10 ** rng.uniform(6, 12))) for _ in range(row.n))
+    return Instance(memory, runtimes, row.max_memory)
+
+
+@dataclass
+class Cell:
+    """The measurements of one solver on one row."""
+
+    solver: str
+    row: str
+    seconds: list[float] = field(default_factory=list)
+    peak_bytes: list[int] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
+    failure: str = ""
+    """Why the solver could not run the row (empty when every repeat ran)."""
+
+    @property
+    def ran(self) -> bool:
+        return not self.failure and bool(self.seconds)
+
+    @property
+    def median_seconds(self) -> float:
+        return statistics.median(self.seconds)
+
+    @property
+    def median_peak(self) -> float:
+        return statistics.median(self.peak_bytes)
+
+
+@dataclass
+class BenchResult:
+    rows: list[BenchRow]
+    solvers: list[str]
+    repeats: int
+    time_limit: float
+    cells: dict[tuple[str, str], Cell]
+
+    def cell(self, solver: str, row: BenchRow) -> Cell:
+        return self.cells[(solver, row.name)]
+
+
+def measure_once(entry: SolverEntry, row: BenchRow, time_limit: float) -> dict:
+    """One fresh child process, one call: a dict with status and, when ok, seconds and peak_bytes."""
+    spec = json.dumps({"solver": entry.name, "row": row.as_dict()})
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "reports.bench_child", spec],
+            capture_output=True,
+            text=True,
+            timeout=time_limit,
+            env=env,
+            cwd=ROOT,
+        )
+    except subprocess.TimeoutExpired:
+        return {"status": f"timeout > {time_limit:g} s"}
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        killed = done.returncode < 0
+        return {"status": "killed" if killed else "crash", "error": done.stderr.strip()[-500:]}
+    return json.loads(lines[-1])
+
+
+def run_bench(
+    entries: Sequence[SolverEntry],
+    rows: Sequence[BenchRow] = ROWS,
+    repeats: int = 3,
+    *,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    progress: Callable[[str], None] | None = None,
+) -> BenchResult:
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    cells: dict[tuple[str, str], Cell] = {}
+    for row in rows:
+        for entry in entries:
+            cell = cells[(entry.name, row.name)] = Cell(entry.name, row.name)
+            if not entry.accepts(row.n, row.capacity):
+                cell.failure = "too big"
+            for attempt in range(repeats if not cell.failure else 0):
+                result = measure_once(entry, row, time_limit)
+                if result["status"] != "ok":
+                    cell.failure = result["status"]
+                    break
+                cell.seconds.append(result["seconds"])
+                cell.peak_bytes.append(result["peak_bytes"])
+                cell.values.append(result["value"])
+            if progress:
+                shown = cell.failure or f"{cell.median_seconds:.3f} s"
+                progress(f"{row.name}: {entry.name}: {shown}")
+    return BenchResult(list(rows), [e.name for e in entries], repeats, time_limit, cells)
+
+
+def _seconds(cell: Cell) -> str:
+    return f"{cell.median_seconds:.3f}" if cell.ran else cell.failure
+
+
+def _mib(cell: Cell) -> str:
+    return f"{cell.median_peak / 2**20:.2f}" if cell.ran else "-"
+
+
+def _ratio(numerator: Cell, denominator: Cell, of: str) -> str:
+    if not (numerator.ran and denominator.ran):
+        return "-"
+    top = getattr(numerator, of)
+    bottom = getattr(denominator, of)
+    return f"{top / bottom:.2f}x" if bottom > 0 else "-"
+
+
+def render_table(result: BenchResult, baselines: Sequence[str] = BASELINES) -> str:
+    """A Markdown table: per solver the median seconds and peak MiB, then for each of our solvers
+    its speed-up (baseline time / ours) and memory ratio (ours / baseline) against each baseline."""
+    baselines = [b for b in baselines if b in result.solvers]
+    ours = [s for s in result.solvers if s not in baselines]
+    header = ["row", "n", "C"]
+    for solver in result.solvers:
+        header += [f"{solver} s", f"{solver} MiB"]
+    for solver in ours:
+        for baseline in baselines:
+            short = baseline.removeprefix("torch:")
+            header += [f"{solver} speed-up vs {short}", f"{solver} memory vs {short}"]
+    lines = [header]
+    for row in result.rows:
+        line = [row.name, str(row.n), str(row.capacity)]
+        for solver in result.solvers:
+            cell = result.cell(solver, row)
+            line += [_seconds(cell), _mib(cell)]
+        for solver in ours:
+            mine = result.cell(solver, row)
+            for baseline in baselines:
+                theirs = result.cell(baseline, row)
+                line += [_ratio(theirs, mine, "median_seconds"), _ratio(mine, theirs, "median_peak")]
+        lines.append(line)
+    text = ["| " + " | ".join(cells) + " |" for cells in lines]
+    text.insert(1, "|" + "|".join("---" for _ in header) + "|")
+    text += ["", *(summary(result, solver, baseline) for solver in ours for baseline in baselines)]
+    text.append(
+        f"Medians of {result.repeats} fresh processes per cell; time limit {result.time_limit:g} s per run; "
+        "MiB = peak resident memory the call added above the process's RSS before it."
+    )
+    return "\n".join(text)
+
+
+def summary(result: BenchResult, solver: str, baseline: str) -> str:
+    """The median speed-up over the rows our solver ran (a baseline past the time limit counts as
+    taking the limit, a lower bound), and the rows where ours was slower."""
+    speedups, slower = [], []
+    for row in result.rows:
+        mine, theirs = result.cell(solver, row), result.cell(baseline, row)
+        if not mine.ran:
+            continue
+        if theirs.ran:
+            speedups.append(theirs.median_seconds / mine.median_seconds)
+            if theirs.median_seconds < mine.median_seconds:
+                slower.append(row.name)
+        elif theirs.failure.startswith("timeout"):
+            speedups.append(result.time_limit / mine.median_seconds)
+    if not speedups:
+        return f"{solver} vs {baseline}: no row both ran"
+    return (
+        f"{solver} vs {baseline}: median speed-up {statistics.median(speedups):.2f}x over {len(speedups)} rows; "
+        f"slower on {', '.join(slower) if slower else 'no row'}"
+    )

@@ -1,0 +1,112 @@
+"""One benchmark measurement, run as ``python -m reports.bench_child SPEC_JSON`` in a fresh process.
+
+The process imports torch, loads the solver, builds the row's instance and warms the solver up
+on a tiny instance; then it resets the kernel's peak-RSS mark to the current RSS and calls the
+solver once. It prints one JSON line: the wall time of the call, and the peak resident memory
+above the RSS just before the call (the interpreter, torch, the solver's code and its input
+excluded). On CUDA it also reports the peak of torch's CUDA allocator.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import json
+import resource
+import sys
+import time
+import traceback
+from pathlib import Path
+
+MEMORY_LIMIT_BYTES = 4 * 2**30
+"""Address space the call may add: a runaway allocation fails here instead of swamping the machine."""
+
+
+WARM_UP = (
+    [(i * 371 % 997 + 13) / 10_000 for i in range(40)],
+    [float(i * 53 % 89 + 1) for i in range(40)],
+    0.5,
+)
+"""A small instance that runs the DP and the split paths of every solver once, so that torch's lazy
+initialization (and the library code it pages in) is not measured as the row's time or memory."""
+
+
+def _status_kib(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"/proc/self/status has no {field}")
+
+
+def _reset_peak() -> bool:
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def _trim_heap() -> None:
+    """Return the heap's free memory to the kernel (glibc), so that the call pays for every page it
+    needs instead of silently reusing what the warm-up left behind."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _limit_address_space() -> None:
+    pages = int(Path("/proc/self/statm").read_text().split()[0])
+    limit = pages * resource.getpagesize() + MEMORY_LIMIT_BYTES
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def measure(spec: dict) -> dict:
+    import torch
+
+    from reports.bench import instance_for
+    from solvers.registry import resolve
+
+    (entry,) = resolve(spec["solver"])
+    solver = entry.load()
+    instance = instance_for(spec["row"])
+    cuda = entry.device == "cuda"
+    solver(*WARM_UP)
+    memory, runtimes, max_memory = list(instance.memory), list(instance.runtimes), instance.max_memory
+    gc.collect()
+    _trim_heap()
+    if cuda:
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+    _limit_address_space()
+    fresh_peak = _reset_peak()
+    before = _status_kib("VmRSS") if fresh_peak else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    value, _, _ = solver(memory, runtimes, max_memory)
+    if cuda:
+        torch.cuda.synchronize()
+    seconds = time.perf_counter() - start
+    peak = _status_kib("VmHWM") if fresh_peak else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = {"status": "ok", "seconds": seconds, "peak_bytes": max(0, peak - before) * 1024, "value": float(value)}
+    if cuda:
+        result["cuda_peak_bytes"] = torch.cuda.max_memory_allocated()
+    return result
+
+
+def main(argv: list[str]) -> int:
+    spec = json.loads(argv[0])
+    try:
+        result = measure(spec)
+    except MemoryError as exc:
+        result = {"status": "out of memory", "error": f"{type(exc).__name__}: {exc}"}
+    except RuntimeError as exc:
+        oom = "allocate" in str(exc) or "out of memory" in str(exc)
+        result = {"status": "out of memory" if oom else "error", "error": f"{type(exc).__name__}: {exc}"}
+    except Exception as exc:
+        result = {"status": "error", "error": "".join(traceback.format_exception_only(type(exc), exc)).strip()}
+    print(json.dumps(result), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

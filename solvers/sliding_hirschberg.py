@@ -1,0 +1,295 @@
+"""Sliding-window + Hirschberg knapsack solver in torch: exact, memory linear in the budget.
+
+The solver keeps best-value profiles (one cell per capacity) instead of the full table, and
+finds the chosen items by divide and conquer. A sub-problem (a run of items, a capacity) is
+first reduced: items heavier than the capacity are dropped, all items are taken when their
+weights sum to at most the capacity, and weights and capacity are divided by the weights'
+greatest common divisor. Then:
+
+- if its decision table (one byte per item and capacity) fits ``max_decision_bytes``, one
+  forward pass records the decisions and a backtrack reads the chosen items off them;
+- otherwise the items are split in two halves, each half's profile is computed, and the
+  capacity split where the two profiles sum highest gives each half its share of the budget.
+  Both halves go on an explicit work stack.
+
+Every forward pass works only on the window of capacities that can still matter: cells above the
+weight of the items seen so far all hold the same value (everything fits), and cells below the
+target capacity minus the weight of the items still to come can never be reached. Items are
+ordered by weight (then index), which keeps these windows narrow: light items first grow the
+upper edge slowly, heavy items last raise the lower edge fast (a third fewer cells than the
+given order on the benchmark's large rows).
+
+Tie rule: at a split the smallest left share among the maximal sums wins; in a forward pass an
+item is taken only where taking it is strictly better. Both rules are applied to exact integers
+(or to float64 values computed by the same elementwise operations on every device), so the saved
+set is the same whatever the thread count and on CPU and CUDA alike.
+
+Arithmetic: when every positive runtime is a multiple of one power of two and their total in
+those units fits a signed 64-bit integer, profiles hold those integers in the narrowest of int8,
+int16, int32 and int64 that holds the total (no profile cell or split sum can exceed it).
+Otherwise profiles are float64.
+
+Memory: at most two profile rows of the first sub-problem's capacity, one ``dp_rows.BLOCK``
+scratch block and O(n) Python lists: O(C + n). Decision tables live in the second row's storage
+when they fit there, which the default ``max_decision_bytes`` (one row's bytes) ensures.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import torch
+
+from solvers import dp_rows
+from solvers.contract import SCALE, ProblemTooLarge, Solution, exact_runtimes, quantize, validate
+
+MIN_DECISION_BYTES = 1 << 16
+SEARCH_BLOCK = 4096
+"""Cells per step of the split search on CPU: its one temporary stays small next to the rows."""
+MAX_ROW_BYTES = 4 * 2**30
+"""One profile row may take at most this much; a larger budget is refused before allocating."""
+
+_INTEGER_DTYPES = ((torch.int8, 7), (torch.int16, 15), (torch.int32, 31), (torch.int64, 63))
+
+
+def default_decision_bytes(capacity: int, dtype: torch.dtype) -> int:
+    """As many bytes as one profile row (at least 64 KiB): the table then reuses row 1's storage."""
+    return max(MIN_DECISION_BYTES, (capacity + 1) * torch.empty((), dtype=dtype).element_size())
+
+
+def profile_values(runtimes: Sequence[float]) -> tuple[list, torch.dtype]:
+    """The values the profiles hold for these (positive) runtimes, and the profile dtype."""
+    if all(float(r).is_integer() for r in runtimes):
+        integers = [int(r) for r in runtimes]
+    else:
+        integers, _ = exact_runtimes(runtimes)
+    total = sum(integers)
+    for dtype, bits in _INTEGER_DTYPES:
+        if total < 2**bits:
+            return integers, dtype
+    return [float(r) for r in runtimes], torch.float64
+
+
+def sliding_hirschberg(
+    memory: Sequence[float],
+    runtimes: Sequence[float],
+    max_memory: float,
+    *,
+    device: str | torch.device = "cpu",
+    max_decision_bytes: int | None = None,
+    scale: int = SCALE,
+    backend=None,
+) -> Solution:
+    """Solve exactly; ``max_decision_bytes`` defaults to ``default_decision_bytes`` of the reduced capacity.
+
+    ``backend`` is any object with ``apply_items`` and ``apply_items_recording`` as in
+    ``solvers.dp_rows`` (the default). A backend may also take over whole steps:
+    ``forward(profile, weights, values, capacity, low, decisions)`` (fill ``profile[low:capacity+1]``
+    with the items' best values, recording decisions where a backtrack from ``capacity`` reads them)
+    and ``best_split(left, right, lowest, highest, capacity)`` (the smallest ``c`` in
+    ``[lowest, highest]`` maximizing ``left[c] + right[capacity - c]``) and
+    ``backtrack(decisions, weights, capacity)`` (the positions ``_one_pass`` reads off a recorded
+    table); ``solvers.triton_rows`` does, to keep a GPU's work in few launches and its profiles
+    and tables on the device.
+    """
+    memory, runtimes, max_memory = validate(memory, runtimes, max_memory)
+    weights, capacity = quantize(memory, max_memory, scale)
+    if max_decision_bytes is not None and (
+        isinstance(max_decision_bytes, bool) or not isinstance(max_decision_bytes, int) or max_decision_bytes < 0
+    ):
+        raise ValueError(f"max_decision_bytes must be an int >= 0, got {max_decision_bytes!r}")
+
+    free = [i for i, (w, r) in enumerate(zip(weights, runtimes)) if w == 0 and r > 0]
+    items = [i for i, (w, r) in enumerate(zip(weights, runtimes)) if 0 < w <= capacity and r > 0]
+    items.sort(key=lambda i: weights[i])
+    values, dtype = profile_values([runtimes[i] for i in items])
+    value_of = [0] * len(weights)
+    for i, v in zip(items, values):
+        value_of[i] = v
+    del values
+    search = _Search(weights, value_of, dtype, torch.device(device), max_decision_bytes, backend or dp_rows)
+    saved = sorted(free + search.solve(items, capacity))
+    chosen = bytearray(len(weights))
+    for i in saved:
+        chosen[i] = 1
+    recomputable = [i for i in range(len(weights)) if not chosen[i]]
+    return Solution(math.fsum(runtimes[i] for i in saved), saved, recomputable)
+
+
+class _Search:
+    """The work stack over sub-problems, with the profile rows they share."""
+
+    def __init__(self, weights, value_of, dtype, device, max_decision_bytes, backend):
+        self.weights = weights
+        self.value_of = value_of
+        self.dtype = dtype
+        self.device = device
+        self.max_decision_bytes = max_decision_bytes
+        self.backend = backend
+        self.rows: list[torch.Tensor | None] = [None, None]
+        self.largest = 0
+        """The first reduced sub-problem's capacity: no later one exceeds it, so rows this long never grow."""
+        self.block = dp_rows.block_size(device)
+        """Cells per fill and per split-search op (see dp_rows.BLOCK)."""
+
+    def solve(self, items: list[int], capacity: int) -> list[int]:
+        chosen: list[int] = []
+        stack = [(items, capacity)]
+        while stack:
+            items, capacity = stack.pop()
+            items = [i for i in items if self.weights[i] <= capacity]
+            total = sum(self.weights[i] for i in items)
+            if total <= capacity:
+                chosen += items
+                continue
+            unit = math.gcd(*(self.weights[i] for i in items))
+            weights = [self.weights[i] // unit for i in items] if unit > 1 else [self.weights[i] for i in items]
+            values = [self.value_of[i] for i in items]
+            capacity //= unit
+            if not self.largest:
+                self.largest = capacity
+                if self.max_decision_bytes is None:
+                    self.max_decision_bytes = default_decision_bytes(capacity, self.dtype)
+            if len(items) * (capacity + 1) <= self.max_decision_bytes:
+                chosen += [items[k] for k in self._one_pass(weights, values, capacity)]
+                continue
+            middle = len(items) // 2
+            left = self._split(weights[:middle], values[:middle], weights[middle:], values[middle:], capacity)
+            stack.append((items[middle:], (capacity - left) * unit))
+            stack.append((items[:middle], left * unit))
+        return chosen
+
+    def _row(self, which: int, capacity: int) -> torch.Tensor:
+        """Profile row 0 or 1, cells 0..capacity; allocated on first use for the largest capacity.
+
+        A child's reduced capacity never exceeds its parent's (its weights' divisor is a multiple
+        of the parent's and its share is at most the parent's capacity), so rows never grow."""
+        if self.rows[which] is None:
+            needed = (self.largest + 1) * torch.empty((), dtype=self.dtype).element_size()
+            if needed > MAX_ROW_BYTES:
+                raise ProblemTooLarge(
+                    f"sliding_hirschberg needs {needed} bytes per profile row for capacity {self.largest}, "
+                    f"over MAX_ROW_BYTES = {MAX_ROW_BYTES}"
+                )
+            self.rows[which] = torch.empty(self.largest + 1, dtype=self.dtype, device=self.device)
+        return self.rows[which][: capacity + 1]
+
+    def _forward(self, profile, weights, values, capacity, low, decisions=None) -> None:
+        """Fill profile[c] with the best value of these items for every c in [low, capacity].
+
+        Cells above the weight of the items seen so far all hold their total value (everything
+        fits): they are filled, not computed. Cells below ``low`` minus the weight still to come
+        can never reach ``low``: they are left stale. Items are handed to the backend in groups
+        (see ``_groups``); a group's first row is filled up to the group's top before its items.
+        """
+        if hasattr(self.backend, "forward"):
+            self.backend.forward(profile, weights, values, capacity, low, decisions)
+            return
+        profile[0] = 0
+        frontier = 0
+        reached = 0
+        for first, stop, begin, top in _groups(weights, capacity, low):
+            for start in range(frontier + 1, top + 1, self.block):
+                profile[start : min(top + 1, start + self.block)].fill_(reached)
+            window = profile[begin : top + 1]
+            group_w, group_v = weights[first:stop], values[first:stop]
+            if decisions is None:
+                self.backend.apply_items(window, group_w, group_v)
+            else:
+                self.backend.apply_items_recording(window, group_w, group_v, decisions[first:stop, begin : top + 1])
+            frontier = top
+            reached += sum(group_v)
+
+    def _one_pass(self, weights: list[int], values: list, capacity: int) -> list[int]:
+        """The chosen positions, from one forward pass that records a decision table."""
+        profile = self._row(0, capacity)
+        decisions = self._decision_table(len(weights), capacity + 1)
+        self._forward(profile, weights, values, capacity, capacity, decisions)
+        if hasattr(self.backend, "backtrack"):
+            return self.backend.backtrack(decisions, weights, capacity)
+        prefix = list(_running_sums(weights))
+        chosen = []
+        room = capacity
+        for k in range(len(weights) - 1, -1, -1):
+            if room >= prefix[k]:
+                chosen += range(k + 1)
+                break
+            if room >= weights[k] and bool(decisions[k, room]):
+                chosen.append(k)
+                room -= weights[k]
+        return chosen
+
+    def _decision_table(self, rows: int, columns: int) -> torch.Tensor:
+        """An uninitialized bool table; it lives in profile row 1's storage when that is large
+        enough (row 1 only serves splits, and no split is in progress while a table is in use).
+
+        No zeroing is needed: the backtrack reads item k's row only at capacities in [w_k, top_k]
+        and at or above low_k, all of which the forward pass writes."""
+        needed = rows * columns
+        spare = self.rows[1]
+        if spare is not None and spare.numel() * spare.element_size() >= needed:
+            return spare.view(torch.uint8)[:needed].view(torch.bool).view(rows, columns)
+        return torch.empty((rows, columns), dtype=torch.bool, device=self.device)
+
+    def _split(self, left_w, left_v, right_w, right_v, capacity: int) -> int:
+        """The left half's share: the smallest c maximizing left(c) + right(capacity - c)."""
+        lowest = max(0, capacity - sum(right_w))
+        highest = min(capacity, sum(left_w))
+        left = self._row(0, highest)
+        right = self._row(1, capacity - lowest)
+        self._forward(left, left_w, left_v, highest, lowest)
+        self._forward(right, right_w, right_v, capacity - lowest, capacity - highest)
+        if hasattr(self.backend, "best_split"):
+            return self.backend.best_split(left, right, lowest, highest, capacity)
+        best_value, best = None, lowest
+        step = min(self.block, SEARCH_BLOCK) if self.device.type == "cpu" else self.block
+        for start in range(lowest, highest + 1, step):
+            stop = min(highest + 1, start + step)
+            sums = right[capacity - stop + 1 : capacity - start + 1].flip(0).add_(left[start:stop])
+            at = int(torch.argmax(sums))
+            value = sums[at].item()
+            if best_value is None or value > best_value:
+                best_value, best = value, start + at
+        return best
+
+
+def _running_sums(weights: list[int]):
+    total = 0
+    for w in weights:
+        total += w
+        yield total
+
+
+GROUP_OVERHEAD_CELLS = 1 << 15
+"""What one more backend call costs, in cells updated: merging an item into the current group
+is worth it while the extra cells it makes the group update stay below this."""
+
+
+def _groups(weights: list[int], capacity: int, low: int):
+    """Consecutive items sharing one backend call: (first, stop, begin, top) per group.
+
+    Item k needs the cells [begin_k, top_k] of the profile, begin_k = max(0, low - w_k - weight
+    still to come) and top_k = min(capacity, weight so far); both grow with k, so a group
+    needs [begin of its first item, top of its last]. Extra cells a group updates stay correct:
+    the group's row is filled up to its top first, and cells below a window are never read by
+    anything above it.
+    """
+    to_come = sum(weights)
+    so_far = 0
+    group = None
+    for k, w in enumerate(weights):
+        to_come -= w
+        so_far += w
+        begin, top = max(0, low - to_come - w), min(capacity, so_far)
+        alone = top - begin - w + 1
+        if group is not None:
+            first, _, group_begin, _, count, group_weight, cells = group
+            merged = (count + 1) * (top - group_begin + 1) - group_weight - w
+            if merged <= cells + alone + GROUP_OVERHEAD_CELLS:
+                group = (first, k + 1, group_begin, top, count + 1, group_weight + w, merged)
+                continue
+            yield group[:4]
+        group = (k, k + 1, begin, top, 1, w, alone)
+    if group is not None:
+        yield group[:4]

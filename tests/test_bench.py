@@ -1,0 +1,76 @@
+"""knapcheck bench: the fixed matrix, fresh-process measurements, and the side-by-side table."""
+
+from __future__ import annotations
+
+from knapcheck.cli import main
+from reports.bench import ROWS, BenchResult, BenchRow, Cell, instance_for, measure_once, render_table, run_bench
+from solvers.registry import resolve
+from solvers.sliding_hirschberg import sliding_hirschberg
+
+SMALL = BenchRow("small", 30, 0.5)
+
+
+def test_the_matrix_is_the_issue_s():
+    partitioner = [r for r in ROWS if r.total_memory == 1.0]
+    assert {(r.n, r.max_memory) for r in partitioner} == {(n, b) for n in (100, 500, 2000) for b in (0.1, 0.5, 0.9)}
+    assert all(r.capacity <= 10_000 for r in partitioner)
+    assert {(r.n, r.capacity) for r in ROWS if r not in partitioner} == {(1000, 10**6), (2000, 10**7)}
+
+
+def test_row_instances_are_reproducible_and_flop_scale():
+    first, again = instance_for(SMALL), instance_for(SMALL.as_dict())
+    assert first == again and first.n == 30
+    assert abs(sum(first.memory) - 1.0) < 1e-9
+    assert all(r.is_integer() and 10**6 <= r <= 10**12 for r in first.runtimes)
+
+
+def test_a_pair_the_registry_refuses_is_not_run():
+    (dp_knapsack,) = resolve("torch:dp_knapsack")
+    result = run_bench([dp_knapsack], [ROWS[-1]], repeats=3)
+    cell = result.cell("torch:dp_knapsack", ROWS[-1])
+    assert cell.failure == "too big" and not cell.seconds
+
+
+def test_a_run_past_the_time_limit_is_a_timeout():
+    (entry,) = resolve("sliding_hirschberg")
+    assert measure_once(entry, SMALL, time_limit=0.05)["status"] == "timeout > 0.05 s"
+
+
+def test_bench_command_measures_in_a_fresh_process(capsys, monkeypatch):
+    monkeypatch.setattr("reports.bench.ROWS", [SMALL])
+    monkeypatch.setattr("knapcheck.bench_command.ROWS", [SMALL])
+    assert main(["bench", "--solvers", "sliding_hirschberg", "--baselines", "--repeats", "1"]) == 0
+    table = capsys.readouterr().out
+    line = next(line for line in table.splitlines() if line.startswith("| small |"))
+    seconds, mib = (float(x) for x in line.strip("| ").split(" | ")[3:5])
+    assert seconds > 0 and mib >= 0
+
+
+def test_the_child_returns_the_solver_s_value():
+    (entry,) = resolve("sliding_hirschberg")
+    result = measure_once(entry, SMALL, time_limit=120)
+    instance = instance_for(SMALL)
+    assert result["status"] == "ok"
+    assert result["value"] == sliding_hirschberg(list(instance.memory), list(instance.runtimes), instance.max_memory).value
+
+
+def _result() -> BenchResult:
+    rows = [BenchRow("a", 10, 0.5), BenchRow("b", 20, 0.5), BenchRow("c", 30, 0.5)]
+    cells = {
+        ("ours", "a"): Cell("ours", "a", [1.0, 2.0, 9.0], [100, 200, 300]),
+        ("ours", "b"): Cell("ours", "b", [4.0], [2**20]),
+        ("ours", "c"): Cell("ours", "c", [5.0], [2**20]),
+        ("torch:base", "a"): Cell("torch:base", "a", [4.0, 8.0, 6.0], [100, 100, 100]),
+        ("torch:base", "b"): Cell("torch:base", "b", [2.0], [2**21]),
+        ("torch:base", "c"): Cell("torch:base", "c", failure="timeout > 10 s"),
+    }
+    return BenchResult(rows, ["ours", "torch:base"], 3, 10.0, cells)
+
+
+def test_table_shows_medians_ratios_and_failures():
+    table = render_table(_result(), ["torch:base"])
+    rows = {line.split(" | ")[0].strip("| "): line for line in table.splitlines() if line.startswith("| ")}
+    assert "| 2.000 | 0.00 | 6.000 | 0.00 | 3.00x | 2.00x |" in rows["a"]
+    assert "| 4.000 | 1.00 | 2.000 | 2.00 | 0.50x | 0.50x |" in rows["b"]
+    assert "timeout > 10 s" in rows["c"] and rows["c"].endswith("| - | - |")
+    assert "ours vs torch:base: median speed-up 2.00x over 3 rows; slower on b" in table
