@@ -19,7 +19,16 @@ from fuzz.strategies import FAMILIES
 from knapcheck.promote_command import DEFAULT_CORPUS
 from knapcheck.targets import entries_for
 from reports.environment import environment
-from reports.regression_report import Performance, Report, render_html, render_json, render_markdown
+from reports.bench import run_bench
+from reports.regression_report import (
+    BENCH_ROWS,
+    Performance,
+    Report,
+    performance_from,
+    render_html,
+    render_json,
+    render_markdown,
+)
 
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600}
 
@@ -47,6 +56,10 @@ def add_parser(commands) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated instances (default: 0)")
     parser.add_argument("--regressions", type=Path, default=DEFAULT_CORPUS, metavar="PATH",
                         help=f"regression corpus whose instances are checked too (default: {DEFAULT_CORPUS})")
+    parser.add_argument("--bench-repeats", type=int, default=3, metavar="N",
+                        help="fresh processes per benchmark cell; 0 skips the benchmark (default: 3)")
+    parser.add_argument("--bench-time-limit", type=duration, default=60.0, metavar="SECONDS",
+                        help="time limit of one benchmark run (default: 60)")
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory for the three reports")
     parser.set_defaults(run=run)
 
@@ -61,12 +74,17 @@ def command_line(args: argparse.Namespace) -> str:
         words += ["--families", *args.families]
     if args.regressions != DEFAULT_CORPUS:
         words += ["--regressions", str(args.regressions)]
+    words += ["--bench-repeats", str(args.bench_repeats)]
+    if args.bench_repeats:
+        words += ["--bench-time-limit", f"{args.bench_time_limit:g}"]
     return shlex.join([*words, "--out", str(args.out)])
 
 
 def run(args: argparse.Namespace) -> int:
     if args.per_family < 1:
         raise SystemExit("knapcheck report: --per-family must be at least 1")
+    if args.bench_repeats < 0:
+        raise SystemExit("knapcheck report: --bench-repeats must be 0 or more")
     candidate, baseline = entries_for(args.candidate), entries_for(args.baseline) if args.baseline else []
     progress = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
     try:
@@ -77,7 +95,12 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise SystemExit(f"knapcheck report: {exc}") from None
-    performance = Performance(note="Not measured: no benchmark module is available in this version of knapcheck.")
+    if args.bench_repeats:
+        entries = list({e.name: e for e in candidate + baseline}.values())
+        bench = run_bench(entries, BENCH_ROWS, args.bench_repeats, time_limit=args.bench_time_limit, progress=progress)
+        performance = performance_from(bench, [e.name for e in baseline])
+    else:
+        performance = Performance(note="Not measured (--bench-repeats 0).")
     report = Report(command_line(args), regression, environment(), performance)
     args.out.mkdir(parents=True, exist_ok=True)
     markdown = render_markdown(report)

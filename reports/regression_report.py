@@ -12,13 +12,19 @@ from html import escape
 from fuzz.differential import Check
 from fuzz.regression import BASELINE, CANDIDATE, RegressionRun
 from fuzz.strategies import FAMILIES
+from reports.bench import BenchResult, BenchRow, render_table
 from reports.check_report import failure_json, verdict_rows
 from reports.reproduction import snippet
 from reports.svg_plot import line_chart
+from solvers.contract import SCALE
 from solvers.isolation import limits_for
 
 SCHEMA_VERSION = 1
 MAX_MARKDOWN_CHARS = 50_000
+BENCH_CAPACITIES = (10**3, 10**4, 10**5)
+BENCH_ROWS = [BenchRow(f"n=1000 C={c:.0e}", 1000, c / SCALE, total_memory=2 * c / SCALE) for c in BENCH_CAPACITIES]
+"""One n, capacities a decade apart (memories summing to twice the budget): time and peak memory
+against capacity, one line per solver."""
 
 
 @dataclass
@@ -29,6 +35,26 @@ class Performance:
     """Each has solver, capacity, median_seconds and peak_bytes; more keys pass through to JSON."""
     table: str = ""
     note: str = ""
+
+
+def performance_from(result: BenchResult, baselines: list[str]) -> Performance:
+    """The benchmark's cells as rows for JSON and plots, and its table with ratios against the baselines."""
+    rows = []
+    for row in result.rows:
+        for solver in result.solvers:
+            cell = result.cell(solver, row)
+            rows.append(
+                {
+                    "solver": solver,
+                    "row": row.name,
+                    "n": row.n,
+                    "capacity": row.capacity,
+                    "median_seconds": cell.median_seconds if cell.ran else None,
+                    "peak_bytes": cell.median_peak if cell.ran else None,
+                    "failure": cell.failure,
+                }
+            )
+    return Performance(rows=rows, table=render_table(result, baselines))
 
 
 @dataclass
@@ -190,7 +216,7 @@ def _markdown(report: Report, with_snippets: int) -> str:
             lines += _failure_markdown(index, failure, status, index <= with_snippets)
     lines += ["## Performance", ""]
     if report.performance.table:
-        lines += ["```", report.performance.table, "```", ""]
+        lines += [report.performance.table, ""]
     if report.performance.note:
         lines += [report.performance.note, ""]
     lines += ["## Environment", "", *_markdown_table(["", ""], _environment_rows(report.environment)), ""]
