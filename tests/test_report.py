@@ -8,7 +8,17 @@ from fuzz.regression import run_regression
 from knapcheck.cli import main
 from knapcheck.report_command import duration
 from reports.environment import environment
-from reports.regression_report import Performance, Report, plots, render_html, render_json, render_markdown
+from reports.bench import BenchResult, Cell
+from reports.regression_report import (
+    BENCH_ROWS,
+    Performance,
+    Report,
+    performance_from,
+    plots,
+    render_html,
+    render_json,
+    render_markdown,
+)
 from solvers.contract import Instance
 from solvers.registry import SolverEntry, register, unregister
 from reproductions import assert_each_fails
@@ -21,7 +31,7 @@ def test_a_report_on_torch_solvers_shows_each_distinct_failure_once_with_a_repro
     status = main(
         ["report", "--candidate", *TORCH_SOLVERS, "--baseline", "full_table", "--families", "duplicates_ties",
          "flop_scale", "--per-family", "6", "--time", "600", "--regressions", str(tmp_path / "none.json"),
-         "--out", str(out)]
+         "--bench-repeats", "0", "--out", str(out)]
     )
     assert status == 1
 
@@ -44,6 +54,23 @@ def test_a_report_on_torch_solvers_shows_each_distinct_failure_once_with_a_repro
     assert ("torch:dp_knapsack", "WRONG_VALUE") in signatures
     assert all(f["role"] == "candidate" and f["status"] == "new" for f in failures)
     assert_each_fails(failures)
+
+
+def test_benchmark_cells_become_rows_a_table_and_plots():
+    rows = BENCH_ROWS[:2]
+    cells = {}
+    for solver, seconds in (("candidate_solver", 0.2), ("baseline_solver", 0.4)):
+        for row in rows:
+            cells[(solver, row.name)] = Cell(solver, row.name, [seconds, seconds * 3, seconds * 2], [2**20] * 3)
+    cells[("candidate_solver", rows[1].name)] = Cell("candidate_solver", rows[1].name, failure="timeout > 60 s")
+    result = BenchResult(rows, ["candidate_solver", "baseline_solver"], 3, 60.0, cells)
+    performance = performance_from(result, ["baseline_solver"])
+    by_key = {(r["solver"], r["capacity"]): r for r in performance.rows}
+    assert by_key[("candidate_solver", rows[0].capacity)]["median_seconds"] == pytest.approx(0.4)
+    assert by_key[("candidate_solver", rows[1].capacity)]["failure"].startswith("timeout")
+    assert "2.00x" in performance.table
+    time_plot, memory_plot = plots(performance)
+    assert time_plot.count("<polyline") == 2
 
 
 def test_plots_draw_one_line_per_solver_for_time_and_memory():
