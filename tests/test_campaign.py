@@ -17,12 +17,12 @@ from fuzz.campaign import KNOWN, NEW
 from fuzz.regressions import load_corpus, promote, replay
 from fuzz.store import FailureStore
 from knapcheck.cli import main
-from planted_solver import off_by_one_hirschberg
+from planted.off_by_one_split import off_by_one_hirschberg
 from solvers.registry import SolverEntry, register, unregister
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED = "planted_off_by_one"
-PLANTED_MODULE_SPEC = "planted_solver:off_by_one_hirschberg"
+PLANTED_MODULE_SPEC = "planted.off_by_one_split:off_by_one_hirschberg"
 SHORT_CAMPAIGN_FAMILIES = ["tight_budget", "duplicates_ties", "quantization_edges"]
 """A nightly campaign takes every family in turn; these short ones take three where the plant is
 reachable (it needs three or more items and a budget that a subset fills), a few seconds each."""

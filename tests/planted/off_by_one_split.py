@@ -1,5 +1,12 @@
-"""A planted broken target: a divide-and-conquer (Hirschberg) knapsack with an off-by-one in the
-budget split. It is a file as a pull request would bring it: it imports nothing of knapcheck."""
+"""Planted broken targets: a divide-and-conquer (Hirschberg) knapsack whose budget split hands the
+right half one unit too many. It is a file as a pull request would bring it: it imports nothing of
+knapcheck.
+
+- ``solve`` has the bug at every split.
+- ``off_by_one_hirschberg`` splits exactly at the top two levels and has the bug only from
+  recursion depth 2 on, so small instances come out optimal and only deeper ones overshoot (when
+  the extra unit buys something): the subtle defect a campaign must find.
+"""
 
 import math
 
@@ -7,6 +14,7 @@ SCALE = 10_000
 
 
 def _profile(items, weights, runtimes, capacity):
+    """Best value of a subset of ``items`` within each capacity 0..capacity."""
     best = [0.0] * (capacity + 1)
     for i in items:
         w, r = weights[i], runtimes[i]
@@ -17,12 +25,12 @@ def _profile(items, weights, runtimes, capacity):
     return best
 
 
-def solve(memory, runtimes, max_memory):
+def _hirschberg(memory, runtimes, max_memory, defective_from_depth):
     weights = [round(m * SCALE) for m in memory]
     capacity = round(max_memory * SCALE)
     saved = []
 
-    def split(items, budget):
+    def split(items, budget, depth):
         if not items:
             return
         if len(items) == 1:
@@ -34,10 +42,19 @@ def solve(memory, runtimes, max_memory):
         left_best = _profile(left, weights, runtimes, budget)
         right_best = _profile(right, weights, runtimes, budget)
         k = max(range(budget + 1), key=lambda k: left_best[k] + right_best[budget - k])
-        split(left, k)
-        split(right, budget - k + 1)  # the planted bug: the right half gets one unit too many
+        extra = 1 if depth + 1 >= defective_from_depth else 0  # the planted bug
+        split(left, k, depth + 1)
+        split(right, budget - k + extra, depth + 1)
 
-    split(list(range(len(memory))), capacity)
+    split(list(range(len(memory))), capacity, 0)
     saved.sort()
     chosen = set(saved)
     return math.fsum(runtimes[i] for i in saved), saved, [i for i in range(len(memory)) if i not in chosen]
+
+
+def solve(memory, runtimes, max_memory):
+    return _hirschberg(memory, runtimes, max_memory, defective_from_depth=0)
+
+
+def off_by_one_hirschberg(memory, runtimes, max_memory):
+    return _hirschberg(memory, runtimes, max_memory, defective_from_depth=2)
