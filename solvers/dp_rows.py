@@ -36,7 +36,7 @@ def block_size(device: torch.device) -> int:
 def apply_items(profile: torch.Tensor, weights: Sequence[int], values: Sequence[float]) -> None:
     length = profile.numel()
     block = block_size(profile.device)
-    scratch = _scratch(profile, block)
+    scratch = _scratch(profile, weights, block)
     for w, v in zip(weights, values):
         if length - w <= block:
             shifted = scratch[: length - w]
@@ -56,7 +56,7 @@ def apply_items_recording(
 ) -> None:
     length = profile.numel()
     block = block_size(profile.device)
-    scratch = _scratch(profile, block)
+    scratch = _scratch(profile, weights, block)
     for i, (w, v) in enumerate(zip(weights, values)):
         row = decisions[i]
         for lo, hi in _blocks(length, w, block):
@@ -67,8 +67,10 @@ def apply_items_recording(
             torch.maximum(target, shifted, out=target)
 
 
-def _scratch(profile: torch.Tensor, block: int) -> torch.Tensor:
-    return torch.empty(min(block, profile.numel()), dtype=profile.dtype, device=profile.device)
+def _scratch(profile: torch.Tensor, weights: Sequence[int], block: int) -> torch.Tensor:
+    """As many cells as the longest shifted source: ``length - w`` for the lightest item, at most a block."""
+    cells = min(block, profile.numel() - min(weights, default=profile.numel()))
+    return torch.empty(max(0, cells), dtype=profile.dtype, device=profile.device)
 
 
 def _blocks(length: int, w: int, block: int):

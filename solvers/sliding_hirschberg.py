@@ -29,9 +29,11 @@ those units fits a signed 64-bit integer, profiles hold those integers in the na
 int16, int32 and int64 that holds the total (no profile cell or split sum can exceed it).
 Otherwise profiles are float64.
 
-Memory: at most two profile rows of the first sub-problem's capacity, one ``dp_rows.BLOCK``
-scratch block and O(n) Python lists: O(C + n). Decision tables live in the second row's storage
-when they fit there, which the default ``max_decision_bytes`` (one row's bytes) ensures.
+Memory: at most two profile rows of the first sub-problem's capacity, one scratch block of at
+most ``dp_rows.BLOCK`` cells and O(n) Python lists: O(C + n). A forward pass that records
+decisions puts its profile at the end of the two rows' storage and its table before it; the
+default ``max_decision_bytes`` is what fits there (one row's bytes before any split), so no
+table is allocated apart from the rows.
 """
 
 from __future__ import annotations
@@ -44,18 +46,12 @@ import torch
 from solvers import dp_rows
 from solvers.contract import SCALE, ProblemTooLarge, Solution, exact_runtimes, quantize, validate
 
-MIN_DECISION_BYTES = 1 << 16
 SEARCH_BLOCK = 4096
 """Cells per step of the split search on CPU: its one temporary stays small next to the rows."""
 MAX_ROW_BYTES = 4 * 2**30
 """One profile row may take at most this much; a larger budget is refused before allocating."""
 
 _INTEGER_DTYPES = ((torch.int8, 7), (torch.int16, 15), (torch.int32, 31), (torch.int64, 63))
-
-
-def default_decision_bytes(capacity: int, dtype: torch.dtype) -> int:
-    """As many bytes as one profile row (at least 64 KiB): the table then reuses row 1's storage."""
-    return max(MIN_DECISION_BYTES, (capacity + 1) * torch.empty((), dtype=dtype).element_size())
 
 
 def profile_values(runtimes: Sequence[float]) -> tuple[list, torch.dtype]:
@@ -81,7 +77,7 @@ def sliding_hirschberg(
     scale: int = SCALE,
     backend=None,
 ) -> Solution:
-    """Solve exactly; ``max_decision_bytes`` defaults to ``default_decision_bytes`` of the reduced capacity.
+    """Solve exactly; ``max_decision_bytes`` defaults to what the two profile rows hold beside the profile.
 
     ``backend`` is any object with ``apply_items`` and ``apply_items_recording`` as in
     ``solvers.dp_rows`` (the default). A backend may also take over whole steps:
@@ -127,9 +123,11 @@ class _Search:
         self.device = device
         self.max_decision_bytes = max_decision_bytes
         self.backend = backend
-        self.rows: list[torch.Tensor | None] = [None, None]
+        self.rows: torch.Tensor | None = None
+        """Both profile rows in one tensor: row 0, then row 1, each ``largest + 1`` cells."""
         self.largest = 0
         """The first reduced sub-problem's capacity: no later one exceeds it, so rows this long never grow."""
+        self.cell_bytes = torch.empty((), dtype=dtype).element_size()
         self.block = dp_rows.block_size(device)
         """Cells per fill and per split-search op (see dp_rows.BLOCK)."""
 
@@ -149,9 +147,7 @@ class _Search:
             capacity //= unit
             if not self.largest:
                 self.largest = capacity
-                if self.max_decision_bytes is None:
-                    self.max_decision_bytes = default_decision_bytes(capacity, self.dtype)
-            if len(items) * (capacity + 1) <= self.max_decision_bytes:
+            if len(items) * (capacity + 1) <= self._decision_allowance(capacity):
                 chosen += [items[k] for k in self._one_pass(weights, values, capacity)]
                 continue
             middle = len(items) // 2
@@ -161,19 +157,33 @@ class _Search:
         return chosen
 
     def _row(self, which: int, capacity: int) -> torch.Tensor:
-        """Profile row 0 or 1, cells 0..capacity; allocated on first use for the largest capacity.
+        """Profile row 0 or 1, cells 0..capacity; both rows are allocated on first use, for the largest capacity.
 
         A child's reduced capacity never exceeds its parent's (its weights' divisor is a multiple
         of the parent's and its share is at most the parent's capacity), so rows never grow."""
-        if self.rows[which] is None:
-            needed = (self.largest + 1) * torch.empty((), dtype=self.dtype).element_size()
-            if needed > MAX_ROW_BYTES:
-                raise ProblemTooLarge(
-                    f"sliding_hirschberg needs {needed} bytes per profile row for capacity {self.largest}, "
-                    f"over MAX_ROW_BYTES = {MAX_ROW_BYTES}"
-                )
-            self.rows[which] = torch.empty(self.largest + 1, dtype=self.dtype, device=self.device)
-        return self.rows[which][: capacity + 1]
+        if self.rows is None:
+            self.rows = self._empty(2 * (self.largest + 1))
+        start = which * (self.largest + 1)
+        return self.rows[start : start + capacity + 1]
+
+    def _empty(self, cells: int) -> torch.Tensor:
+        """``cells`` profile cells, refused before allocating when one row would exceed MAX_ROW_BYTES."""
+        needed = (self.largest + 1) * self.cell_bytes
+        if needed > MAX_ROW_BYTES:
+            raise ProblemTooLarge(
+                f"sliding_hirschberg needs {needed} bytes per profile row for capacity {self.largest}, "
+                f"over MAX_ROW_BYTES = {MAX_ROW_BYTES}"
+            )
+        return torch.empty(cells, dtype=self.dtype, device=self.device)
+
+    def _decision_allowance(self, capacity: int) -> int:
+        """Bytes a decision table may take: ``max_decision_bytes``, by default what the two rows hold
+        beside a profile of ``capacity`` (one row's bytes when the rows are not allocated yet)."""
+        if self.max_decision_bytes is not None:
+            return self.max_decision_bytes
+        if self.rows is None:
+            return (self.largest + 1) * self.cell_bytes
+        return (self.rows.numel() - capacity - 1) * self.cell_bytes
 
     def _forward(self, profile, weights, values, capacity, low, decisions=None) -> None:
         """Fill profile[c] with the best value of these items for every c in [low, capacity].
@@ -203,8 +213,7 @@ class _Search:
 
     def _one_pass(self, weights: list[int], values: list, capacity: int) -> list[int]:
         """The chosen positions, from one forward pass that records a decision table."""
-        profile = self._row(0, capacity)
-        decisions = self._decision_table(len(weights), capacity + 1)
+        profile, decisions = self._profile_and_table(len(weights), capacity)
         self._forward(profile, weights, values, capacity, capacity, decisions)
         if hasattr(self.backend, "backtrack"):
             return self.backend.backtrack(decisions, weights, capacity)
@@ -220,17 +229,24 @@ class _Search:
                 room -= weights[k]
         return chosen
 
-    def _decision_table(self, rows: int, columns: int) -> torch.Tensor:
-        """An uninitialized bool table; it lives in profile row 1's storage when that is large
-        enough (row 1 only serves splits, and no split is in progress while a table is in use).
+    def _profile_and_table(self, items: int, capacity: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """A profile of cells 0..capacity and an uninitialized bool decision table (items x cells).
+
+        When the rows are allocated and the table fits beside the profile, the profile takes the
+        rows' last cells and the table their first bytes (no split is in progress while a table is
+        in use). Before any split, the profile and table are allocated as they are needed: this
+        pass is then the only one.
 
         No zeroing is needed: the backtrack reads item k's row only at capacities in [w_k, top_k]
         and at or above low_k, all of which the forward pass writes."""
-        needed = rows * columns
-        spare = self.rows[1]
-        if spare is not None and spare.numel() * spare.element_size() >= needed:
-            return spare.view(torch.uint8)[:needed].view(torch.bool).view(rows, columns)
-        return torch.empty((rows, columns), dtype=torch.bool, device=self.device)
+        cells = capacity + 1
+        needed = items * cells
+        rows = self.rows
+        if rows is not None and (rows.numel() - cells) * self.cell_bytes >= needed:
+            table = rows.view(torch.uint8)[:needed].view(torch.bool).view(items, cells)
+            return rows[rows.numel() - cells :], table
+        profile = self._row(0, capacity) if rows is not None else self._empty(cells)
+        return profile, torch.empty((items, cells), dtype=torch.bool, device=self.device)
 
     def _split(self, left_w, left_v, right_w, right_v, capacity: int) -> int:
         """The left half's share: the smallest c maximizing left(c) + right(capacity - c)."""
