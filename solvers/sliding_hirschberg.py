@@ -39,6 +39,8 @@ table is allocated apart from the rows.
 from __future__ import annotations
 
 import math
+from array import array
+from itertools import islice
 from typing import Sequence
 
 import torch
@@ -54,17 +56,20 @@ MAX_ROW_BYTES = 4 * 2**30
 _INTEGER_DTYPES = ((torch.int8, 7), (torch.int16, 15), (torch.int32, 31), (torch.int64, 63))
 
 
-def profile_values(runtimes: Sequence[float]) -> tuple[list, torch.dtype]:
-    """The values the profiles hold for these (positive) runtimes, and the profile dtype."""
+def profile_values(runtimes: Sequence[float]) -> tuple[array, torch.dtype]:
+    """The values the profiles hold for these (positive) runtimes, and the profile dtype.
+
+    The values come in an ``array`` (int64 or float64 items), built without a Python object per value."""
     if all(float(r).is_integer() for r in runtimes):
-        integers = [int(r) for r in runtimes]
+        total = sum(int(r) for r in runtimes)
+        integers = (int(r) for r in runtimes)
     else:
         integers, _ = exact_runtimes(runtimes)
-    total = sum(integers)
+        total = sum(integers)
     for dtype, bits in _INTEGER_DTYPES:
         if total < 2**bits:
-            return integers, dtype
-    return [float(r) for r in runtimes], torch.float64
+            return array("q", integers), dtype
+    return array("d", map(float, runtimes)), torch.float64
 
 
 def sliding_hirschberg(
@@ -97,28 +102,33 @@ def sliding_hirschberg(
         raise ValueError(f"max_decision_bytes must be an int >= 0, got {max_decision_bytes!r}")
 
     free = [i for i, (w, r) in enumerate(zip(weights, runtimes)) if w == 0 and r > 0]
-    items = [i for i, (w, r) in enumerate(zip(weights, runtimes)) if 0 < w <= capacity and r > 0]
-    items.sort(key=lambda i: weights[i])
-    values, dtype = profile_values([runtimes[i] for i in items])
-    value_of = [0] * len(weights)
-    for i, v in zip(items, values):
-        value_of[i] = v
-    del values
-    search = _Search(weights, value_of, dtype, torch.device(device), max_decision_bytes, backend or dp_rows)
-    saved = sorted(free + search.solve(items, capacity))
-    chosen = bytearray(len(weights))
+    order = [i for i, (w, r) in enumerate(zip(weights, runtimes)) if 0 < w <= capacity and r > 0]
+    order.sort(key=weights.__getitem__)
+    ordered_weights = [weights[i] for i in order]
+    del memory, weights
+    values, dtype = profile_values([runtimes[i] for i in order])
+    search = _Search(ordered_weights, values, dtype, torch.device(device), max_decision_bytes, backend or dp_rows)
+    taken = search.solve(capacity)
+    del search, ordered_weights, values
+    saved = sorted(free + [i for i, take in zip(order, taken) if take])
+    chosen = bytearray(len(runtimes))
     for i in saved:
         chosen[i] = 1
-    recomputable = [i for i in range(len(weights)) if not chosen[i]]
+    recomputable = [i for i in range(len(runtimes)) if not chosen[i]]
     return Solution(math.fsum(runtimes[i] for i in saved), saved, recomputable)
 
 
 class _Search:
-    """The work stack over sub-problems, with the profile rows they share."""
+    """The work stack over sub-problems, with the profile rows they share.
 
-    def __init__(self, weights, value_of, dtype, device, max_decision_bytes, backend):
+    Items are addressed by position in the weight order; a sub-problem is a run of positions
+    ``[start, stop)`` and a capacity, so the stack holds no item lists."""
+
+    def __init__(self, weights, values, dtype, device, max_decision_bytes, backend):
         self.weights = weights
-        self.value_of = value_of
+        """Quantized weights in the weight order (ascending)."""
+        self.values = values
+        """Profile values in the same order."""
         self.dtype = dtype
         self.device = device
         self.max_decision_bytes = max_decision_bytes
@@ -131,30 +141,43 @@ class _Search:
         self.block = dp_rows.block_size(device)
         """Cells per fill and per split-search op (see dp_rows.BLOCK)."""
 
-    def solve(self, items: list[int], capacity: int) -> list[int]:
-        chosen: list[int] = []
-        stack = [(items, capacity)]
+    def solve(self, capacity: int) -> bytearray:
+        """One byte per position: 1 where the item is chosen."""
+        chosen = bytearray(len(self.weights))
+        stack = [(0, len(self.weights), capacity)]
         while stack:
-            items, capacity = stack.pop()
-            items = [i for i in items if self.weights[i] <= capacity]
-            total = sum(self.weights[i] for i in items)
-            if total <= capacity:
-                chosen += items
+            start, stop, capacity = stack.pop()
+            while stop > start and self.weights[stop - 1] > capacity:
+                stop -= 1
+            if sum(islice(self.weights, start, stop)) <= capacity:
+                chosen[start:stop] = b"\x01" * (stop - start)
                 continue
-            unit = math.gcd(*(self.weights[i] for i in items))
-            weights = [self.weights[i] // unit for i in items] if unit > 1 else [self.weights[i] for i in items]
-            values = [self.value_of[i] for i in items]
+            unit = math.gcd(*islice(self.weights, start, stop))
             capacity //= unit
             if not self.largest:
                 self.largest = capacity
-            if len(items) * (capacity + 1) <= self._decision_allowance(capacity):
-                chosen += [items[k] for k in self._one_pass(weights, values, capacity)]
+            if (stop - start) * (capacity + 1) <= self._decision_allowance(capacity):
+                taken = self._one_pass(self._reduced(start, stop, unit), self.values[start:stop], capacity)
+                for k in taken:
+                    chosen[start + k] = 1
                 continue
-            middle = len(items) // 2
-            left = self._split(weights[:middle], values[:middle], weights[middle:], values[middle:], capacity)
-            stack.append((items[middle:], (capacity - left) * unit))
-            stack.append((items[:middle], left * unit))
+            middle = start + (stop - start) // 2
+            left = self._split(
+                self._reduced(start, middle, unit),
+                self.values[start:middle],
+                self._reduced(middle, stop, unit),
+                self.values[middle:stop],
+                capacity,
+            )
+            stack.append((middle, stop, (capacity - left) * unit))
+            stack.append((start, middle, left * unit))
         return chosen
+
+    def _reduced(self, start: int, stop: int, unit: int) -> list[int]:
+        """The weights at positions [start, stop), divided by their sub-problem's common divisor."""
+        if unit == 1:
+            return self.weights[start:stop]
+        return [w // unit for w in islice(self.weights, start, stop)]
 
     def _row(self, which: int, capacity: int) -> torch.Tensor:
         """Profile row 0 or 1, cells 0..capacity; both rows are allocated on first use, for the largest capacity.
