@@ -32,8 +32,8 @@ Otherwise profiles are float64.
 Memory: at most two profile rows of the first sub-problem's capacity, one scratch block of at
 most ``dp_rows.BLOCK`` cells and O(n) Python lists: O(C + n). A forward pass that records
 decisions puts its profile at the end of the two rows' storage and its table before it; the
-default ``max_decision_bytes`` is what fits there (one row's bytes before any split), so no
-table is allocated apart from the rows.
+default ``max_decision_bytes`` is what fits there (one row's bytes before any split), at least
+``MIN_DECISION_BYTES``: a table is allocated apart from the rows only below that floor.
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ import torch
 from solvers import dp_rows
 from solvers.contract import SCALE, ProblemTooLarge, Solution, exact_runtimes, quantize, validate
 
+MIN_DECISION_BYTES = 4096
+"""The default decision allowance's floor: one page, so small problems skip splitting at a page's cost."""
 SEARCH_BLOCK = 4096
 """Cells per step of the split search on CPU: its one temporary stays small next to the rows."""
 MAX_ROW_BYTES = 4 * 2**30
@@ -200,13 +202,14 @@ class _Search:
         return torch.empty(cells, dtype=self.dtype, device=self.device)
 
     def _decision_allowance(self, capacity: int) -> int:
-        """Bytes a decision table may take: ``max_decision_bytes``, by default what the two rows hold
-        beside a profile of ``capacity`` (one row's bytes when the rows are not allocated yet)."""
+        """Bytes a decision table may take: ``max_decision_bytes``; by default what the two rows hold
+        beside a profile of ``capacity`` (one row's bytes when the rows are not allocated yet), and at
+        least MIN_DECISION_BYTES, so that a tiny problem is one pass."""
         if self.max_decision_bytes is not None:
             return self.max_decision_bytes
         if self.rows is None:
-            return (self.largest + 1) * self.cell_bytes
-        return (self.rows.numel() - capacity - 1) * self.cell_bytes
+            return max(MIN_DECISION_BYTES, (self.largest + 1) * self.cell_bytes)
+        return max(MIN_DECISION_BYTES, (self.rows.numel() - capacity - 1) * self.cell_bytes)
 
     def _forward(self, profile, weights, values, capacity, low, decisions=None) -> None:
         """Fill profile[c] with the best value of these items for every c in [low, capacity].
