@@ -1,10 +1,10 @@
 """Pisinger's classic knapsack instance classes as Hypothesis strategies.
 
 The generator formulas are those of D. Pisinger, "Where are the hard knapsack problems?",
-Computers & Operations Research 32 (2005) 2271-2284 (classes 1-6 and 11-15 there), plus the
-even-odd subset-sum class of his "Core problems in knapsack algorithms" (Operations Research 47,
-1999). Each class draws item weights in ``[1, R]``, profits by its formula, and the capacity of the
-h-th of H test instances, ``c = floor(h / (H + 1) * sum(w))``.
+Computers & Operations Research 32 (2005) 2271-2284, as his generator ``genhard.c`` implements
+them (class numbers below are its ``type`` numbers). Each class draws item weights in ``[1, R]``,
+profits by its formula, and the capacity of the h-th of H test instances,
+``c = floor(h * sum(w) / (H + 1))``, raised to the largest weight if that is larger.
 
 The data range is scaled down from Pisinger's R = 1000 .. 10**7 to ``R = 1000`` quantized units and
 at most ``MAX_ITEMS`` items, so the oracle (brute force, else CP-SAT) proves every instance in
@@ -32,7 +32,7 @@ Raw = tuple[list[int], list[float], int]
 
 def _capacity(draw, weights: list[int]) -> int:
     h = draw(st.integers(1, H))
-    return h * sum(weights) // (H + 1)
+    return max(h * sum(weights) // (H + 1), max(weights))
 
 
 def _weights(draw, low: int = 1, high: int = R, max_size: int = MAX_ITEMS) -> list[int]:
@@ -49,9 +49,9 @@ def uncorrelated(draw) -> Raw:
 
 @st.composite
 def weakly_correlated(draw) -> Raw:
-    """Class 2: w_j uniform in [1, R], p_j uniform in [w_j - R/10, w_j + R/10], p_j >= 1."""
+    """Class 2: w_j uniform in [1, R], p_j uniform in [w_j - R/10, w_j + R/10], raised to 1 if below."""
     weights = _weights(draw)
-    profits = [draw(st.integers(max(1, w - R // 10), w + R // 10)) for w in weights]
+    profits = [_weak_profit(draw, w) for w in weights]
     return weights, profits, _capacity(draw, weights)
 
 
@@ -72,9 +72,9 @@ def inverse_strongly_correlated(draw) -> Raw:
 
 @st.composite
 def almost_strongly_correlated(draw) -> Raw:
-    """Class 5: w_j uniform in [1, R], p_j uniform in [w_j + R/10 - R/500, w_j + R/10 + R/500]."""
+    """Class 5: w_j uniform in [1, R], p_j uniform in [w_j + R/10 - R/1000, w_j + R/10 + R/1000]."""
     weights = _weights(draw)
-    profits = [draw(st.integers(w + R // 10 - R // 500, w + R // 10 + R // 500)) for w in weights]
+    profits = [draw(st.integers(w + R // 10 - R // 1000, w + R // 10 + R // 1000)) for w in weights]
     return weights, profits, _capacity(draw, weights)
 
 
@@ -87,22 +87,26 @@ def subset_sum(draw) -> Raw:
 
 @st.composite
 def even_odd(draw) -> Raw:
-    """Even-odd subset sum (1999): even w_j in [2, R], p_j = w_j, odd capacity, so no set fills it."""
+    """Class 7, even-odd subset sum: even w_j in [2, R], p_j = w_j, odd capacity, so no set fills it."""
     weights = [2 * k for k in _weights(draw, 1, R // 2)]
     return weights, list(weights), _capacity(draw, weights) | 1
 
 
 @st.composite
 def similar_weights(draw) -> Raw:
-    """Uncorrelated with similar weights: w_j in [100 000, 100 100] (here scaled by 1/10), p_j in [1, 1000]."""
+    """Class 9, uncorrelated with similar weights: w_j in [100R, 100R + R/10) (here [10R, 10R + R/10]), p_j in [1, R]."""
     weights = _weights(draw, 10 * R, 10 * R + R // 10, SIMILAR_WEIGHTS_MAX_ITEMS)
     profits = [draw(st.integers(1, R)) for _ in weights]
     return weights, profits, _capacity(draw, weights)
 
 
+SPANNER_DIVISOR = 5
+"""genhard.c divides the spanner items' weights and profits by 5, rounding up."""
+
+
 def _spanner(correlation: Callable[[object, int], int], v: int = 2, m: int = 10):
-    """Class 11, span(v, m): v spanner items drawn by a distribution and divided by m + 1
-    (rounded up), then every item is a spanner item times a multiplier a uniform in [1, m]."""
+    """Classes 11-13, span(v, m): v spanner items drawn by a distribution and divided by
+    SPANNER_DIVISOR (rounded up), then every item is a spanner item times a multiplier in [1, m]."""
 
     @st.composite
     def spanner(draw) -> Raw:
@@ -110,7 +114,7 @@ def _spanner(correlation: Callable[[object, int], int], v: int = 2, m: int = 10)
         for _ in range(v):
             w = draw(st.integers(1, R))
             p = correlation(draw, w)
-            kernel.append((math.ceil(w / (m + 1)), math.ceil(p / (m + 1))))
+            kernel.append((math.ceil(w / SPANNER_DIVISOR), math.ceil(p / SPANNER_DIVISOR)))
         picks = draw(st.lists(st.tuples(st.sampled_from(kernel), st.integers(1, m)), min_size=1, max_size=MAX_ITEMS))
         weights = [a * w for (w, _), a in picks]
         profits = [a * p for (_, p), a in picks]
@@ -124,7 +128,7 @@ def _uncorrelated_profit(draw, w: int) -> int:
 
 
 def _weak_profit(draw, w: int) -> int:
-    return draw(st.integers(max(1, w - R // 10), w + R // 10))
+    return max(1, draw(st.integers(w - R // 10, w + R // 10)))
 
 
 def _strong_profit(draw, w: int) -> int:
@@ -132,7 +136,7 @@ def _strong_profit(draw, w: int) -> int:
 
 
 def multiple_strongly_correlated(k1: int = 3 * R // 10, k2: int = 2 * R // 10, d: int = 6):
-    """Class 12, mstr(k1, k2, d): p_j = w_j + k1 if d divides w_j, else w_j + k2."""
+    """Class 14, mstr(k1, k2, d): p_j = w_j + k1 if d divides w_j, else w_j + k2."""
 
     @st.composite
     def mstr(draw) -> Raw:
@@ -144,7 +148,7 @@ def multiple_strongly_correlated(k1: int = 3 * R // 10, k2: int = 2 * R // 10, d
 
 
 def profit_ceiling(d: int = 3):
-    """Class 13, pceil(d): p_j = d * ceil(w_j / d)."""
+    """Class 15, pceil(d): p_j = d * ceil(w_j / d)."""
 
     @st.composite
     def pceil(draw) -> Raw:
@@ -155,9 +159,10 @@ def profit_ceiling(d: int = 3):
 
 
 def circle(d: float = 2 / 3):
-    """Class 14, circle(d): p_j = d * sqrt(4 R^2 - (w_j - 2R)^2), profits on an ellipse.
+    """Class 16, circle(d): p_j = d * sqrt(4 R^2 - (w_j - 2R)^2), profits on an ellipse.
 
-    The profits are kept as the float the formula gives, so this class is also an inexact one.
+    genhard.c truncates the profit to an integer; here it is kept as the float the formula gives,
+    so this class is also an inexact one.
     """
 
     @st.composite

@@ -22,7 +22,7 @@ def _raw(name: str):
 def _profits_follow(name: str, rule) -> None:
     for weights, profits, capacity in _raw(name):
         assert 1 <= len(weights) == len(profits) <= pisinger.MAX_ITEMS
-        assert 0 <= capacity < sum(weights)
+        assert max(weights) <= capacity <= sum(weights)
         for w, p in zip(weights, profits):
             assert rule(w, p), (name, w, p)
 
@@ -34,7 +34,7 @@ def _profits_follow(name: str, rule) -> None:
         ("pisinger_weakly_correlated", lambda w, p: 1 <= w <= R and max(1, w - R // 10) <= p <= w + R // 10),
         ("pisinger_strongly_correlated", lambda w, p: 1 <= w <= R and p == w + R // 10),
         ("pisinger_inverse_strongly_correlated", lambda w, p: 1 <= p <= R and w == p + R // 10),
-        ("pisinger_almost_strongly_correlated", lambda w, p: abs(p - (w + R // 10)) <= R // 500),
+        ("pisinger_almost_strongly_correlated", lambda w, p: abs(p - (w + R // 10)) <= R // 1000),
         ("pisinger_subset_sum", lambda w, p: 1 <= w <= R and p == w),
         ("pisinger_similar_weights", lambda w, p: 10 * R <= w <= 10 * R + R // 10 and 1 <= p <= R),
         ("pisinger_multiple_strongly_correlated", lambda w, p: p == w + (3 * R // 10 if w % 6 == 0 else 2 * R // 10)),
