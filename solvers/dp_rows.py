@@ -8,10 +8,11 @@ backend for CUDA follows the same contract.
 
 The profile is swept from its top down in blocks of at most ``BLOCK`` cells. A block's sources
 ``[lo - w, hi - w)`` all lie below ``hi``, which no earlier block has touched, so one scratch
-block replaces the full-length temporary that ``profile[:-w] + v`` would allocate, and the
-sources and the scratch stay in cache. Blocks are kept below torch's intra-op grain size, so
-every CPU op runs on the calling thread: starting a thread team for each op costs far more than
-it saves at these sizes, and on a loaded machine it made whole solves 15 to 50 times slower.
+block replaces the full-length temporary that ``profile[:-w] + v`` would allocate. Windows up to
+torch's intra-op grain size (32 768 cells) run on the calling thread; a block of 2**18 cells lets
+torch spread the large windows of big capacities over its threads (on an idle 2-core machine the
+n = 1000, C = 1e6 bench row went from 1.40 s with 32 767-cell blocks to 0.90 s) while the
+scratch stays at 2 MiB. On a machine whose cores are busy, threaded ops can be much slower.
 
 Decision tables are ``torch.bool``, one row per item and one column per capacity (one byte per
 cell): ``decisions[i, c]`` is set to whether taking item i at capacity c was strictly better
@@ -24,8 +25,8 @@ from typing import Sequence
 
 import torch
 
-BLOCK = (1 << 15) - 1
-"""Cells per block: one below torch's GRAIN_SIZE (32768), the smallest op torch parallelizes."""
+BLOCK = 1 << 18
+"""Cells per block: large enough for torch to thread an op, small enough to bound the scratch."""
 
 
 def block_size(device: torch.device) -> int:
