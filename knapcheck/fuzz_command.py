@@ -5,25 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from pathlib import Path
 
 from fuzz.campaign import NEW, run_campaign
 from fuzz.store import write_atomically
 from fuzz.strategies import FAMILIES
+from knapcheck.durations import duration_parser
 from knapcheck.targets import add_targets_argument, entries_for
 from reports.campaign_report import progress_line, render_json, render_markdown
 
-UNITS = {"s": 1, "m": 60, "h": 3600}
-
-
-def duration(text: str) -> float:
-    """Seconds in a duration such as 30s, 10m, 8h or 1.5h."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh])\s*", text)
-    if not match or float(match[1]) <= 0:
-        raise argparse.ArgumentTypeError(f"--time must be a positive number with a unit s, m or h (30s, 10m, 8h), got {text!r}")
-    return float(match[1]) * UNITS[match[2]]
+duration = duration_parser("--time", bare_seconds=False)
 
 
 def add_parser(commands) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shlex
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 from fuzz.regression import run_regression
 from fuzz.regressions import load_corpus
 from fuzz.strategies import FAMILIES
+from knapcheck.durations import duration_parser
 from knapcheck.promote_command import DEFAULT_CORPUS
 from knapcheck.targets import entries_for
 from reports.environment import environment
@@ -29,18 +29,7 @@ from reports.regression_report import (
     render_json,
     render_markdown,
 )
-
-_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600}
-
-
-def duration(text: str) -> float:
-    """Seconds from '90', '90s', '10m' or '1h'."""
-    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", text)
-    if not found or float(found.group(1)) <= 0:
-        raise argparse.ArgumentTypeError(
-            f"--time must be a positive duration such as 300, 90s, 10m or 1h, got {text!r}"
-        )
-    return float(found.group(1)) * _UNITS[found.group(2)]
+duration = duration_parser("--time", bare_seconds=True)
 
 
 def add_parser(commands) -> None:
@@ -58,7 +47,7 @@ def add_parser(commands) -> None:
                         help=f"regression corpus whose instances are checked too (default: {DEFAULT_CORPUS})")
     parser.add_argument("--bench-repeats", type=int, default=3, metavar="N",
                         help="fresh processes per benchmark cell; 0 skips the benchmark (default: 3)")
-    parser.add_argument("--bench-time-limit", type=duration, default=60.0, metavar="SECONDS",
+    parser.add_argument("--bench-time-limit", type=duration_parser("--bench-time-limit", bare_seconds=True), default=60.0, metavar="SECONDS",
                         help="time limit of one benchmark run (default: 60)")
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory for the three reports")
     parser.set_defaults(run=run)
