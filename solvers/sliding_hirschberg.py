@@ -1,6 +1,10 @@
 """Sliding-window + Hirschberg knapsack solver in torch: exact, memory linear in the budget.
 
-The solver keeps best-value profiles (one cell per capacity) instead of the full table, and
+Before any DP, a bound test (``solvers.bound_fixing``) decides the items that are provably in
+every optimal selection or in none; the DP below solves what is left, with the capacity the taken
+items leave (``fix_by_bounds=False`` hands it the whole problem).
+
+The DP keeps best-value profiles (one cell per capacity) instead of the full table, and
 finds the chosen items by divide and conquer. A sub-problem (a run of items, a capacity) is
 first reduced: items heavier than the capacity are dropped, all items are taken when their
 weights sum to at most the capacity, and weights and capacity are divided by the weights'
@@ -19,7 +23,8 @@ ordered by weight (then index), which keeps these windows narrow: light items fi
 upper edge slowly, heavy items last raise the lower edge fast (a third fewer cells than the
 given order on the benchmark's large rows).
 
-Tie rule: at a split the smallest left share among the maximal sums wins; in a forward pass an
+Tie rule: items the bound test decides are the same in every optimal selection; among the
+rest, at a split the smallest left share among the maximal sums wins; in a forward pass an
 item is taken only where taking it is strictly better. Both rules are applied to exact integers
 (or to float64 values computed by the same elementwise operations on every device), so the saved
 set is the same whatever the thread count and on CPU and CUDA alike.
@@ -45,7 +50,7 @@ from typing import Sequence
 
 import torch
 
-from solvers import dp_rows
+from solvers import bound_fixing, dp_rows
 from solvers.contract import SCALE, ProblemTooLarge, Solution, exact_runtimes, quantize, validate
 
 MIN_DECISION_BYTES = 4096
@@ -58,16 +63,19 @@ MAX_ROW_BYTES = 4 * 2**30
 _INTEGER_DTYPES = ((torch.int8, 7), (torch.int16, 15), (torch.int32, 31), (torch.int64, 63))
 
 
+def exact_integers(runtimes: Sequence[float]) -> list[int]:
+    """The runtimes as integers in one common unit (a power of two; 1 when they are all integers)."""
+    if all(float(r).is_integer() for r in runtimes):
+        return [int(r) for r in runtimes]
+    return exact_runtimes(runtimes)[0]
+
+
 def profile_values(runtimes: Sequence[float]) -> tuple[array, torch.dtype]:
     """The values the profiles hold for these (positive) runtimes, and the profile dtype.
 
-    The values come in an ``array`` (int64 or float64 items), built without a Python object per value."""
-    if all(float(r).is_integer() for r in runtimes):
-        total = sum(int(r) for r in runtimes)
-        integers = (int(r) for r in runtimes)
-    else:
-        integers, _ = exact_runtimes(runtimes)
-        total = sum(integers)
+    The values come in an ``array`` (int64 or float64 items)."""
+    integers = exact_integers(runtimes)
+    total = sum(integers)
     for dtype, bits in _INTEGER_DTYPES:
         if total < 2**bits:
             return array("q", integers), dtype
@@ -83,8 +91,11 @@ def sliding_hirschberg(
     max_decision_bytes: int | None = None,
     scale: int = SCALE,
     backend=None,
+    fix_by_bounds: bool = True,
 ) -> Solution:
     """Solve exactly; ``max_decision_bytes`` defaults to what the two profile rows hold beside the profile.
+
+    ``fix_by_bounds``: decide what the bound test can before the DP (see the module docstring).
 
     ``backend`` is any object with ``apply_items`` and ``apply_items_recording`` as in
     ``solvers.dp_rows`` (the default). A backend may also take over whole steps:
@@ -103,16 +114,23 @@ def sliding_hirschberg(
     ):
         raise ValueError(f"max_decision_bytes must be an int >= 0, got {max_decision_bytes!r}")
 
-    free = [i for i, (w, r) in enumerate(zip(weights, runtimes)) if w == 0 and r > 0]
+    decided = [i for i, (w, r) in enumerate(zip(weights, runtimes)) if w == 0 and r > 0]
     order = [i for i, (w, r) in enumerate(zip(weights, runtimes)) if 0 < w <= capacity and r > 0]
+    if fix_by_bounds and order:
+        taken, undecided = bound_fixing.fix_by_bounds(
+            [weights[i] for i in order], exact_integers([runtimes[i] for i in order]), capacity
+        )
+        decided += (order[j] for j in taken)
+        capacity -= sum(weights[order[j]] for j in taken)
+        order = [order[j] for j in undecided]
     order.sort(key=weights.__getitem__)
     ordered_weights = [weights[i] for i in order]
     del memory, weights
     values, dtype = profile_values([runtimes[i] for i in order])
     search = _Search(ordered_weights, values, dtype, torch.device(device), max_decision_bytes, backend or dp_rows)
-    taken = search.solve(capacity)
+    chosen_by_dp = search.solve(capacity)
     del search, ordered_weights, values
-    saved = sorted(free + [i for i, take in zip(order, taken) if take])
+    saved = sorted(decided + [i for i, take in zip(order, chosen_by_dp) if take])
     chosen = bytearray(len(runtimes))
     for i in saved:
         chosen[i] = 1

@@ -22,11 +22,13 @@ from solvers.full_table import full_table
 from solvers.outcome import call_in_process
 from solvers.sliding_hirschberg import _groups, profile_values, sliding_hirschberg
 
-HIRSCHBERG = functools.partial(sliding_hirschberg, max_decision_bytes=0)
-"""No decision table fits: every sub-problem of two or more items is split."""
-ONE_PASS = functools.partial(sliding_hirschberg, max_decision_bytes=1 << 40)
-"""The whole problem fits one decision table: one forward pass and a backtrack."""
-PATHS = {"default": sliding_hirschberg, "hirschberg": HIRSCHBERG, "one_pass": ONE_PASS}
+HIRSCHBERG = functools.partial(sliding_hirschberg, max_decision_bytes=0, fix_by_bounds=False)
+"""No decision table fits: every sub-problem of two or more items is split, none decided by bounds."""
+ONE_PASS = functools.partial(sliding_hirschberg, max_decision_bytes=1 << 40, fix_by_bounds=False)
+"""The whole problem fits one decision table: one forward pass and a backtrack, none decided by bounds."""
+DP_ONLY = functools.partial(sliding_hirschberg, fix_by_bounds=False)
+"""The default DP on the whole problem."""
+PATHS = {"default": sliding_hirschberg, "hirschberg": HIRSCHBERG, "one_pass": ONE_PASS, "dp_only": DP_ONLY}
 
 
 def units(weights, runtimes, capacity) -> Instance:
@@ -201,8 +203,8 @@ def test_any_backend_object_is_used():
 
     instance = units([5, 7, 11, 13, 17, 19, 23], [9, 13, 20, 24, 31, 35, 41], 50)
     args = (list(instance.memory), list(instance.runtimes), instance.max_memory)
-    answer = sliding_hirschberg(*args, max_decision_bytes=100, backend=Counting())
-    assert answer == sliding_hirschberg(*args, max_decision_bytes=100)
+    answer = sliding_hirschberg(*args, max_decision_bytes=100, backend=Counting(), fix_by_bounds=False)
+    assert answer == sliding_hirschberg(*args, max_decision_bytes=100, fix_by_bounds=False)
     assert set(calls) == {"apply", "record"}
 
 
@@ -237,7 +239,7 @@ def test_bad_input_names_the_argument():
 def test_a_budget_too_large_for_the_rows_is_refused_before_allocating(monkeypatch):
     monkeypatch.setattr(module, "MAX_ROW_BYTES", 1000)
     with pytest.raises(ProblemTooLarge, match="MAX_ROW_BYTES"):
-        sliding_hirschberg([0.3001, 0.4, 0.5], [1.0, 2.0, 3.0], 0.9)
+        sliding_hirschberg([0.3001, 0.4, 0.5], [1.0, 2.0, 3.0], 0.9, fix_by_bounds=False)
 
 
 def test_the_reported_value_is_the_sum_of_the_saved_runtimes():
