@@ -29,10 +29,13 @@ def cuda_knapsack(
     scale: int = SCALE,
     max_span: int = MAX_SPAN,
     own_passes: bool = True,
+    fix_by_bounds: bool = True,
 ) -> Solution:
-    """Exact; the same saved set as sliding_hirschberg on exact instances (same ties, same arithmetic).
+    """Exact; on exact instances the same saved set as sliding_hirschberg given the same
+    ``max_decision_bytes`` (same ties, same arithmetic; among equal optima a split and a recorded
+    pass may choose differently, so the defaults' differing allowances may too).
 
-    ``max_decision_bytes`` defaults to DEVICE_DECISION_BYTES.
+    ``max_decision_bytes`` defaults to DEVICE_DECISION_BYTES; ``fix_by_bounds`` is sliding_hirschberg's.
 
     ``own_passes``: the backend runs each forward pass itself, keeping both rows between its
     launches (``TritonPasses``); False leaves the pass to sliding_hirschberg, which calls the
@@ -47,4 +50,5 @@ def cuda_knapsack(
         max_decision_bytes=DEVICE_DECISION_BYTES if max_decision_bytes is None else max_decision_bytes,
         scale=scale,
         backend=backend(max_span=max_span),
+        fix_by_bounds=fix_by_bounds,
     )
