@@ -8,6 +8,7 @@ import sys
 from knapcheck.targets import entries_for
 from reports.bench import BASELINES, CUDA_ROWS, DEFAULT_TIME_LIMIT, ROWS, render_table, run_bench
 from solvers.registry import ours
+from solvers.variants import DP_ONLY
 
 
 def add_parser(commands) -> None:
@@ -20,7 +21,8 @@ def add_parser(commands) -> None:
         "--solvers",
         nargs="+",
         metavar="SPEC",
-        help="solvers to measure besides the baselines (default: our solvers on --device)",
+        help="solvers to measure besides the baselines (default: our solvers on --device, and the"
+        " one of them without its bound test, solvers.variants.DP_ONLY)",
     )
     parser.add_argument(
         "--baselines",
@@ -57,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
         measured = [e for e in ours() if e.device == args.device]
         if not measured:
             raise SystemExit(f"knapcheck bench: no registered solver of ours runs on device {args.device!r}")
+        measured += entries_for([DP_ONLY[args.device]]) if args.device in DP_ONLY else []
     gpu = args.device == "cuda"
     if gpu and not _cuda_available():
         print("knapcheck bench: no CUDA device here, so no GPU rows (the cuda solver's correctness is tested on CPU)")
@@ -75,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     print(render_table(result, [b.name for b in baselines]))
     if gpu:
         print()
-        print(gpu_bench.rate_table(result, bandwidth))
+        print(gpu_bench.rate_table(result, bandwidth, [e.name for e in measured]))
         print()
         print(gpu_bench.kernel_table())
         print()

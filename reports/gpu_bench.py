@@ -7,10 +7,11 @@ second), measured in the same run. The group kernel applies several items per pa
 so it can beat that limit; this benchmark measures by how much, side by side with the one-item
 streaming kernel on the same rows.
 
-``knapcheck bench --device cuda`` adds to its table (the cuda solver in fresh processes on the
-bench matrix, plus ``reports.bench.CUDA_ROWS``) the solver's rate in table cells per second — n * (C + 1) over
-the median time, the cells a full-table DP would update; the solver updates about twice that,
-its split levels included — and that rate as a fraction of the one-item limit, then
+``knapcheck bench --device cuda`` adds to its table (the cuda solver and its DP-only variant in
+fresh processes on the bench matrix, plus ``reports.bench.CUDA_ROWS``) each one's rate in table
+cells per second — n * (C + 1) over the median time, the cells a full-table DP would update; the
+DP-only variant updates about twice that, its split levels included, while the bound test leaves
+the default solver's DP a few dozen items — and that rate as a fraction of the one-item limit, then
 ``kernel_table`` and ``variant_table``.
 """
 
@@ -21,7 +22,6 @@ from dataclasses import dataclass
 import torch
 
 from reports.bench import BenchResult, BenchRow, instance_for
-from solvers.registry import registered
 from solvers.triton_rows import TritonRows
 
 
@@ -133,11 +133,10 @@ def span_table(row: KernelRow = KERNEL_ROWS[0], spans: tuple[int, ...] = (2048, 
     return "\n".join(lines)
 
 
-def rate_table(result: BenchResult, bandwidth: float) -> str:
-    """Each cuda solver's table cells per second on each row, and its fraction of the one-item limit."""
+def rate_table(result: BenchResult, bandwidth: float, solvers: list[str]) -> str:
+    """Each of these GPU solvers' table cells per second on each row, and its fraction of the
+    one-item limit (a DP's rate: for a solver with the bound test on, the cells its DP skipped count too)."""
     limit = one_item_limit(bandwidth)
-    on_gpu = {entry.name for entry in registered() if entry.device == "cuda"}
-    solvers = [name for name in result.solvers if name in on_gpu]
     lines = [
         f"Device copy {bandwidth / 1e9:,.0f} GB/s: one item per launch updates at most {limit / 1e9:,.1f} G cells/s "
         "(int64). Table cells/s = n (C + 1) / median time.",
@@ -160,7 +159,8 @@ def rate_table(result: BenchResult, bandwidth: float) -> str:
 
 def variant_table(rows: list[BenchRow], repeats: int = 2) -> str:
     """The backend's own forward passes against sliding_hirschberg's per-group calls, warm, in this
-    process: which backend the cuda solver should use on this GPU."""
+    process, with the bound test off (all the work is the DP's): which backend the cuda solver
+    should use on this GPU."""
     from solvers.cuda_solver import cuda_knapsack
 
     if not torch.cuda.is_available():
@@ -174,8 +174,10 @@ def variant_table(rows: list[BenchRow], repeats: int = 2) -> str:
         args = (list(instance.memory), list(instance.runtimes), instance.max_memory)
         seconds = {}
         for own in (True, False):
-            cuda_knapsack(*args, own_passes=own)  # compiles, allocates
-            seconds[own] = min(_seconds(lambda: cuda_knapsack(*args, own_passes=own)) for _ in range(repeats))
+            cuda_knapsack(*args, own_passes=own, fix_by_bounds=False)  # compiles, allocates
+            seconds[own] = min(
+                _seconds(lambda: cuda_knapsack(*args, own_passes=own, fix_by_bounds=False)) for _ in range(repeats)
+            )
         lines.append(f"| {row.name} | {seconds[True]:.3f} | {seconds[False]:.3f} | {seconds[False] / seconds[True]:.2f} |")
     return "\n".join(lines)
 
