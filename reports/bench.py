@@ -161,13 +161,13 @@ def run_bench(
                 cell.peak_bytes.append(result["peak_bytes"])
                 cell.values.append(result["value"])
             if progress:
-                shown = cell.failure or f"{cell.median_seconds:.3f} s"
+                shown = cell.failure or f"{cell.median_seconds:.3g} s"
                 progress(f"{row.name}: {entry.name}: {shown}")
     return BenchResult(list(rows), [e.name for e in entries], repeats, time_limit, cells)
 
 
 def _seconds(cell: Cell) -> str:
-    return f"{cell.median_seconds:.3f}" if cell.ran else cell.failure
+    return f"{cell.median_seconds:.3g}" if cell.ran else cell.failure
 
 
 def _mib(cell: Cell) -> str:

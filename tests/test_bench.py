@@ -70,7 +70,7 @@ def _result() -> BenchResult:
 def test_table_shows_medians_ratios_and_failures():
     table = render_table(_result(), ["torch:base"])
     rows = {line.split(" | ")[0].strip("| "): line for line in table.splitlines() if line.startswith("| ")}
-    assert "| 2.000 | 0.00 | 6.000 | 0.00 | 3.00x | 2.00x |" in rows["a"]
-    assert "| 4.000 | 1.00 | 2.000 | 2.00 | 0.50x | 0.50x |" in rows["b"]
+    assert "| 2 | 0.00 | 6 | 0.00 | 3.00x | 2.00x |" in rows["a"]
+    assert "| 4 | 1.00 | 2 | 2.00 | 0.50x | 0.50x |" in rows["b"]
     assert "timeout > 10 s" in rows["c"] and rows["c"].endswith("| - | - |")
     assert "ours vs torch:base: median speed-up 2.00x over 3 rows; slower on b" in table
