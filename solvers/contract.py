@@ -127,9 +127,14 @@ def exact_scale(runtimes: Sequence[float]) -> int | None:
     values is below 2**53 in those units: then every subset sum, in any order, is exact in float64,
     and every exact solver must return identical values. Returns None otherwise.
     """
+    exact = exact_units(runtimes)
+    return None if exact is None else exact[1]
+
+
+def exact_units(runtimes: Sequence[float]) -> tuple[list[int], int] | None:
+    """``exact_runtimes`` when the instance is exact (see exact_scale), None otherwise."""
     integers, denominator = exact_runtimes(runtimes)
-    total = sum(abs(v) for v in integers)
-    return denominator if total < EXACT_LIMIT else None
+    return (integers, denominator) if sum(abs(v) for v in integers) < EXACT_LIMIT else None
 
 
 def exact_runtimes(runtimes: Sequence[float]) -> tuple[list[int], int]:

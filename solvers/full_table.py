@@ -13,7 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
-from solvers.contract import SCALE, ProblemTooLarge, Solution, exact_runtimes, exact_scale, quantize, validate
+from solvers.contract import SCALE, ProblemTooLarge, Solution, exact_units, quantize, validate
 
 DEFAULT_MAX_TABLE_BYTES = 2 * 2**30
 
@@ -40,8 +40,9 @@ def full_table(
             f"full_table needs {needed} bytes for n={n}, capacity={capacity}, over max_table_bytes="
             f"{max_table_bytes}; raise max_table_bytes or use sliding_hirschberg"
         )
-    if exact_scale(runtimes) is not None:
-        values = np.array(exact_runtimes(runtimes)[0], dtype=np.int64)
+    exact = exact_units(runtimes)
+    if exact is not None:
+        values = np.array(exact[0], dtype=np.int64)
     else:
         values = np.array(runtimes, dtype=np.float64)
 
