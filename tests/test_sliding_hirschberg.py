@@ -68,6 +68,8 @@ SPLIT_EDGES = {
     "single item fits": units([4], [2], 4),
     "single item too heavy": units([5], [2], 4),
     "past float32": units([3, 4, 5, 6], [2**24 + 1, 2**24 + 3, 2**25 + 1, 2**40 + 7], 9),
+    "total just below 2**53 (float64 profiles)": units([2, 2, 1, 1], [2**52 - 2, 2**52 - 1, 1, 1], 3),
+    "total past 2**53 (int64 profiles)": units([2, 2, 1, 1], [2**52, 2**52 + 1, 1, 1], 3),
 }
 
 
@@ -131,13 +133,16 @@ def test_same_input_same_answer_on_ties():
         ([1, 2, 100], torch.int8),
         ([100, 100], torch.int16),
         ([2**20, 2**20], torch.int32),
-        ([2**40, 3], torch.int64),
+        ([2**40, 3], torch.float64),
+        ([2**53 - 4, 3], torch.float64),
+        ([2**53, 3], torch.int64),
+        ([2**62, 3], torch.int64),
         ([0.5, 0.25], torch.int8),
         ([2.0**62, 2.0**62], torch.float64),
         ([0.1, 1e-300], torch.float64),
     ],
 )
-def test_profile_dtype_is_the_narrowest_that_cannot_overflow(runtimes, dtype):
+def test_profile_dtype_is_the_first_exact_one_for_the_total(runtimes, dtype):
     assert profile_values(runtimes)[1] == dtype
 
 
