@@ -32,8 +32,8 @@ set is the same whatever the thread count and on CPU and CUDA alike.
 Arithmetic: every positive runtime is a multiple of one power of two; in those units the profiles
 hold exact integers, chosen by their total (no profile cell or split sum can exceed it): int8,
 int16 or int32 when it fits one of them; else float64 while it is below 2**53, where every sum is an
-exact integer (torch's float64 add and maximum run about 1.4 times as fast as int64's on CPU, which
-has no vector int64 maximum); else int64 while it fits one. Beyond that, profiles are float64
+exact integer (torch's float64 add and maximum beat int64's on CPUs without AVX-512, which have no
+vector int64 maximum); else int64 while it fits one. Beyond that, profiles are float64
 values of the runtimes, and no longer exact.
 
 Memory: at most two profile rows of the first sub-problem's capacity, one scratch block of at
