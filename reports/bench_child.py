@@ -25,13 +25,18 @@ MEMORY_LIMIT_BYTES = 4 * 2**30
 _WARM_UP_MEMORY = [(i * 371 % 997 + 13) / 10_000 for i in range(40)]
 WARM_UP = (
     (_WARM_UP_MEMORY, [float((i * 53 % 89 + 1) * 10**9 + i) for i in range(40)], 0.5),
-    (_WARM_UP_MEMORY, [round(m * 10_000) * 10.0**8 for m in _WARM_UP_MEMORY], 0.5),
+    *(
+        (_WARM_UP_MEMORY, [round(m * 10_000) * float(unit) for m in _WARM_UP_MEMORY], 0.5)
+        for unit in (1, 10**3, 10**8, 10**12)
+    ),
 )
-"""Small instances that run the DP and the split paths of every solver once, so that torch's lazy
+"""Small instances that run the DP and the split paths of every solver, so that torch's lazy
 initialization (and the library code it pages in) is not measured as the row's time or memory.
-Their runtimes are FLOP-scale like the rows', so each solver warms up the very kernels (int64
-profiles for ours, float32 for upstream's) that the rows then run. In the second, every item is
-equally efficient, so no bound decides any item and our DP gets all 40 items, as upstream's does."""
+The first has FLOP-scale runtimes like the rows'. In the others every item is equally efficient,
+so no bound decides any item and our DP gets all 40, as upstream's does; their totals (about 2e4,
+2e7, 2e12 and 2e16) take our profiles through each dtype a row may need (int16, int32, float64,
+int64: the bound test can leave a row's DP a total that fits a narrow one), while upstream's
+float32 kernels run in all of them."""
 
 
 def _status_kib(field: str) -> int:

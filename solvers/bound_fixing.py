@@ -30,13 +30,15 @@ def fix_by_bounds(weights: Sequence[int], values: Sequence[int], capacity: int) 
     """The positions every optimal selection takes, and those the bound leaves undecided.
 
     ``weights`` are in ``[1, capacity]`` and ``values`` positive integers; positions missing from
-    both lists are in no optimal selection.
+    both lists are in no optimal selection. Ties in efficiency keep the given order (the sort is
+    stable), and the d_j are recomputed rather than stored: at partitioner scale this function's
+    Python objects would otherwise outweigh the DP's profiles.
     """
     n = len(weights)
     if sum(weights) <= capacity:
         return list(range(n)), []
     shift = max(0, max(values).bit_length() - 1000)
-    by_efficiency = sorted(range(n), key=lambda j: (-(values[j] >> shift) / weights[j], j))
+    by_efficiency = sorted(range(n), key=lambda j: -(values[j] >> shift) / weights[j])
     room = capacity
     greedy = 0
     break_item = None
@@ -46,12 +48,13 @@ def fix_by_bounds(weights: Sequence[int], values: Sequence[int], capacity: int) 
             greedy += values[j]
         elif break_item is None:
             break_item = j
+    del by_efficiency
     v_b, w_b = values[break_item], weights[break_item]
-    scaled = [values[j] * w_b - v_b * weights[j] for j in range(n)]
-    bound = sum(d for d in scaled if d > 0) + v_b * capacity
+    bound = sum(max(0, v * w_b - v_b * w) for w, v in zip(weights, values)) + v_b * capacity
     known = max(greedy, max(values)) * w_b
     taken, undecided = [], []
-    for j, d in enumerate(scaled):
+    for j, (w, v) in enumerate(zip(weights, values)):
+        d = v * w_b - v_b * w
         if bound - abs(d) >= known:
             undecided.append(j)
         elif d > 0:
