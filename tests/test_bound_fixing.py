@@ -7,9 +7,11 @@ from itertools import product
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fuzz.strategies import FAMILIES
 from reports.bench import ROWS, instance_for
+from reports.bound_coverage import coverage_table, left_to_the_dp
 from solvers.bound_fixing import fix_by_bounds
-from solvers.contract import quantize
+from solvers.contract import Instance
 
 
 def optimal_selections(weights, values, capacity) -> list[tuple[int, ...]]:
@@ -73,7 +75,12 @@ def test_values_too_large_for_a_float_are_compared_exactly():
 def test_a_flop_scale_instance_is_mostly_decided():
     """The bench's n = 1000, C = 1e6 row: the DP is left a few dozen of its 1000 items."""
     (row,) = [r for r in ROWS if r.name == "n=1000 C=1e6"]
-    instance = instance_for(row)
-    weights, capacity = quantize(instance.memory, instance.max_memory)
-    taken, undecided = fix_by_bounds(weights, [int(r) for r in instance.runtimes], capacity)
-    assert len(undecided) <= 50 and len(taken) > 400
+    assert left_to_the_dp([instance_for(row)]) == (1000, 30)
+
+
+def test_the_coverage_table_has_a_line_per_family_and_bench_row():
+    table = coverage_table(per_family=2)
+    for name in [*FAMILIES, *(row.name for row in ROWS)]:
+        assert f" {name} |" in table
+    equal_efficiency = Instance((0.0003, 0.0005, 0.0007), (3e9, 5e9, 7e9), 0.001)
+    assert left_to_the_dp([equal_efficiency]) == (3, 3)
