@@ -46,6 +46,15 @@ def test_bench_command_measures_in_a_fresh_process(capsys, monkeypatch):
     assert seconds > 0 and mib >= 0
 
 
+def test_by_default_our_solvers_are_measured_with_the_dp_only_variant(capsys, monkeypatch):
+    monkeypatch.setattr("reports.bench.ROWS", [SMALL])
+    monkeypatch.setattr("knapcheck.bench_command.ROWS", [SMALL])
+    assert main(["bench", "--baselines", "--repeats", "1"]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    for solver in ("full_table", "sliding_hirschberg", "solvers.variants:sliding_hirschberg_dp_only"):
+        assert f"| {solver} s |" in header
+
+
 def test_the_child_returns_the_solver_s_value():
     (entry,) = resolve("sliding_hirschberg")
     result = measure_once(entry, SMALL, time_limit=120)
