@@ -27,7 +27,7 @@ from solvers.registry import SolverEntry
 
 def sample(strategy: st.SearchStrategy[Instance], count: int, seed_value: int = 0) -> list[Instance]:
     """``count`` instances drawn by Hypothesis from a fixed seed: the same list on every run of the
-    same program. Not across programs: Hypothesis (6.131 and later) sometimes draws literals found
+    same program. Not across programs: Hypothesis (6.170 here) sometimes draws literals found
     in the project's imported non-test modules, so which modules a program has loaded, and their
     constants, change the list (`python -m reports.bound_coverage` and `knapcheck check` differ)."""
     drawn: list[Instance] = []
