@@ -13,9 +13,8 @@ from typing import Iterable
 from fuzz.check import sample
 from fuzz.strategies import FAMILIES, family
 from reports.bench import ROWS, instance_for
-from solvers.bound_fixing import fix_by_bounds
 from solvers.contract import Instance, quantize
-from solvers.sliding_hirschberg import exact_integers
+from solvers.sliding_hirschberg import decide_by_bounds, dp_candidates
 
 
 def left_to_the_dp(instances: Iterable[Instance]) -> tuple[int, int]:
@@ -23,11 +22,10 @@ def left_to_the_dp(instances: Iterable[Instance]) -> tuple[int, int]:
     candidates = undecided = 0
     for instance in instances:
         weights, capacity = quantize(instance.memory, instance.max_memory)
-        order = [i for i, (w, r) in enumerate(zip(weights, instance.runtimes)) if 0 < w <= capacity and r > 0]
+        order = dp_candidates(weights, instance.runtimes, capacity)
         if not order:
             continue
-        values = exact_integers([instance.runtimes[i] for i in order])
-        _, left = fix_by_bounds([weights[i] for i in order], values, capacity)
+        _, left = decide_by_bounds(weights, instance.runtimes, order, capacity)
         candidates += len(order)
         undecided += len(left)
     return candidates, undecided

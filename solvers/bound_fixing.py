@@ -37,7 +37,8 @@ def fix_by_bounds(weights: Sequence[int], values: Sequence[int], capacity: int) 
     n = len(weights)
     if sum(weights) <= capacity:
         return list(range(n)), []
-    shift = max(0, max(values).bit_length() - 1000)
+    largest = max(values)
+    shift = max(0, largest.bit_length() - 1000)
     by_efficiency = sorted(range(n), key=lambda j: -(values[j] >> shift) / weights[j])
     room = capacity
     greedy = 0
@@ -51,7 +52,7 @@ def fix_by_bounds(weights: Sequence[int], values: Sequence[int], capacity: int) 
     del by_efficiency
     v_b, w_b = values[break_item], weights[break_item]
     bound = sum(max(0, v * w_b - v_b * w) for w, v in zip(weights, values)) + v_b * capacity
-    known = max(greedy, max(values)) * w_b
+    known = max(greedy, largest) * w_b
     taken, undecided = [], []
     for j, (w, v) in enumerate(zip(weights, values)):
         d = v * w_b - v_b * w

@@ -85,6 +85,21 @@ def profile_values(runtimes: Sequence[float]) -> tuple[array, torch.dtype]:
     return array("d", map(float, runtimes)), torch.float64
 
 
+def dp_candidates(weights: Sequence[int], runtimes: Sequence[float], capacity: int) -> list[int]:
+    """The indices a DP may choose from: weight in [1, capacity] and a positive runtime."""
+    return [i for i, (w, r) in enumerate(zip(weights, runtimes)) if 0 < w <= capacity and r > 0]
+
+
+def decide_by_bounds(
+    weights: Sequence[int], runtimes: Sequence[float], candidates: list[int], capacity: int
+) -> tuple[list[int], list[int]]:
+    """The candidates the bound test takes, and those it leaves to the DP (indices, as ``candidates``)."""
+    taken, undecided = bound_fixing.fix_by_bounds(
+        [weights[i] for i in candidates], exact_integers([runtimes[i] for i in candidates]), capacity
+    )
+    return [candidates[j] for j in taken], [candidates[j] for j in undecided]
+
+
 def sliding_hirschberg(
     memory: Sequence[float],
     runtimes: Sequence[float],
@@ -118,14 +133,11 @@ def sliding_hirschberg(
         raise ValueError(f"max_decision_bytes must be an int >= 0, got {max_decision_bytes!r}")
 
     decided = [i for i, (w, r) in enumerate(zip(weights, runtimes)) if w == 0 and r > 0]
-    order = [i for i, (w, r) in enumerate(zip(weights, runtimes)) if 0 < w <= capacity and r > 0]
+    order = dp_candidates(weights, runtimes, capacity)
     if fix_by_bounds and order:
-        taken, undecided = bound_fixing.fix_by_bounds(
-            [weights[i] for i in order], exact_integers([runtimes[i] for i in order]), capacity
-        )
-        decided += (order[j] for j in taken)
-        capacity -= sum(weights[order[j]] for j in taken)
-        order = [order[j] for j in undecided]
+        taken, order = decide_by_bounds(weights, runtimes, order, capacity)
+        decided += taken
+        capacity -= sum(weights[i] for i in taken)
     order.sort(key=weights.__getitem__)
     ordered_weights = [weights[i] for i in order]
     del memory, weights
