@@ -1,8 +1,7 @@
 """The correctness half of `knapcheck report`: a candidate (and a baseline) through every family.
 
-Every target that a worker process can load runs isolated (solvers.isolation), whatever its entry
-says: the report is about code under review, and a crash, a hang or a runaway allocation must end
-in a verdict, not end the run. (A solver registered at run time can only run in this process.)
+Every target runs isolated (solvers.isolation), whatever its entry says: the report is about code
+under review, and a crash, a hang or a runaway allocation must end in a verdict, not end the run.
 Candidate and baseline are checked in one run_check, so the oracle answers each instance once.
 Workers are started before the clock of the time budget starts: importing torch five times over
 must not eat the first family's share. A target that cannot even be loaded stops the run with a
@@ -12,15 +11,16 @@ ValueError: a table of verdicts about code that never ran would mislead.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from fuzz.check import CheckResult, run_check
 from fuzz.differential import Check
 from fuzz.strategies import FAMILIES
 from solvers.contract import Instance
-from solvers.isolation import isolatable, start_workers
-from solvers.registry import SolverEntry
+from solvers.entry import SolverEntry
+from solvers.isolation import start_workers
+from solvers.registry import with_isolation
 
 CANDIDATE = "candidate"
 BASELINE = "baseline"
@@ -73,7 +73,7 @@ def run_regression(
         for entry in group:
             if entry.name not in roles:
                 roles[entry.name] = role
-                entries.append(replace(entry, isolate=entry.isolate or isolatable(entry)))
+                entries.append(with_isolation(entry))
     if not any(role == CANDIDATE for role in roles.values()):
         raise ValueError("candidate must name at least one solver")
     families = list(families)

@@ -6,25 +6,22 @@ import math
 
 from fuzz.differential import Check
 from solvers.contract import SCALE
+from solvers import specs
 from solvers.isolation import limits_for
-from solvers.registry import TORCH_KNAPSACK_MODULE
 
 
-def import_lines(solver_name: str) -> list[str]:
-    where, _, name = solver_name.rpartition(":")
-    if where == "torch":
-        return [f"from {TORCH_KNAPSACK_MODULE} import {name} as solve"]
-    if where.endswith(".py"):
+def import_lines(spec_text: str) -> list[str]:
+    """Lines that bind ``solve`` to the solver a spec names, with nothing of knapcheck imported."""
+    spec = specs.parse(spec_text)
+    if spec.kind == "file":
         return [
             "import importlib.util",
-            f"spec = importlib.util.spec_from_file_location('target', {where!r})",
+            f"spec = importlib.util.spec_from_file_location('target', {spec.where!r})",
             "target = importlib.util.module_from_spec(spec)",
             "spec.loader.exec_module(target)",
-            f"solve = target.{name}",
+            f"solve = target.{spec.name}",
         ]
-    if where:
-        return [f"from {where} import {name} as solve"]
-    return ["import solvers", f"solve = solvers.get({solver_name!r})"]
+    return [f"from {spec.module} import {spec.name} as solve"]
 
 
 def _assertion(failure: Check) -> list[str]:
@@ -69,7 +66,7 @@ def _limit_lines(failure: Check) -> list[str]:
 
 def snippet(failure: Check) -> str:
     instance = failure.instance
-    lines = ["import math", *import_lines(failure.solver.name), *_limit_lines(failure)]
+    lines = ["import math", *import_lines(failure.solver.spec), *_limit_lines(failure)]
     lines += [
         f"memory = {list(instance.memory)!r}",
         f"runtimes = {list(instance.runtimes)!r}",

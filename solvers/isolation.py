@@ -8,8 +8,8 @@ One persistent worker process per target serves call after call over a pipe, so 
 instances cost one interpreter start, not hundreds; a worker that died or was killed is started
 again on the next call. The worker is a fresh interpreter (not a fork: the parent may hold torch's
 thread pools; and not multiprocessing's spawn, which re-runs the caller's main script) that finds
-its solver again by the entry's name, which is a spec ``registry.resolve`` takes:
-a registered name, ``torch:NAME``, ``FILE.py:NAME`` or ``module:NAME``.
+its solver again by the entry's spec (``torch:NAME``, ``FILE.py:NAME`` or ``module:NAME``; see
+``solvers.specs``), so any entry can be isolated, one registered at run time included.
 
 The memory cap is an address-space limit (``RLIMIT_AS``) that the worker sets once its target is
 loaded: what it maps then (the interpreter, torch, the target; a CUDA build of torch maps gigabytes
@@ -30,10 +30,10 @@ import sys
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
-from solvers import builtin
+from solvers import specs
 from solvers.contract import Instance
 from solvers.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
-from solvers.registry import SolverEntry, resolve
+from solvers.entry import SolverEntry
 
 DEFAULT_TIME_LIMIT = 60.0
 """Seconds one call may take before its worker is killed and the call is TIMED_OUT."""
@@ -56,13 +56,6 @@ class Limits:
             raise ValueError(f"time limit must be > 0 seconds, got {self.time!r}")
         if self.memory is not None and self.memory <= 0:
             raise ValueError(f"memory limit must be > 0 bytes, got {self.memory!r}")
-
-
-def isolatable(entry: SolverEntry) -> bool:
-    """Whether a fresh worker can find this solver again by its name: a spec (``torch:NAME``,
-    ``FILE.py:NAME``, ``module:NAME``) or one of our built-in entries. A solver registered at run
-    time (a test's planted one) exists only in the process that registered it."""
-    return ":" in entry.name or entry.name in {e.name for e in builtin.ENTRIES}
 
 
 def limits_for(entry: SolverEntry) -> Limits:
@@ -103,8 +96,7 @@ def cap_address_space(limit: int) -> None:
 
 def _serve(conn: Connection, spec: str, memory_limit: int | None) -> None:
     try:
-        (entry,) = resolve(spec)
-        solver = entry.load()
+        solver = specs.load(spec)
         if memory_limit is not None:
             cap_address_space(memory_limit)
         conn.send(Outcome(RETURNED))
@@ -223,21 +215,16 @@ class Worker:
 _WORKERS: dict[tuple[str, Limits], Worker] = {}
 
 
-def _worker(entry: SolverEntry | str, limits: Limits | None) -> Worker:
-    if isinstance(entry, str):
-        found = resolve(entry)
-        if len(found) != 1:
-            raise ValueError(f"spec {entry!r} names {len(found)} solvers; isolation runs one at a time")
-        entry = found[0]
+def _worker(entry: SolverEntry, limits: Limits | None) -> Worker:
     limits = limits or limits_for(entry)
-    key = (entry.name, limits)
+    key = (entry.spec, limits)
     if key not in _WORKERS:
-        _WORKERS[key] = Worker(entry.name, limits)
+        _WORKERS[key] = Worker(entry.spec, limits)
     return _WORKERS[key]
 
 
-def call_isolated(entry: SolverEntry | str, instance: Instance, limits: Limits | None = None) -> Outcome:
-    """Call a solver (an entry, or a spec naming one) on an instance in its worker process."""
+def call_isolated(entry: SolverEntry, instance: Instance, limits: Limits | None = None) -> Outcome:
+    """Call an entry's solver on an instance in its worker process."""
     return _worker(entry, limits).call(instance)
 
 
@@ -247,7 +234,7 @@ def start_workers(entries: list[SolverEntry]) -> dict[str, Outcome]:
 
     Returns, by solver name, the Outcome of each target that could not be loaded.
     """
-    workers = {entry.name: _worker(entry, None) for entry in entries}
+    workers = {entry.name: _worker(entry, None) for entry in entries if entry.isolate}
     for worker in workers.values():
         worker.start()
     failed = {name: worker.ready() for name, worker in workers.items()}

@@ -1,75 +1,49 @@
 """One registry of every solver knapcheck knows, with what each one promises (design.md, section 4).
 
-Tests, campaigns, benchmarks and reports iterate over it. Our own solvers are listed in
-``solvers.builtin``; upstream solvers are resolved from a spec:
-
-- ``torch``: every solver in the installed torch;
-- ``torch:NAME``: one of them;
-- ``path/to/knapsack.py:NAME``: a function in a file, for instance one taken from a pull request;
-- ``package.module:NAME``: a function in an importable module;
-- a registered name such as ``full_table``.
+Tests, campaigns, benchmarks and reports iterate over it. It starts with our own solvers
+(``solvers.catalog``); ``register`` adds one, ``unregister`` removes one. ``resolve`` turns any
+spec (``solvers.specs``) into entries: a registered name, ``torch``, ``torch:NAME``,
+``FILE.py:NAME`` or ``module:NAME``. Every solver that is not one of our registered ones is
+isolated: it runs in a worker process (``solvers.isolation``), so a crash, a hang or a runaway
+allocation becomes a verdict instead of the end of the run.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-import importlib.util
-import inspect
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Callable, Iterable
+from dataclasses import replace
+from typing import Iterable
 
+from solvers import catalog, specs
 from solvers.contract import Solver
+from solvers.entry import SolverEntry
 
-TORCH_KNAPSACK_MODULE = "torch._functorch._activation_checkpointing.knapsack"
 TORCH_HEURISTICS = frozenset({"greedy_knapsack"})
+TORCH_DP_MAX_CELLS = 200_000_000
+"""torch's dp_knapsack allocates a float32 table of n x (C+1) cells; the checks stop at this many."""
 
-
-@dataclass(frozen=True)
-class SolverEntry:
-    """A solver and its promises. ``load`` imports lazily, so listing the registry is cheap."""
-
-    name: str
-    load: Callable[[], Solver] = field(repr=False, compare=False)
-    exact: bool
-    origin: str
-    device: str = "cpu"
-    memory_model: str = ""
-    max_cells: int | None = None
-    """Largest n * (C + 1) the checks hand this solver; None means no limit."""
-    isolate: bool = False
-    """Run in a child process with a memory cap and a time limit (untrusted or heavy code)."""
-    time_limit: float | None = None
-    """Seconds one isolated call may take; None: solvers.isolation's default."""
-    memory_limit: int | None = None
-    """Bytes of address space one isolated call may add; None: solvers.isolation's default."""
-
-    @property
-    def ours(self) -> bool:
-        return self.origin == "ours"
-
-    def accepts(self, n: int, capacity: int) -> bool:
-        return self.max_cells is None or n * (capacity + 1) <= self.max_cells
-
-
-_REGISTRY: dict[str, SolverEntry] = {}
+_REGISTRY: dict[str, SolverEntry] = {entry.name: entry for entry in catalog.OURS}
 
 
 def register(entry: SolverEntry) -> SolverEntry:
-    _ensure_builtins()
+    if not isinstance(entry, SolverEntry):
+        raise ValueError(f"entry must be a SolverEntry, got {type(entry).__name__}")
     if entry.name in _REGISTRY:
         raise ValueError(f"a solver named {entry.name!r} is already registered")
+    if ":" in entry.name or entry.name == "torch":
+        raise ValueError(f"a registered name cannot look like a spec, got {entry.name!r}")
+    specs.parse(entry.spec)
     _REGISTRY[entry.name] = entry
     return entry
 
 
 def unregister(name: str) -> None:
-    _REGISTRY.pop(name, None)
+    """Remove a registered solver (ours included); ValueError if none has that name."""
+    if _REGISTRY.pop(name, None) is None:
+        raise ValueError(f"no solver named {name!r} is registered")
 
 
 def registered() -> list[SolverEntry]:
-    _ensure_builtins()
     return list(_REGISTRY.values())
 
 
@@ -77,35 +51,41 @@ def ours() -> list[SolverEntry]:
     return [e for e in registered() if e.ours]
 
 
-def get(name: str) -> Solver:
-    """A registered solver (or any spec naming exactly one) as a plain callable."""
-    found = resolve(name)
+def get(spec: str) -> Solver:
+    """The solver a spec names (exactly one) as a plain callable."""
+    return resolve_one(spec).load()
+
+
+def resolve_one(spec: str) -> SolverEntry:
+    found = resolve(spec)
     if len(found) != 1:
-        raise ValueError(f"{name!r} names {len(found)} solvers; name exactly one, e.g. torch:dp_knapsack")
-    return found[0].load()
+        raise ValueError(f"{spec!r} names {len(found)} solvers; name exactly one, e.g. torch:dp_knapsack")
+    return found[0]
 
 
 def resolve(spec: str) -> list[SolverEntry]:
-    """The entries a spec names; see the module docstring for the forms a spec takes."""
-    _ensure_builtins()
-    if spec in _REGISTRY:
-        return [_REGISTRY[spec]]
-    if spec == "torch":
+    """The entries a spec names; ValueError with the known names for an unknown one."""
+    parsed = specs.parse(spec)
+    if parsed.kind == "name":
+        if parsed.name not in _REGISTRY:
+            known = ", ".join(sorted(_REGISTRY))
+            raise ValueError(f"unknown solver {parsed.name!r}; registered: {known}; or use {specs.FORMS}")
+        return [_REGISTRY[parsed.name]]
+    if parsed.kind == "torch_all":
         return torch_entries()
-    if ":" not in spec:
-        known = ", ".join(sorted(_REGISTRY))
-        raise ValueError(f"unknown solver {spec!r}; registered: {known}; or use torch, torch:NAME, FILE.py:NAME, module:NAME")
-    where, _, name = spec.rpartition(":")
-    if where == "torch":
-        return [_torch_entry(name)]
-    if where.endswith(".py"):
-        return [_file_entry(Path(where), name)]
-    return [_module_entry(where, name)]
+    if parsed.kind == "torch":
+        return [_torch_entry(parsed.name)]
+    for entry in _REGISTRY.values():
+        if specs.parse(entry.spec) == parsed:
+            return [entry]
+    origin = f"file {parsed.where}" if parsed.kind == "file" else f"module {parsed.where}"
+    return [SolverEntry(name=str(parsed), spec=str(parsed), exact=True, origin=origin, isolate=True)]
 
 
-def resolve_all(specs: Iterable[str]) -> list[SolverEntry]:
+def resolve_all(spec_list: Iterable[str]) -> list[SolverEntry]:
+    """The entries of several specs, each once, in order."""
     seen: dict[str, SolverEntry] = {}
-    for spec in specs:
+    for spec in spec_list:
         for entry in resolve(spec):
             seen.setdefault(entry.name, entry)
     return list(seen.values())
@@ -113,65 +93,28 @@ def resolve_all(specs: Iterable[str]) -> list[SolverEntry]:
 
 def torch_entries() -> list[SolverEntry]:
     """Every knapsack solver the installed torch defines, in definition order."""
-    module = importlib.import_module(TORCH_KNAPSACK_MODULE)
-    names = [
-        name
-        for name, fn in inspect.getmembers(module, inspect.isfunction)
-        if fn.__module__ == module.__name__ and not name.startswith("_")
-    ]
-    names.sort(key=lambda name: getattr(module, name).__code__.co_firstlineno)
-    return [_torch_entry(name) for name in names]
+    return [_torch_entry(name) for name in specs.torch_solver_names()]
 
 
 def _torch_version() -> str:
-    import torch
-
-    return torch.__version__
+    return importlib.import_module("torch").__version__
 
 
 def _torch_entry(name: str) -> SolverEntry:
-    module = importlib.import_module(TORCH_KNAPSACK_MODULE)
-    if not callable(getattr(module, name, None)):
+    if name not in specs.torch_solver_names():
         raise ValueError(f"the installed torch {_torch_version()} has no knapsack solver {name!r}")
+    dp = name == "dp_knapsack"
     return SolverEntry(
         name=f"torch:{name}",
-        load=lambda: getattr(importlib.import_module(TORCH_KNAPSACK_MODULE), name),
+        spec=f"torch:{name}",
         exact=name not in TORCH_HEURISTICS,
         origin=f"torch {_torch_version()}",
-        memory_model="float32 table n x (C+1)" if name == "dp_knapsack" else "",
-        max_cells=200_000_000 if name == "dp_knapsack" else None,
+        memory_model="float32 table n x (C+1)" if dp else "",
+        max_cells=TORCH_DP_MAX_CELLS if dp else None,
+        isolate=True,
     )
 
 
-def _file_entry(path: Path, name: str) -> SolverEntry:
-    if not path.is_file():
-        raise ValueError(f"solver file {str(path)!r} does not exist")
-    path = path.resolve()
-
-    def load() -> Solver:
-        digest = hashlib.sha1(str(path).encode()).hexdigest()[:12]
-        spec = importlib.util.spec_from_file_location(f"knapcheck_target_{digest}", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        if not callable(getattr(module, name, None)):
-            raise ValueError(f"{path} defines no function {name!r}")
-        return getattr(module, name)
-
-    return SolverEntry(name=f"{path}:{name}", load=load, exact=True, origin=f"file {path}", isolate=True)
-
-
-def _module_entry(module_name: str, name: str) -> SolverEntry:
-    def load() -> Solver:
-        module = importlib.import_module(module_name)
-        if not callable(getattr(module, name, None)):
-            raise ValueError(f"module {module_name} defines no function {name!r}")
-        return getattr(module, name)
-
-    return SolverEntry(name=f"{module_name}:{name}", load=load, exact=True, origin=f"module {module_name}")
-
-
-def _ensure_builtins() -> None:
-    from solvers import builtin
-
-    for entry in builtin.ENTRIES:
-        _REGISTRY.setdefault(entry.name, entry)
+def with_isolation(entry: SolverEntry) -> SolverEntry:
+    """The same entry, run in a worker process."""
+    return entry if entry.isolate else replace(entry, isolate=True)

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from solvers.contract import Instance, Solver
+from solvers.contract import Instance
+from solvers.entry import SolverEntry
 from solvers.isolation import call_isolated
 from solvers.outcome import Outcome, call_in_process
-from solvers.registry import SolverEntry
-
-
-@lru_cache(maxsize=None)
-def _loaded(entry: SolverEntry) -> Solver:
-    return entry.load()
 
 
 def run(entry: SolverEntry, instance: Instance) -> Outcome:
     """Entries with ``isolate=True`` run in their worker process (solvers.isolation), others here."""
     if entry.isolate:
         return call_isolated(entry, instance)
-    return call_in_process(_loaded(entry), instance)
+    return call_in_process(entry.load(), instance)

@@ -18,7 +18,8 @@ from fuzz.regressions import load_corpus, promote, replay
 from fuzz.store import FailureStore
 from knapcheck.cli import main
 from planted.off_by_one_split import off_by_one_hirschberg
-from solvers.registry import SolverEntry, register, unregister
+from solvers.entry import SolverEntry
+from solvers.registry import register, unregister
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED = "planted_off_by_one"
@@ -30,7 +31,7 @@ reachable (it needs three or more items and a budget that a subset fills), a few
 
 @pytest.fixture
 def planted():
-    entry = register(SolverEntry(PLANTED, lambda: off_by_one_hirschberg, exact=True, origin="ours"))
+    entry = register(SolverEntry(PLANTED, PLANTED_MODULE_SPEC, exact=True, origin="ours"))
     yield entry
     unregister(PLANTED)
 

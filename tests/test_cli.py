@@ -5,18 +5,13 @@ import json
 import pytest
 
 from knapcheck.cli import main
-from solvers.contract import Solution
-from solvers.registry import SolverEntry, register, unregister
-
-
-def takes_everything(memory, runtimes, max_memory):
-    """A planted wrong solver: saves every item, whatever the budget."""
-    return Solution(sum(runtimes), list(range(len(memory))), [])
+from solvers.entry import SolverEntry
+from solvers.registry import register, unregister
 
 
 @pytest.fixture
 def planted_ours():
-    entry = register(SolverEntry("planted_takes_everything", load=lambda: takes_everything, exact=True, origin="ours"))
+    entry = register(SolverEntry("planted_takes_everything", "planted.wrong_answers:takes_everything", exact=True, origin="ours"))
     yield entry
     unregister(entry.name)
 
@@ -34,7 +29,7 @@ def test_check_exits_1_and_shows_a_reproduction_when_ours_fails(planted_ours, ca
     assert main(["check", "--targets", planted_ours.name, "--per-family", "5", "--families", "tight_budget"]) == 1
     out = capsys.readouterr().out
     assert "planted_takes_everything: OVER_BUDGET" in out
-    assert "solve = solvers.get('planted_takes_everything')" in out
+    assert "from planted.wrong_answers import takes_everything as solve" in out
 
 
 def test_upstream_failures_do_not_fail_the_check(capsys):

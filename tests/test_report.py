@@ -20,7 +20,8 @@ from reports.regression_report import (
     render_markdown,
 )
 from solvers.contract import Instance
-from solvers.registry import SolverEntry, register, unregister
+from solvers.entry import SolverEntry
+from solvers.registry import register, unregister
 from reproductions import assert_each_fails
 
 TORCH_SOLVERS = ["torch:dp_knapsack", "torch:dp_knapsack_sliding_hirschberg"]
@@ -97,19 +98,11 @@ def test_a_bad_time_budget_is_refused(text):
         duration(text)
 
 
-def takes_everything(memory, runtimes, max_memory):
-    return sum(runtimes), list(range(len(memory))), []
-
-
-def takes_nothing(memory, runtimes, max_memory):
-    return 0.0, [], list(range(len(memory)))
-
-
 @pytest.fixture
 def planted_pair():
     entries = [
-        register(SolverEntry("planted_candidate", load=lambda: takes_everything, exact=True, origin="test")),
-        register(SolverEntry("planted_baseline", load=lambda: takes_nothing, exact=True, origin="test")),
+        register(SolverEntry("planted_candidate", "planted.wrong_answers:takes_everything", exact=True, origin="test")),
+        register(SolverEntry("planted_baseline", "planted.wrong_answers:takes_nothing", exact=True, origin="test")),
     ]
     yield entries
     for entry in entries:
@@ -120,7 +113,7 @@ def test_failures_are_compared_by_kind_between_candidate_and_baseline(planted_pa
     candidate, baseline = planted_pair
     corpus = {"corpus": [Instance((0.0001,), (1.0,), 0.0)]}
     run = run_regression([candidate], [baseline], ["tight_budget"], per_family=3, stored=corpus)
-    assert not any(e.isolate for e in run.result.solvers)
+    assert all(e.isolate for e in run.result.solvers), "code under review always runs isolated"
     assert run.result.instances == 4 and run.stored == {"corpus": 1}
     report = Report("knapcheck report ...", run, environment(), Performance(note="not measured"))
     statuses = {f["verdict"]: f["status"] for f in render_json(report)["correctness"]["failures"]}

@@ -1,6 +1,6 @@
 """Every exact solver of ours, from the registry, against the oracle on every family.
 
-Adding a solver to solvers/builtin.py is enough for these tests to cover it: identical optimal
+Adding a solver to solvers/catalog.py is enough for these tests to cover it: identical optimal
 values on exact instances, valid selections always, and the metamorphic relations that reach
 beyond what the oracle can prove.
 """

@@ -1,30 +1,15 @@
-"""Our own solvers: adding one is one entry here, and every check then covers it."""
+"""Our own solvers, as data: adding one is one entry here, and every check then covers it."""
 
-from solvers.registry import SolverEntry
+from solvers.entry import SolverEntry
 
+SLIDING_MAX_CAPACITY = 2**28 - 1
+"""Two profile rows of 8-byte cells within sliding_hirschberg.MAX_PROFILE_BYTES (4 GiB); larger
+capacities may be refused (with narrower cells or a gcd above 1 they are still solved)."""
 
-def _full_table():
-    from solvers.full_table import full_table
-
-    return full_table
-
-
-def _sliding_hirschberg():
-    from solvers.sliding_hirschberg import sliding_hirschberg
-
-    return sliding_hirschberg
-
-
-def _cuda():
-    from solvers.cuda_solver import cuda_knapsack
-
-    return cuda_knapsack
-
-
-ENTRIES = [
+OURS = (
     SolverEntry(
         name="full_table",
-        load=_full_table,
+        spec="solvers.full_table:full_table",
         exact=True,
         origin="ours",
         memory_model="n x (C+1) bytes of decisions, refused above max_table_bytes (2 GiB)",
@@ -32,18 +17,20 @@ ENTRIES = [
     ),
     SolverEntry(
         name="sliding_hirschberg",
-        load=_sliding_hirschberg,
+        spec="solvers.sliding_hirschberg:sliding_hirschberg",
         exact=True,
         origin="ours",
         memory_model="two profile rows of C+1 cells (decision tables reuse the second): O(C + n)",
+        max_capacity=SLIDING_MAX_CAPACITY,
     ),
     SolverEntry(
         name="cuda",
-        load=_cuda,
+        spec="solvers.cuda_solver:cuda_knapsack",
         exact=True,
         origin="ours",
         device="cuda",
         memory_model="on the device: two profile rows of C+1 cells + decision tables of at most 1 GiB;"
         " without a GPU, Triton's interpreter on CPU tensors",
+        max_capacity=SLIDING_MAX_CAPACITY,
     ),
-]
+)

@@ -1,0 +1,46 @@
+"""A registry entry: a solver named by its spec, and what it promises (design.md, section 4)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from solvers import specs
+from solvers.contract import Solver
+
+
+@dataclass(frozen=True)
+class SolverEntry:
+    """Plain data: nothing is imported until ``load`` is called, so listing entries is cheap."""
+
+    name: str
+    spec: str
+    """Where the code is: ``module:NAME``, ``FILE.py:NAME`` or ``torch:NAME`` (see solvers.specs)."""
+    exact: bool
+    """Promises the optimum (else only a valid selection: a heuristic)."""
+    origin: str
+    """``ours``, ``torch VERSION``, ``file PATH`` or ``module NAME``."""
+    device: str = "cpu"
+    memory_model: str = ""
+    max_cells: int | None = None
+    """Largest n * (C + 1) the solver accepts; None means no limit on that product."""
+    max_capacity: int | None = None
+    """Largest quantized capacity C the solver accepts; None means no limit."""
+    isolate: bool = False
+    """Run in a child process with a memory cap and a time limit (untrusted or heavy code)."""
+    time_limit: float | None = None
+    """Seconds one isolated call may take; None: solvers.isolation's default."""
+    memory_limit: int | None = None
+    """Bytes of address space one isolated call may add; None: solvers.isolation's default."""
+
+    @property
+    def ours(self) -> bool:
+        return self.origin == "ours"
+
+    def accepts(self, n: int, capacity: int) -> bool:
+        """Whether the solver promises to solve a problem of this size (a refusal above it is no defect)."""
+        if self.max_capacity is not None and capacity > self.max_capacity:
+            return False
+        return self.max_cells is None or n * (capacity + 1) <= self.max_cells
+
+    def load(self) -> Solver:
+        return specs.load(self.spec)

@@ -1,0 +1,145 @@
+"""Solver specs: the one place that reads a spec and the one place that imports what it names.
+
+A spec says where a solver's code is:
+
+- ``torch``: every solver in the installed torch;
+- ``torch:NAME``: one of them;
+- ``path/to/knapsack.py:NAME``: a function in a file, for instance one taken from a pull request;
+- ``package.module:NAME``: a function in an importable module;
+- anything without a colon: a registered name such as ``full_table`` (``solvers.registry``).
+
+Loading is cached by spec, so a file or module is imported once however many entries name it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import inspect
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from solvers.contract import Solver
+
+TORCH_KNAPSACK_MODULE = "torch._functorch._activation_checkpointing.knapsack"
+
+Kind = Literal["torch_all", "torch", "file", "module", "name"]
+
+
+@dataclass(frozen=True)
+class Spec:
+    kind: Kind
+    where: str
+    """The module's dotted name (``torch`` and ``module``), the file's absolute path (``file``), or ''."""
+    name: str
+    """The function's name, or the registered name (``name``); '' for ``torch_all``."""
+
+    def __str__(self) -> str:
+        if self.kind == "torch_all":
+            return "torch"
+        if self.kind == "name":
+            return self.name
+        return f"{'torch' if self.kind == 'torch' else self.where}:{self.name}"
+
+    @property
+    def module(self) -> str:
+        """The dotted module a ``torch`` or ``module`` spec imports."""
+        return TORCH_KNAPSACK_MODULE if self.kind == "torch" else self.where
+
+
+FORMS = "torch, torch:NAME, FILE.py:NAME, module:NAME or a registered name"
+
+
+def parse(text: str) -> Spec:
+    """Read a spec; ValueError naming the spec when it has none of the forms above."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"a solver spec must be a non-empty string ({FORMS}), got {text!r}")
+    text = text.strip()
+    if text == "torch":
+        return Spec("torch_all", "", "")
+    if ":" not in text:
+        return Spec("name", "", text)
+    where, _, name = text.rpartition(":")
+    if not name.isidentifier() or not where:
+        raise ValueError(f"solver spec {text!r}: expected {FORMS}")
+    if where == "torch":
+        return Spec("torch", "torch", name)
+    if where.endswith(".py"):
+        return Spec("file", str(Path(where).expanduser().resolve()), name)
+    if not all(part.isidentifier() for part in where.split(".")):
+        raise ValueError(f"solver spec {text!r}: {where!r} is neither a FILE.py nor a dotted module name")
+    return Spec("module", where, name)
+
+
+def load(spec: Spec | str) -> Solver:
+    """The callable a ``torch``, ``file`` or ``module`` spec names, imported once per spec.
+
+    ValueError (one line, naming the spec) when the file or module cannot be imported, defines no
+    such name, or names something that cannot be called as ``solve(memory, runtimes, max_memory)``.
+    """
+    return _load(parse(spec) if isinstance(spec, str) else spec)
+
+
+@lru_cache(maxsize=None)
+def _load(spec: Spec) -> Solver:
+    if spec.kind in ("torch_all", "name"):
+        raise ValueError(f"{spec} names no single function to import; resolve it through solvers.registry")
+    module = _import(spec)
+    solver = getattr(module, spec.name, None)
+    if solver is None:
+        raise ValueError(f"{spec}: {_where(spec)} defines no {spec.name!r}")
+    _require_solver(spec, solver)
+    return solver
+
+
+def _where(spec: Spec) -> str:
+    return f"file {spec.where}" if spec.kind == "file" else f"module {spec.module}"
+
+
+def _import(spec: Spec):
+    if spec.kind != "file":
+        try:
+            return importlib.import_module(spec.module)
+        except Exception as exc:
+            raise ValueError(f"{spec}: cannot import {spec.module}: {type(exc).__name__}: {exc}") from None
+    path = Path(spec.where)
+    if not path.is_file():
+        raise ValueError(f"{spec}: solver file {spec.where} does not exist")
+    digest = hashlib.sha1(spec.where.encode()).hexdigest()[:12]
+    module_spec = importlib.util.spec_from_file_location(f"knapcheck_target_{digest}", path)
+    module = importlib.util.module_from_spec(module_spec)
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as exc:
+        raise ValueError(f"{spec}: cannot load {spec.where}: {type(exc).__name__}: {exc}") from None
+    return module
+
+
+def _require_solver(spec: Spec, solver: object) -> None:
+    """A solver is called with three positional arguments; anything else is not one."""
+    if not callable(solver):
+        raise ValueError(f"{spec}: {spec.name} is a {type(solver).__name__}, not a function")
+    try:
+        signature = inspect.signature(solver)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(None, None, None)
+    except TypeError:
+        raise ValueError(
+            f"{spec}: {spec.name}{signature} cannot be called as solve(memory, runtimes, max_memory)"
+        ) from None
+
+
+def torch_solver_names() -> list[str]:
+    """Every knapsack solver the installed torch defines, in definition order."""
+    module = importlib.import_module(TORCH_KNAPSACK_MODULE)
+    names = [
+        name
+        for name, fn in inspect.getmembers(module, inspect.isfunction)
+        if fn.__module__ == module.__name__ and not name.startswith("_")
+    ]
+    return sorted(names, key=lambda name: getattr(module, name).__code__.co_firstlineno)
