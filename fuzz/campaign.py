@@ -31,10 +31,10 @@ from typing import Callable
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings, target
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-from fuzz.check import CheckResult, minimal_reproduction
-from fuzz.differential import Check, check, size_allows
+from fuzz.differential import Check, CheckResult, check, size_allows
+from fuzz.shrink import minimal_reproduction
 from fuzz.store import FailureStore, Signature, StoredFailure, write_atomically
-from fuzz.strategies import family
+from fuzz.families import strategy
 from oracles.optimum import optimum
 from oracles.verdict import Judgement, OracleDisagreement, Verdict
 from solvers.contract import SCALE, Instance
@@ -187,7 +187,7 @@ class _Worker:
                 raise _TurnOver
             self.examine(instance, name)
 
-        test = settings(self.settings)(given(family(name))(examine))
+        test = settings(self.settings)(given(strategy(name))(examine))
         test.hypothesis.inner_test._hypothesis_internal_add_digest = name.encode()
         if self.job.seed is not None:
             test = seed(_digest(f"{self.job.seed}/{self.job.index}/{turn}/{name}"))(test)
@@ -291,7 +291,7 @@ def run_campaign(
     if not families:
         raise ValueError("families must name at least one instance family")
     for name in families:
-        family(name)
+        strategy(name)
     store = FailureStore(db)
     store.prune()
     before = store.groups()

@@ -1,98 +1,23 @@
-"""`knapcheck check`: the differential check over the registry and every instance family.
+"""The check run: every solver judged on each family's fixed sample, each distinct failure shrunk.
 
 Each family contributes a fixed, seeded sample of instances; the oracle answers each instance once
 and every solver is judged on it. Each distinct failure (solver and verdict kind) is then shrunk to
-a minimal reproduction. The result is data; ``reports`` renders it.
+a minimal reproduction. The result is data (``fuzz.differential.CheckResult``); ``reports`` renders it.
 """
 
 from __future__ import annotations
 
 import time
-from collections import Counter
 from functools import partial
-from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from hypothesis import HealthCheck, Phase, given, seed, settings
-from hypothesis import strategies as st
-
-from fuzz.differential import Check, check, size_allows
-from fuzz.shrink import complexity, hypothesis_minimal, shrink
-from fuzz.strategies import FAMILIES, family
+from fuzz import families
+from fuzz.differential import Check, CheckResult, check, size_allows
+from fuzz.shrink import minimal_reproduction
+from fuzz.strategies import sample
 from oracles.optimum import optimum
-from oracles.verdict import Verdict
 from solvers.contract import Instance
-from solvers.registry import SolverEntry
-
-
-def sample(strategy: st.SearchStrategy[Instance], count: int, seed_value: int = 0) -> list[Instance]:
-    """``count`` instances drawn by Hypothesis from a fixed seed: the same list on every run of the
-    same program. Not across programs: Hypothesis (6.170 here) sometimes draws literals found
-    in the project's imported non-test modules, so which modules a program has loaded, and their
-    constants, change the list (`python -m reports.bound_coverage` and `knapcheck check` differ)."""
-    drawn: list[Instance] = []
-
-    @seed(seed_value)
-    @settings(
-        max_examples=count,
-        database=None,
-        deadline=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(strategy)
-    def collect(instance: Instance) -> None:
-        drawn.append(instance)
-
-    collect()
-    return drawn
-
-
-@dataclass
-class CheckResult:
-    solvers: list[SolverEntry]
-    counts: dict[str, Counter] = field(default_factory=dict)
-    findings: list[Check] = field(default_factory=list)
-    """One minimal failing check per distinct signature."""
-    instances: int = 0
-    skipped: int = 0
-    """Sampled instances left unchecked because the time budget ran out."""
-
-    def our_failures(self) -> list[Check]:
-        return [f for f in self.findings if f.solver.ours]
-
-
-SMALLEST_FAMILY = "tiny"
-SMALL_ENOUGH = 2
-"""Hypothesis is asked only while the smallest reproduction has more items than this."""
-
-
-def minimal_reproduction(failure: Check, give_up: Callable[[], bool] = lambda: False, seed_value: int = 0) -> Check:
-    """Shrink a failing check to the smallest instance that fails with the same verdict.
-
-    The greedy shrinker runs first; while its result has more than SMALL_ENOUGH items, Hypothesis
-    searches the smallest family (many defects need no more than a few small items) and then the
-    failing one (see fuzz.shrink); the smallest result wins. Once
-    ``give_up()`` is true (the time is over) the smallest instance so far is kept. A TIMEOUT is not
-    shrunk: every attempt would cost a full time limit. If the smallest instance does not fail
-    again when rechecked (a flaky target), the original failure is kept: it is never lost.
-    """
-    if failure.verdict is Verdict.TIMEOUT:
-        return failure
-
-    def still_fails(instance: Instance) -> bool:
-        if give_up() or not size_allows(failure.solver, instance):
-            return False
-        return check(failure.solver, instance, failure.family).verdict is failure.verdict
-
-    candidates = [shrink(failure.instance, still_fails)]
-    for name in dict.fromkeys([SMALLEST_FAMILY, failure.family]):
-        if name in FAMILIES and min(c.n for c in candidates) > SMALL_ENOUGH:
-            found = hypothesis_minimal(family(name), still_fails, seed_value)
-            if found is not None:
-                candidates.append(found)
-    smallest = check(failure.solver, min(candidates, key=complexity), failure.family)
-    return smallest if smallest.signature == failure.signature else failure
+from solvers.entry import SolverEntry
 
 
 def _never() -> bool:
@@ -109,7 +34,7 @@ CHECK_SHARE = 0.6
 
 def run_check(
     entries: Iterable[SolverEntry],
-    families: Iterable[str] = tuple(FAMILIES),
+    family_names: Iterable[str] | None = None,
     per_family: int = 50,
     seed_value: int = 0,
     progress: Callable[[str], None] = lambda message: None,
@@ -125,11 +50,12 @@ def run_check(
     """
     entries = list(entries)
     sources: list[tuple[str, Callable[[], Sequence[Instance]]]] = [
-        (name, partial(sample, family(name), per_family, seed_value)) for name in families
+        (name, partial(sample, families.strategy(name), per_family, seed_value))
+        for name in (families.names() if family_names is None else family_names)
     ]
     sources += [(name, partial(list, instances)) for name, instances in (stored or {}).items()]
     start = time.monotonic()
-    result = CheckResult(entries, {e.name: Counter() for e in entries})
+    result = CheckResult(entries)
     first_failure: dict[tuple[str, str], Check] = {}
     for index, (name, draw) in enumerate(sources):
         instances = draw()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from oracles.optimum import optimum
@@ -9,7 +10,7 @@ from oracles.result import OracleResult
 from oracles.verdict import Judgement, Verdict, judge
 from solvers.contract import Instance
 from solvers.outcome import Outcome
-from solvers.registry import SolverEntry
+from solvers.entry import SolverEntry
 from solvers.running import run
 
 
@@ -47,3 +48,22 @@ def check(entry: SolverEntry, instance: Instance, family: str = "", oracle: Orac
 def size_allows(entry: SolverEntry, instance: Instance) -> bool:
     weights, capacity = instance.quantized()
     return entry.accepts(len(weights), capacity)
+
+
+@dataclass
+class CheckResult:
+    solvers: list[SolverEntry]
+    counts: dict[str, Counter] = field(default_factory=dict)
+    """Verdict counts per solver name."""
+    findings: list[Check] = field(default_factory=list)
+    """One minimal failing check per distinct signature."""
+    instances: int = 0
+    skipped: int = 0
+    """Sampled instances left unchecked because the time budget ran out."""
+
+    def our_failures(self) -> list[Check]:
+        return [f for f in self.findings if f.solver.ours]
+
+    def __post_init__(self) -> None:
+        for entry in self.solvers:
+            self.counts.setdefault(entry.name, Counter())

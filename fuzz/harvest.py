@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Callable, Sequence
 
-from fuzz.corpus import Harvested
+from fuzz.harvested_corpus import Harvested
 from fuzz.harvest_models import build
 from solvers.contract import Instance
 from solvers.torch_plugin import use_solver

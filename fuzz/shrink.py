@@ -19,6 +19,9 @@ from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
+from fuzz import families
+from fuzz.differential import Check, check, size_allows
+from oracles.verdict import Verdict
 from solvers.contract import SCALE, Instance
 
 MAX_ATTEMPTS = 3000
@@ -140,3 +143,36 @@ def hypothesis_minimal(
         )
     except (NoSuchExample, Unsatisfiable):
         return None
+
+
+SMALLEST_FAMILY = "tiny"
+SMALL_ENOUGH = 2
+"""Hypothesis is asked only while the smallest reproduction has more items than this."""
+
+
+def minimal_reproduction(failure: Check, give_up: Callable[[], bool] = lambda: False, seed_value: int = 0) -> Check:
+    """Shrink a failing check to the smallest instance that fails with the same verdict.
+
+    The greedy shrinker runs first; while its result has more than SMALL_ENOUGH items, Hypothesis
+    searches the smallest family (many defects need no more than a few small items) and then the
+    failing one (see fuzz.shrink); the smallest result wins. Once
+    ``give_up()`` is true (the time is over) the smallest instance so far is kept. A TIMEOUT is not
+    shrunk: every attempt would cost a full time limit. If the smallest instance does not fail
+    again when rechecked (a flaky target), the original failure is kept: it is never lost.
+    """
+    if failure.verdict is Verdict.TIMEOUT:
+        return failure
+
+    def still_fails(instance: Instance) -> bool:
+        if give_up() or not size_allows(failure.solver, instance):
+            return False
+        return check(failure.solver, instance, failure.family).verdict is failure.verdict
+
+    candidates = [shrink(failure.instance, still_fails)]
+    for name in dict.fromkeys([SMALLEST_FAMILY, failure.family]):
+        if name in families.names() and min(c.n for c in candidates) > SMALL_ENOUGH:
+            found = hypothesis_minimal(families.strategy(name), still_fails, seed_value)
+            if found is not None:
+                candidates.append(found)
+    smallest = check(failure.solver, min(candidates, key=complexity), failure.family)
+    return smallest if smallest.signature == failure.signature else failure

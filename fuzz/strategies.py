@@ -1,8 +1,8 @@
-"""Hypothesis strategies for knapsack instances, one named family each (design.md, section 5).
+"""Hypothesis strategies for knapsack instances, and drawing a fixed sample from one.
 
-Every family draws a valid ``Instance``; its name travels with every failure it finds. Sizes are
-kept where brute force or CP-SAT proves the optimum in milliseconds. Memory is drawn in quantized
-units (``units / SCALE``) unless the family is about what lies between units.
+Each strategy here is one family's (``fuzz.families`` holds the records) and draws a valid
+``Instance``. Sizes are kept where brute force or CP-SAT proves the optimum in milliseconds. Memory
+is drawn in quantized units (``units / SCALE``) unless the family is about what lies between units.
 """
 
 from __future__ import annotations
@@ -11,13 +11,16 @@ import math
 from functools import lru_cache
 from typing import Callable
 
+from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from fuzz.corpus import load_corpus
-from fuzz.pisinger import CLASSES as PISINGER_CLASSES
+from fuzz.harvested_corpus import load_harvested
+from fuzz.pisinger import Raw
 from solvers.contract import SCALE, Instance
 
 MAX_ITEMS = 24
+QUANTIZATION_MAX_ITEMS = 12
+FLOAT32_LIMITS_MAX_ITEMS = 12
 MAX_UNITS = 400
 
 
@@ -97,7 +100,7 @@ def quantization_edges(draw) -> Instance:
         return {"exact": units / SCALE, "half": half, "below": half * (1 - 1e-12), "above": half * (1 + 1e-12)}[offset]
 
     offsets = st.sampled_from(["exact", "half", "below", "above"])
-    n = draw(st.integers(1, 12))
+    n = draw(st.integers(1, QUANTIZATION_MAX_ITEMS))
     memory = tuple(edge(draw(st.integers(0, 40)), draw(offsets)) for _ in range(n))
     runtimes = tuple(float(draw(st.integers(1, 100))) for _ in range(n))
     subset = draw(st.lists(st.sampled_from(range(n)), unique=True))
@@ -120,7 +123,7 @@ def float32_limits(draw) -> Instance:
     cannot tell a set with the small items from one without them.
     """
     runtimes = st.one_of(st.integers(2**24, 2**34), st.integers(1, 8))
-    weights, runtimes = draw(_items(st.integers(0, 60), runtimes, min_size=2, max_size=12))
+    weights, runtimes = draw(_items(st.integers(0, 60), runtimes, min_size=2, max_size=FLOAT32_LIMITS_MAX_ITEMS))
     return _instance(weights, runtimes, draw(st.integers(0, sum(weights))))
 
 
@@ -146,7 +149,7 @@ def normalized(draw) -> Instance:
 
 @lru_cache(maxsize=None)
 def _harvested_instances() -> tuple[Instance, ...]:
-    instances = tuple(record.instance for record in load_corpus())
+    instances = tuple(record.instance for record in load_harvested())
     if not instances:
         raise ValueError("the harvested corpus (fuzz/corpus/harvested) holds no instances")
     return instances
@@ -157,33 +160,29 @@ def harvested() -> st.SearchStrategy[Instance]:
     return st.sampled_from(_harvested_instances())
 
 
-FAMILIES: dict[str, Callable[[], st.SearchStrategy[Instance]]] = {
-    "tiny": tiny,
-    "tight_budget": tight_budget,
-    "zero_items": zero_items,
-    "heavy_items": heavy_items,
-    "duplicates_ties": duplicates_ties,
-    "quantization_edges": quantization_edges,
-    "flop_scale": flop_scale,
-    "float32_limits": float32_limits,
-    "float_runtimes": float_runtimes,
-    "normalized": normalized,
-    "harvested": harvested,
-}
-
-
-def _from_raw(make: Callable[[], st.SearchStrategy]) -> Callable[[], st.SearchStrategy[Instance]]:
+def from_raw(make: Callable[[], st.SearchStrategy[Raw]]) -> Callable[[], st.SearchStrategy[Instance]]:
+    """A strategy of instances from one of raw (weights in units, profits, capacity in units) triples."""
     return lambda: make().map(lambda raw: _instance(*raw))
 
 
-FAMILIES.update({name: _from_raw(make) for name, make in PISINGER_CLASSES.items()})
+def sample(strategy: st.SearchStrategy[Instance], count: int, seed_value: int = 0) -> list[Instance]:
+    """``count`` instances drawn by Hypothesis from a fixed seed: the same list on every run of the
+    same program. Not across programs: Hypothesis sometimes draws literals found in the project's
+    imported non-test modules, so which modules a program has loaded, and their constants, change
+    the list (`python -m reports.bound_coverage` and `knapcheck check` differ)."""
+    drawn: list[Instance] = []
 
+    @seed(seed_value)
+    @settings(
+        max_examples=count,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def collect(instance: Instance) -> None:
+        drawn.append(instance)
 
-def family(name: str) -> st.SearchStrategy[Instance]:
-    if name not in FAMILIES:
-        raise ValueError(f"unknown instance family {name!r}; known: {', '.join(FAMILIES)}")
-    return FAMILIES[name]()
-
-
-def any_instance() -> st.SearchStrategy[Instance]:
-    return st.one_of([make() for make in FAMILIES.values()])
+    collect()
+    return drawn

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from fuzz.check import run_check
-from fuzz.strategies import FAMILIES
+from fuzz import families
 from knapcheck.targets import add_targets_argument, entries_for
 from reports.check_report import render_json, render_text
 
@@ -17,7 +17,7 @@ def add_parser(commands) -> None:
     parser = commands.add_parser("check", help="cross-check solvers against the exact oracles")
     add_targets_argument(parser)
     parser.add_argument("--per-family", type=int, default=40, help="generated instances per family (default: 40)")
-    parser.add_argument("--families", nargs="+", choices=list(FAMILIES), default=list(FAMILIES))
+    parser.add_argument("--families", nargs="+", choices=families.names(), default=families.names())
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated instances (default: 0)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the result as JSON")
     parser.set_defaults(run=run)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from fuzz.campaign import NEW, run_campaign
 from fuzz.store import write_atomically
-from fuzz.strategies import FAMILIES
+from fuzz import families
 from knapcheck.durations import duration_parser
 from knapcheck.targets import add_targets_argument, entries_for
 from reports.campaign_report import progress_line, render_json, render_markdown
@@ -25,7 +25,7 @@ def add_parser(commands) -> None:
     parser.add_argument("--db", type=Path, required=True, metavar="DIR", help="failure store and Hypothesis example database")
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="where campaign.md and campaign.json go")
     add_targets_argument(parser)
-    parser.add_argument("--families", nargs="+", choices=list(FAMILIES), default=list(FAMILIES))
+    parser.add_argument("--families", nargs="+", choices=families.names(), default=families.names())
     parser.add_argument(
         "--seed", type=int, help="reproducible generation (Hypothesis then uses no example database); default: random"
     )

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from fuzz.corpus import write_corpus
+from fuzz.harvested_corpus import write_harvested
 from fuzz.harvest import harvest
 from fuzz.harvest_models import MODELS
 
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         ]
     except ValueError as exc:
         raise SystemExit(f"knapcheck harvest: {exc}") from None
-    for path in write_corpus(records, args.out):
+    for path in write_harvested(records, args.out):
         print(path)
     print(f"{len(records)} instance(s) from {len(args.model)} model(s)")
     return 0

@@ -5,16 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from fuzz.regressions import promote
+from fuzz.regression_corpus import REGRESSION_CORPUS, promote
 from fuzz.store import FailureStore
-
-DEFAULT_CORPUS = Path("tests/regressions/corpus.json")
-
 
 def add_parser(commands) -> None:
     parser = commands.add_parser("promote", help="turn a campaign's stored failures into regression cases")
     parser.add_argument("--db", type=Path, required=True, metavar="DIR", help="the campaign's failure store")
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help=f"corpus file (default: {DEFAULT_CORPUS})")
+    parser.add_argument("--corpus", type=Path, default=REGRESSION_CORPUS, help=f"corpus file (default: {REGRESSION_CORPUS})")
     parser.add_argument("--solvers", nargs="+", metavar="NAME", help="promote only these solvers' failures")
     parser.set_defaults(run=run)
 

@@ -12,11 +12,10 @@ import shlex
 import sys
 from pathlib import Path
 
-from fuzz.regression import run_regression
-from fuzz.regressions import load_corpus
-from fuzz.strategies import FAMILIES
+from fuzz.candidate_run import run_candidate
+from fuzz.regression_corpus import REGRESSION_CORPUS, load_regression_corpus
+from fuzz import families
 from knapcheck.durations import duration_parser
-from knapcheck.promote_command import DEFAULT_CORPUS
 from knapcheck.targets import entries_for
 from reports.environment import environment
 from reports.bench import run_bench
@@ -40,11 +39,11 @@ def add_parser(commands) -> None:
     parser.add_argument("--time", type=duration, default=600.0, metavar="BUDGET",
                         help="time budget for checking and shrinking, e.g. 300, 10m (default: 10m)")
     parser.add_argument("--per-family", type=int, default=40, help="generated instances per family (default: 40)")
-    parser.add_argument("--families", nargs="+", choices=list(FAMILIES), default=list(FAMILIES), metavar="FAMILY",
+    parser.add_argument("--families", nargs="+", choices=families.names(), default=families.names(), metavar="FAMILY",
                         help="instance families to sample (default: all of them)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated instances (default: 0)")
-    parser.add_argument("--regressions", type=Path, default=DEFAULT_CORPUS, metavar="PATH",
-                        help=f"regression corpus whose instances are checked too (default: {DEFAULT_CORPUS})")
+    parser.add_argument("--regressions", type=Path, default=REGRESSION_CORPUS, metavar="PATH",
+                        help=f"regression corpus whose instances are checked too (default: {REGRESSION_CORPUS})")
     parser.add_argument("--bench-repeats", type=int, default=3, metavar="N",
                         help="fresh processes per benchmark cell; 0 skips the benchmark (default: 3)")
     parser.add_argument("--bench-time-limit", type=duration_parser("--bench-time-limit", bare_seconds=True), default=60.0, metavar="SECONDS",
@@ -59,9 +58,9 @@ def command_line(args: argparse.Namespace) -> str:
     if args.baseline:
         words += ["--baseline", *args.baseline]
     words += ["--time", f"{args.time:g}", "--per-family", str(args.per_family), "--seed", str(args.seed)]
-    if list(args.families) != list(FAMILIES):
+    if list(args.families) != families.names():
         words += ["--families", *args.families]
-    if args.regressions != DEFAULT_CORPUS:
+    if args.regressions != REGRESSION_CORPUS:
         words += ["--regressions", str(args.regressions)]
     words += ["--bench-repeats", str(args.bench_repeats)]
     if args.bench_repeats:
@@ -77,9 +76,9 @@ def run(args: argparse.Namespace) -> int:
     candidate, baseline = entries_for(args.candidate), entries_for(args.baseline) if args.baseline else []
     progress = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
     try:
-        cases = load_corpus(args.regressions)
+        cases = load_regression_corpus(args.regressions)
         stored = {"regression corpus": [case.instance for case in cases]} if cases else {}
-        regression = run_regression(
+        regression = run_candidate(
             candidate, baseline, args.families, args.per_family, args.seed, args.time, progress, stored
         )
     except ValueError as exc:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from fuzz.check import sample
-from fuzz.strategies import FAMILIES, family
+from fuzz import families
+from fuzz.strategies import sample
 from reports.bench import ROWS, instance_for
 from solvers.contract import Instance, quantize
-from solvers.sliding_hirschberg import decide_by_bounds, dp_candidates
+from solvers.bound_fixing import decide_by_bounds, dp_candidates
 
 
 def left_to_the_dp(instances: Iterable[Instance]) -> tuple[int, int]:
@@ -33,7 +33,7 @@ def left_to_the_dp(instances: Iterable[Instance]) -> tuple[int, int]:
 
 def coverage_table(per_family: int = 40) -> str:
     lines = ["| instances | candidate items | left to the DP | share left |", "|---|---:|---:|---:|"]
-    groups = [(f"family {name}", sample(family(name), per_family)) for name in FAMILIES]
+    groups = [(f"family {name}", sample(families.strategy(name), per_family)) for name in families.names()]
     groups += [(f"bench row {row.name}", [instance_for(row)]) for row in ROWS]
     for label, instances in groups:
         candidates, undecided = left_to_the_dp(instances)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from fuzz.check import CheckResult
-from fuzz.differential import Check
+from fuzz.differential import Check, CheckResult
 from oracles.verdict import Verdict
 from reports.reproduction import snippet
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from html import escape
 
 from fuzz.differential import Check
-from fuzz.regression import BASELINE, CANDIDATE, RegressionRun
-from fuzz.strategies import FAMILIES
+from fuzz.candidate_run import BASELINE, CANDIDATE, CandidateRun
+from fuzz import families
 from reports.bench import BenchResult, BenchRow, render_table
 from reports.check_report import failure_json, verdict_rows
 from reports.reproduction import snippet
@@ -60,7 +60,7 @@ def performance_from(result: BenchResult, baselines: list[str]) -> Performance:
 @dataclass
 class Report:
     command: str
-    run: RegressionRun
+    run: CandidateRun
     environment: dict
     performance: Performance
 
@@ -103,7 +103,7 @@ def _count(number: int, one: str, many: str) -> str:
 
 
 def _source(failure: Check) -> str:
-    return f"family `{failure.family}`" if failure.family in FAMILIES else f"the `{failure.family}`"
+    return f"family `{failure.family}`" if failure.family in families.names() else f"the `{failure.family}`"
 
 
 def _correctness_line(report: Report) -> str:

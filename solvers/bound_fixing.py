@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from solvers.contract import exact_integers
+
 
 def fix_by_bounds(weights: Sequence[int], values: Sequence[int], capacity: int) -> tuple[list[int], list[int]]:
     """The positions every optimal selection takes, and those the bound leaves undecided.
@@ -61,3 +63,18 @@ def fix_by_bounds(weights: Sequence[int], values: Sequence[int], capacity: int) 
         elif d > 0:
             taken.append(j)
     return taken, undecided
+
+
+def dp_candidates(weights: Sequence[int], runtimes: Sequence[float], capacity: int) -> list[int]:
+    """The indices a DP may choose from: weight in [1, capacity] and a positive runtime."""
+    return [i for i, (w, r) in enumerate(zip(weights, runtimes)) if 0 < w <= capacity and r > 0]
+
+
+def decide_by_bounds(
+    weights: Sequence[int], runtimes: Sequence[float], candidates: list[int], capacity: int
+) -> tuple[list[int], list[int]]:
+    """The candidates the bound test takes, and those it leaves to the DP (indices, as ``candidates``)."""
+    taken, undecided = fix_by_bounds(
+        [weights[i] for i in candidates], exact_integers([runtimes[i] for i in candidates]), capacity
+    )
+    return [candidates[j] for j in taken], [candidates[j] for j in undecided]

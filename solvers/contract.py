@@ -148,6 +148,13 @@ def exact_runtimes(runtimes: Sequence[float]) -> tuple[list[int], int]:
     return [num * (denominator // d) for num, d in ratios], denominator
 
 
+def exact_integers(runtimes: Sequence[float]) -> list[int]:
+    """The runtimes as integers in one common unit (a power of two; 1 when they are all integers)."""
+    if all(float(r).is_integer() for r in runtimes):
+        return [int(r) for r in runtimes]
+    return exact_runtimes(runtimes)[0]
+
+
 def float_tolerance(runtimes: Sequence[float]) -> float:
     """How far a float64 solver's best value may honestly fall short on an inexact instance.
 
@@ -160,3 +167,4 @@ def float_tolerance(runtimes: Sequence[float]) -> float:
         return 0.0
     positive = math.fsum(r for r in runtimes if r > 0)
     return 2 * len(runtimes) * 2.0**-53 * positive
+

@@ -52,25 +52,17 @@ from typing import Sequence
 
 import torch
 
-from solvers import bound_fixing, dp_rows
-from solvers.contract import SCALE, ProblemTooLarge, Solution, exact_runtimes, quantize, validate
+from solvers import dp_rows
+from solvers.bound_fixing import decide_by_bounds, dp_candidates
+from solvers.contract import SCALE, ProblemTooLarge, Solution, exact_integers, quantize, validate
 
 MIN_DECISION_BYTES = 4096
 """The default decision allowance's floor: one page, so small problems skip splitting at a page's cost."""
-SEARCH_BLOCK = 4096
-"""Cells per step of the split search on CPU: its one temporary stays small next to the rows."""
-MAX_ROW_BYTES = 4 * 2**30
-"""One profile row may take at most this much; a larger budget is refused before allocating."""
+MAX_PROFILE_BYTES = 4 * 2**30
+"""The two profile rows together may take at most this much; a larger budget is refused before allocating."""
 
 _EXACT_DTYPES = ((torch.int8, 7), (torch.int16, 15), (torch.int32, 31), (torch.float64, 53), (torch.int64, 63))
 """Profile dtypes in order of preference, each with the bits an integer total must fit in."""
-
-
-def exact_integers(runtimes: Sequence[float]) -> list[int]:
-    """The runtimes as integers in one common unit (a power of two; 1 when they are all integers)."""
-    if all(float(r).is_integer() for r in runtimes):
-        return [int(r) for r in runtimes]
-    return exact_runtimes(runtimes)[0]
 
 
 def profile_values(runtimes: Sequence[float]) -> tuple[array, torch.dtype]:
@@ -85,21 +77,6 @@ def profile_values(runtimes: Sequence[float]) -> tuple[array, torch.dtype]:
     return array("d", map(float, runtimes)), torch.float64
 
 
-def dp_candidates(weights: Sequence[int], runtimes: Sequence[float], capacity: int) -> list[int]:
-    """The indices a DP may choose from: weight in [1, capacity] and a positive runtime."""
-    return [i for i, (w, r) in enumerate(zip(weights, runtimes)) if 0 < w <= capacity and r > 0]
-
-
-def decide_by_bounds(
-    weights: Sequence[int], runtimes: Sequence[float], candidates: list[int], capacity: int
-) -> tuple[list[int], list[int]]:
-    """The candidates the bound test takes, and those it leaves to the DP (indices, as ``candidates``)."""
-    taken, undecided = bound_fixing.fix_by_bounds(
-        [weights[i] for i in candidates], exact_integers([runtimes[i] for i in candidates]), capacity
-    )
-    return [candidates[j] for j in taken], [candidates[j] for j in undecided]
-
-
 def sliding_hirschberg(
     memory: Sequence[float],
     runtimes: Sequence[float],
@@ -108,22 +85,17 @@ def sliding_hirschberg(
     device: str | torch.device = "cpu",
     max_decision_bytes: int | None = None,
     scale: int = SCALE,
-    backend=None,
+    backend: dp_rows.DPBackend | None = None,
     fix_by_bounds: bool = True,
 ) -> Solution:
     """Solve exactly; ``max_decision_bytes`` defaults to what the two profile rows hold beside the profile.
 
     ``fix_by_bounds``: decide what the bound test can before the DP (see the module docstring).
+    ``backend``: the DP's row updates and pass steps (``solvers.dp_rows.DPBackend``); default
+    ``dp_rows.TorchRows()``, torch ops on ``device``.
 
-    ``backend`` is any object with ``apply_items`` and ``apply_items_recording`` as in
-    ``solvers.dp_rows`` (the default). A backend may also take over whole steps:
-    ``forward(profile, weights, values, capacity, low, decisions)`` (fill ``profile[low:capacity+1]``
-    with the items' best values, recording decisions where a backtrack from ``capacity`` reads them)
-    and ``best_split(left, right, lowest, highest, capacity)`` (the smallest ``c`` in
-    ``[lowest, highest]`` maximizing ``left[c] + right[capacity - c]``) and
-    ``backtrack(decisions, weights, capacity)`` (the positions ``_one_pass`` reads off a recorded
-    table); ``solvers.triton_rows`` does, to keep a GPU's work in few launches and its profiles
-    and tables on the device.
+    ProblemTooLarge, before anything large is allocated, when the two profile rows would take more
+    than MAX_PROFILE_BYTES.
     """
     memory, runtimes, max_memory = validate(memory, runtimes, max_memory)
     weights, capacity = quantize(memory, max_memory, scale)
@@ -142,7 +114,7 @@ def sliding_hirschberg(
     ordered_weights = [weights[i] for i in order]
     del memory, weights
     values, dtype = profile_values([runtimes[i] for i in order])
-    search = _Search(ordered_weights, values, dtype, torch.device(device), max_decision_bytes, backend or dp_rows)
+    search = _Search(ordered_weights, values, dtype, torch.device(device), max_decision_bytes, backend or dp_rows.TorchRows())
     chosen_by_dp = search.solve(capacity)
     del search, ordered_weights, values
     saved = sorted(decided + [i for i, take in zip(order, chosen_by_dp) if take])
@@ -173,8 +145,6 @@ class _Search:
         self.largest = 0
         """The first reduced sub-problem's capacity: no later one exceeds it, so rows this long never grow."""
         self.cell_bytes = torch.empty((), dtype=dtype).element_size()
-        self.block = dp_rows.block_size(device)
-        """Cells per fill and per split-search op (see dp_rows.BLOCK)."""
 
     def solve(self, capacity: int) -> bytearray:
         """One byte per position: 1 where the item is chosen."""
@@ -225,12 +195,13 @@ class _Search:
         return self.rows[start : start + capacity + 1]
 
     def _empty(self, cells: int) -> torch.Tensor:
-        """``cells`` profile cells, refused before allocating when one row would exceed MAX_ROW_BYTES."""
-        needed = (self.largest + 1) * self.cell_bytes
-        if needed > MAX_ROW_BYTES:
+        """``cells`` profile cells, refused before allocating when the two rows a problem of this
+        capacity needs would exceed MAX_PROFILE_BYTES (a lone first pass allocates one of them)."""
+        needed = 2 * (self.largest + 1) * self.cell_bytes
+        if needed > MAX_PROFILE_BYTES:
             raise ProblemTooLarge(
-                f"sliding_hirschberg needs {needed} bytes per profile row for capacity {self.largest}, "
-                f"over MAX_ROW_BYTES = {MAX_ROW_BYTES}"
+                f"sliding_hirschberg needs {needed} bytes for two profile rows of {self.largest + 1} "
+                f"{self.dtype} cells (reduced capacity {self.largest}), over MAX_PROFILE_BYTES = {MAX_PROFILE_BYTES}"
             )
         return torch.empty(cells, dtype=self.dtype, device=self.device)
 
@@ -244,49 +215,11 @@ class _Search:
             return max(MIN_DECISION_BYTES, (self.largest + 1) * self.cell_bytes)
         return max(MIN_DECISION_BYTES, (self.rows.numel() - capacity - 1) * self.cell_bytes)
 
-    def _forward(self, profile, weights, values, capacity, low, decisions=None) -> None:
-        """Fill profile[c] with the best value of these items for every c in [low, capacity].
-
-        Cells above the weight of the items seen so far all hold their total value (everything
-        fits): they are filled, not computed. Cells below ``low`` minus the weight still to come
-        can never reach ``low``: they are left stale. Items are handed to the backend in groups
-        (see ``_groups``); a group's first row is filled up to the group's top before its items.
-        """
-        if hasattr(self.backend, "forward"):
-            self.backend.forward(profile, weights, values, capacity, low, decisions)
-            return
-        profile[0] = 0
-        frontier = 0
-        reached = 0
-        for first, stop, begin, top in _groups(weights, capacity, low):
-            for start in range(frontier + 1, top + 1, self.block):
-                profile[start : min(top + 1, start + self.block)].fill_(reached)
-            window = profile[begin : top + 1]
-            group_w, group_v = weights[first:stop], values[first:stop]
-            if decisions is None:
-                self.backend.apply_items(window, group_w, group_v)
-            else:
-                self.backend.apply_items_recording(window, group_w, group_v, decisions[first:stop, begin : top + 1])
-            frontier = top
-            reached += sum(group_v)
-
     def _one_pass(self, weights: list[int], values: list, capacity: int) -> list[int]:
         """The chosen positions, from one forward pass that records a decision table."""
         profile, decisions = self._profile_and_table(len(weights), capacity)
-        self._forward(profile, weights, values, capacity, capacity, decisions)
-        if hasattr(self.backend, "backtrack"):
-            return self.backend.backtrack(decisions, weights, capacity)
-        prefix = list(_running_sums(weights))
-        chosen = []
-        room = capacity
-        for k in range(len(weights) - 1, -1, -1):
-            if room >= prefix[k]:
-                chosen += range(k + 1)
-                break
-            if room >= weights[k] and bool(decisions[k, room]):
-                chosen.append(k)
-                room -= weights[k]
-        return chosen
+        self.backend.forward(profile, weights, values, capacity, capacity, decisions)
+        return self.backend.backtrack(decisions, weights, capacity)
 
     def _profile_and_table(self, items: int, capacity: int) -> tuple[torch.Tensor, torch.Tensor]:
         """A profile of cells 0..capacity and an uninitialized bool decision table (items x cells).
@@ -313,58 +246,6 @@ class _Search:
         highest = min(capacity, sum(left_w))
         left = self._row(0, highest)
         right = self._row(1, capacity - lowest)
-        self._forward(left, left_w, left_v, highest, lowest)
-        self._forward(right, right_w, right_v, capacity - lowest, capacity - highest)
-        if hasattr(self.backend, "best_split"):
-            return self.backend.best_split(left, right, lowest, highest, capacity)
-        best_value, best = None, lowest
-        step = min(self.block, SEARCH_BLOCK) if self.device.type == "cpu" else self.block
-        for start in range(lowest, highest + 1, step):
-            stop = min(highest + 1, start + step)
-            sums = right[capacity - stop + 1 : capacity - start + 1].flip(0).add_(left[start:stop])
-            at = int(torch.argmax(sums))
-            value = sums[at].item()
-            if best_value is None or value > best_value:
-                best_value, best = value, start + at
-        return best
-
-
-def _running_sums(weights: list[int]):
-    total = 0
-    for w in weights:
-        total += w
-        yield total
-
-
-GROUP_OVERHEAD_CELLS = 1 << 15
-"""What one more backend call costs, in cells updated: merging an item into the current group
-is worth it while the extra cells it makes the group update stay below this."""
-
-
-def _groups(weights: list[int], capacity: int, low: int):
-    """Consecutive items sharing one backend call: (first, stop, begin, top) per group.
-
-    Item k needs the cells [begin_k, top_k] of the profile, begin_k = max(0, low - w_k - weight
-    still to come) and top_k = min(capacity, weight so far); both grow with k, so a group
-    needs [begin of its first item, top of its last]. Extra cells a group updates stay correct:
-    the group's row is filled up to its top first, and cells below a window are never read by
-    anything above it.
-    """
-    to_come = sum(weights)
-    so_far = 0
-    group = None
-    for k, w in enumerate(weights):
-        to_come -= w
-        so_far += w
-        begin, top = max(0, low - to_come - w), min(capacity, so_far)
-        alone = top - begin - w + 1
-        if group is not None:
-            first, _, group_begin, _, count, group_weight, cells = group
-            merged = (count + 1) * (top - group_begin + 1) - group_weight - w
-            if merged <= cells + alone + GROUP_OVERHEAD_CELLS:
-                group = (first, k + 1, group_begin, top, count + 1, group_weight + w, merged)
-                continue
-            yield group[:4]
-        group = (k, k + 1, begin, top, 1, w, alone)
-    if group is not None:
-        yield group[:4]
+        self.backend.forward(left, left_w, left_v, highest, lowest)
+        self.backend.forward(right, right_w, right_v, capacity - lowest, capacity - highest)
+        return self.backend.best_split(left, right, lowest, highest, capacity)

@@ -12,9 +12,10 @@ update drops by about the number of items in the group. A row that fits one wind
 at all: one program applies every item in a single launch. Items too heavy for a halo get the
 one-item streaming kernel.
 
-Arithmetic is that of the profile's dtype (int64 or int32 for integer runtimes, float64
-otherwise): comparisons and sums are exact, and a strict ``>`` decides whether an item is taken,
-so the kernels give the same profile and the same decisions as the torch row update.
+Arithmetic is that of the profile's dtype, whichever sliding_hirschberg chose for the runtimes
+(its module docstring, "Arithmetic"): the kernels add and compare in it, and a strict ``>``
+decides whether an item is taken, so they give the same profile and the same decisions as the
+torch row update.
 
 Without a CUDA device the kernels run on CPU tensors in Triton's interpreter: this module sets
 ``TRITON_INTERPRET=1`` before defining them when no GPU is present (the variable is read when a
@@ -28,6 +29,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import torch
+
+from solvers.dp_rows import TorchRows
 
 if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")
@@ -181,8 +184,9 @@ def plan_launches(weights: Sequence[int], length: int, span: int) -> list[Launch
     return launches
 
 
-class TritonRows:
-    """A row-update backend for sliding_hirschberg whose work runs in the Triton kernels above.
+class TritonRows(TorchRows):
+    """A DP backend for sliding_hirschberg whose row updates, split search and backtrack run in the
+    Triton kernels above (its forward pass is TorchRows', calling the row updates per group).
 
     ``max_span`` sets the group kernel's window and ``stream_block`` the streaming kernel's block
     (powers of two; small values exercise the halo and multi-program paths on small rows in tests). ``group=False`` streams every item in its own launch: the

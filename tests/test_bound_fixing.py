@@ -7,7 +7,7 @@ from itertools import product
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzz.strategies import FAMILIES
+from fuzz import families
 from reports.bench import ROWS, instance_for
 from reports.bound_coverage import coverage_table, left_to_the_dp
 from solvers.bound_fixing import fix_by_bounds
@@ -80,7 +80,7 @@ def test_a_flop_scale_instance_is_mostly_decided():
 
 def test_the_coverage_table_has_a_line_per_family_and_bench_row():
     table = coverage_table(per_family=2)
-    for name in [*FAMILIES, *(row.name for row in ROWS)]:
+    for name in [*families.names(), *(row.name for row in ROWS)]:
         assert f" {name} |" in table
     equal_efficiency = Instance((0.0003, 0.0005, 0.0007), (3e9, 5e9, 7e9), 0.001)
     assert left_to_the_dp([equal_efficiency]) == (3, 3)

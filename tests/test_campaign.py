@@ -14,7 +14,7 @@ import pytest
 import test_regressions
 
 from fuzz.campaign import KNOWN, NEW
-from fuzz.regressions import load_corpus, promote, replay
+from fuzz.regression_corpus import load_regression_corpus, promote, replay
 from fuzz.store import FailureStore
 from knapcheck.cli import main
 from planted.off_by_one_split import off_by_one_hirschberg
@@ -60,7 +60,7 @@ def test_campaign_finds_planted_defect_and_promote_makes_it_a_failing_regression
 
     corpus = tmp_path / "corpus.json"
     assert main(["promote", "--db", str(db), "--corpus", str(corpus)]) == 0
-    (case,) = load_corpus(corpus)
+    (case,) = load_regression_corpus(corpus)
     assert (case.solver, case.verdict, case.ours) == (PLANTED, "OVER_BUDGET", True)
     again = replay(case)
     assert again.failed and again.verdict.value == "OVER_BUDGET"

@@ -5,20 +5,20 @@ import json
 import pytest
 import torch
 
-from fuzz.corpus import FORMAT, load_corpus, read_corpus_file
+from fuzz.harvested_corpus import FORMAT, load_harvested, read_harvested_file
 from fuzz.harvest import BACKEND, check_budgets
 from knapcheck.cli import main
 
 
 def test_harvest_command_reproduces_the_committed_corpus(tmp_path, capsys):
     assert main(["harvest", "--model", "mlp", "--budgets", "0.1,0.3", "--out", str(tmp_path)]) == 0
-    records = read_corpus_file(tmp_path / "mlp.json")
+    records = read_harvested_file(tmp_path / "mlp.json")
     assert [r.budget for r in records] == [0.1, 0.3]
     for record in records:
         assert (record.model, record.call, record.torch_version, record.backend) == ("mlp", 0, torch.__version__, BACKEND)
         assert record.instance.max_memory == record.budget
 
-    committed = {(r.budget, r.call): r for r in load_corpus() if r.model == "mlp"}
+    committed = {(r.budget, r.call): r for r in load_harvested() if r.model == "mlp"}
     if committed[(0.1, 0)].torch_version != torch.__version__:
         pytest.skip(f"the corpus was harvested with torch {committed[(0.1, 0)].torch_version}")
     assert [committed[(r.budget, r.call)] for r in records] == records
@@ -40,7 +40,7 @@ def test_a_malformed_corpus_record_is_named(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({"format": FORMAT, "records": [{"model": "mlp"}]}))
     with pytest.raises(ValueError, match=r"records\[0\].*missing"):
-        read_corpus_file(path)
+        read_harvested_file(path)
     path.write_text(json.dumps({"records": []}))
     with pytest.raises(ValueError, match="not a harvested corpus"):
-        read_corpus_file(path)
+        read_harvested_file(path)

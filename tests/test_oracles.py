@@ -5,7 +5,8 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fuzz.strategies import FAMILIES, any_instance, family
+from fuzz import families
+from fuzz.families import any_instance
 from oracles.brute_force import brute_force
 from oracles.cpsat import cpsat, model_runtimes
 from oracles.exact import set_value, set_weight
@@ -28,7 +29,7 @@ def test_cpsat_agrees_with_brute_force(instance):
 
 
 @settings(max_examples=40)
-@given(st.sampled_from(sorted(FAMILIES)).flatmap(family))
+@given(st.sampled_from(families.names()).flatmap(families.strategy))
 def test_full_table_reference_agrees_with_cpsat_on_every_family(instance):
     oracle = cpsat(instance)
     value, saved, _ = full_table(instance.memory, instance.runtimes, instance.max_memory)

@@ -7,13 +7,11 @@ unexpected pass that fails the suite, so the case gets retired on purpose rather
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-from fuzz.regressions import RegressionCase, load_corpus, replay
+from fuzz.regression_corpus import RegressionCase, load_regression_corpus, replay
 
-CORPUS = Path(__file__).parent / "regressions" / "corpus.json"
 
 
 class StillDefective(AssertionError):
@@ -29,7 +27,7 @@ def _param(case: RegressionCase):
     return pytest.param(case, id=case.id, marks=marks)
 
 
-@pytest.mark.parametrize("case", [_param(case) for case in load_corpus(CORPUS)])
+@pytest.mark.parametrize("case", [_param(case) for case in load_regression_corpus()])
 def test_regression_case(case: RegressionCase):
     try:
         done = replay(case)

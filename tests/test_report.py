@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from fuzz.regression import run_regression
+from fuzz.candidate_run import run_candidate
 from knapcheck.cli import main
 from knapcheck.report_command import duration
 from reports.environment import environment
@@ -28,10 +28,11 @@ TORCH_SOLVERS = ["torch:dp_knapsack", "torch:dp_knapsack_sliding_hirschberg"]
 
 
 def test_a_report_on_torch_solvers_shows_each_distinct_failure_once_with_a_reproduction_that_fails(tmp_path):
-    out = tmp_path / "report"
+    out, empty_corpus = tmp_path / "report", tmp_path / "empty.json"
+    empty_corpus.write_text('{"schema_version": 1, "cases": []}')
     status = main(
         ["report", "--candidate", *TORCH_SOLVERS, "--baseline", "full_table", "--families", "duplicates_ties",
-         "flop_scale", "--per-family", "6", "--time", "600", "--regressions", str(tmp_path / "none.json"),
+         "flop_scale", "--per-family", "6", "--time", "600", "--regressions", str(empty_corpus),
          "--bench-repeats", "0", "--out", str(out)]
     )
     assert status == 1
@@ -112,7 +113,7 @@ def planted_pair():
 def test_failures_are_compared_by_kind_between_candidate_and_baseline(planted_pair):
     candidate, baseline = planted_pair
     corpus = {"corpus": [Instance((0.0001,), (1.0,), 0.0)]}
-    run = run_regression([candidate], [baseline], ["tight_budget"], per_family=3, stored=corpus)
+    run = run_candidate([candidate], [baseline], ["tight_budget"], per_family=3, stored=corpus)
     assert all(e.isolate for e in run.result.solvers), "code under review always runs isolated"
     assert run.result.instances == 4 and run.stored == {"corpus": 1}
     report = Report("knapcheck report ...", run, environment(), Performance(note="not measured"))

@@ -11,7 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fuzz.strategies import FAMILIES
+from fuzz import families
 from oracles.brute_force import brute_force
 from oracles.optimum import optimum
 from oracles.verdict import Verdict, judge
@@ -20,7 +20,7 @@ from solvers import sliding_hirschberg as module
 from solvers.contract import SCALE, Instance, ProblemTooLarge, exact_scale, float_tolerance
 from solvers.full_table import full_table
 from solvers.outcome import call_in_process
-from solvers.sliding_hirschberg import _groups, profile_values, sliding_hirschberg
+from solvers.sliding_hirschberg import profile_values, sliding_hirschberg
 
 HIRSCHBERG = functools.partial(sliding_hirschberg, max_decision_bytes=0, fix_by_bounds=False)
 """No decision table fits: every sub-problem of two or more items is split, none decided by bounds."""
@@ -91,11 +91,11 @@ def test_both_paths_match_the_reference_on_random_instances(seed):
         assert_same_value_as_reference(solver(list(instance.memory), list(instance.runtimes), instance.max_memory), instance)
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", families.names())
 @settings(max_examples=15)
 @given(data=st.data())
 def test_every_family_is_optimal_on_both_paths(family, data):
-    instance = data.draw(FAMILIES[family](), label=family)
+    instance = data.draw(families.strategy(family), label=family)
     oracle = optimum(instance)
     for solver in PATHS.values():
         assert_optimal(solver, instance, oracle)
@@ -197,7 +197,7 @@ def test_backend_matches_the_textbook_recurrence(monkeypatch, block, dtype):
 def test_any_backend_object_is_used():
     calls = []
 
-    class Counting:
+    class Counting(dp_rows.TorchRows):
         def apply_items(self, *args):
             calls.append("apply")
             dp_rows.apply_items(*args)
@@ -220,7 +220,7 @@ def test_any_backend_object_is_used():
 )
 def test_groups_cover_every_window_in_order(weights, capacity, low):
     low = min(low, capacity)
-    groups = list(_groups(weights, capacity, low))
+    groups = list(dp_rows.groups(weights, capacity, low))
     assert [g[0] for g in groups] == [0] + [g[1] for g in groups[:-1]] and groups[-1][1] == len(weights)
     to_come, so_far = sum(weights), 0
     for first, stop, begin, top in groups:
@@ -242,8 +242,8 @@ def test_bad_input_names_the_argument():
 
 
 def test_a_budget_too_large_for_the_rows_is_refused_before_allocating(monkeypatch):
-    monkeypatch.setattr(module, "MAX_ROW_BYTES", 1000)
-    with pytest.raises(ProblemTooLarge, match="MAX_ROW_BYTES"):
+    monkeypatch.setattr(module, "MAX_PROFILE_BYTES", 1000)
+    with pytest.raises(ProblemTooLarge, match="MAX_PROFILE_BYTES"):
         sliding_hirschberg([0.3001, 0.4, 0.5], [1.0, 2.0, 3.0], 0.9, fix_by_bounds=False)
 
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fuzz.differential import check, size_allows
-from fuzz.strategies import FAMILIES, family
+from fuzz import families
 from oracles.exact import set_weight
 from solvers.contract import SCALE, Instance, exact_scale
 from solvers.registry import ours
@@ -28,10 +28,10 @@ def answer(entry, instance: Instance):
 
 
 @pytest.mark.parametrize("entry", OUR_SOLVERS)
-@pytest.mark.parametrize("family_name", sorted(FAMILIES))
+@pytest.mark.parametrize("family_name", families.names())
 def test_optimal_on_every_family(entry, family_name):
     @settings(max_examples=25)
-    @given(family(family_name))
+    @given(families.strategy(family_name))
     def optimal(instance):
         if not size_allows(entry, instance):
             return
@@ -51,7 +51,7 @@ def with_permutation(instance: Instance, order: list[int]) -> Instance:
 
 @pytest.mark.parametrize("entry", OUR_SOLVERS)
 @settings(max_examples=30)
-@given(instance=st.sampled_from(sorted(FAMILIES)).flatmap(family), data=st.data())
+@given(instance=st.sampled_from(families.names()).flatmap(families.strategy), data=st.data())
 def test_permuting_items_keeps_the_value(entry, instance, data):
     order = data.draw(st.permutations(range(instance.n)))
     assert answer(entry, with_permutation(instance, order))[0] == pytest.approx(answer(entry, instance)[0], rel=1e-12)
@@ -59,7 +59,7 @@ def test_permuting_items_keeps_the_value(entry, instance, data):
 
 @pytest.mark.parametrize("entry", OUR_SOLVERS)
 @settings(max_examples=30)
-@given(instance=st.sampled_from(sorted(FAMILIES)).flatmap(family), runtime=st.integers(1, 10**9))
+@given(instance=st.sampled_from(families.names()).flatmap(families.strategy), runtime=st.integers(1, 10**9))
 def test_an_item_heavier_than_the_budget_changes_nothing(entry, instance, runtime):
     _, capacity = instance.quantized()
     heavy = Instance(instance.memory + ((capacity + 1) / SCALE,), instance.runtimes + (float(runtime),), instance.max_memory)
@@ -70,7 +70,7 @@ def test_an_item_heavier_than_the_budget_changes_nothing(entry, instance, runtim
 
 @pytest.mark.parametrize("entry", OUR_SOLVERS)
 @settings(max_examples=30)
-@given(st.sampled_from(sorted(FAMILIES)).flatmap(family))
+@given(st.sampled_from(families.names()).flatmap(families.strategy))
 def test_one_more_unit_of_budget_never_lowers_the_value(entry, instance):
     _, capacity = instance.quantized()
     larger = Instance(instance.memory, instance.runtimes, (capacity + 1) / SCALE)
@@ -81,7 +81,7 @@ def test_one_more_unit_of_budget_never_lowers_the_value(entry, instance):
 
 @pytest.mark.parametrize("entry", OUR_SOLVERS)
 @settings(max_examples=30)
-@given(st.sampled_from(["tiny", "tight_budget", "duplicates_ties", "flop_scale"]).flatmap(family), st.integers(2, 1000))
+@given(st.sampled_from(families.names(exact=True)).flatmap(families.strategy), st.integers(2, 1000))
 def test_scaling_integer_runtimes_by_k_scales_the_value(entry, instance, k):
     scaled = Instance(instance.memory, tuple(r * k for r in instance.runtimes), instance.max_memory)
     if exact_scale(scaled.runtimes) is None:

@@ -1,21 +1,19 @@
 """The installed torch's knapsack solvers, through the same checks as ours.
 
-Their known defects live in the regression corpus (tests/regressions/corpus.json), each a strict
+Their known defects live in the regression corpus (fuzz/corpus/regressions.json), each a strict
 expected failure in tests/test_regressions.py. Here: every upstream solver answers a plain
 instance validly, and `knapcheck check` finds every known defect of the installed torch by itself.
 """
 
-from pathlib import Path
 
 import pytest
 
 from fuzz.check import run_check
 from fuzz.differential import check
-from fuzz.regressions import load_corpus
+from fuzz.regression_corpus import load_regression_corpus
 from solvers.contract import Instance
 from solvers.registry import torch_entries
 
-CORPUS = Path(__file__).parent / "regressions" / "corpus.json"
 
 
 @pytest.mark.parametrize("entry", torch_entries(), ids=lambda e: e.name)
@@ -27,7 +25,7 @@ def test_upstream_solver_answers_a_plain_instance_validly(entry):
 def test_check_finds_every_known_defect_by_itself():
     entries = torch_entries()
     names = {entry.name for entry in entries}
-    known = {(case.solver, case.verdict) for case in load_corpus(CORPUS) if case.solver in names}
+    known = {(case.solver, case.verdict) for case in load_regression_corpus() if case.solver in names}
     result = run_check(entries, per_family=40)
     found = {f.signature for f in result.findings}
     assert known <= found, f"check no longer finds {sorted(known - found)}"

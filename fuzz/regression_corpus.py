@@ -1,10 +1,11 @@
 """The regression corpus: stored campaign failures promoted to permanent cases the test suite runs.
 
-The corpus is one JSON file committed in the repository (``tests/regressions/corpus.json``). Each
-case names the solver, the verdict it once got, the family that found it and the instance.
-``tests/test_regressions.py`` checks every case against its solver: our own solvers must now
-pass; an upstream solver's case is a strict expected failure (design: upstream defects never make
-our suite red, and a fix upstream shows up as an unexpected pass to promote away).
+The corpus is one JSON file shipped inside the package (``REGRESSION_CORPUS``), so an installed
+knapcheck checks it from any directory. Each case names the solver, the verdict it once got, the
+family that found it and the instance. ``tests/test_regressions.py`` checks every case against its
+solver: our own solvers must now pass; an upstream solver's case is a strict expected failure
+(design: upstream defects never make our suite red, and a fix upstream shows up as an unexpected
+pass to promote away).
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from typing import Iterable
 from fuzz.differential import Check, check
 from fuzz.store import StoredFailure, write_atomically
 from solvers.contract import Instance
-from solvers.registry import resolve
+from solvers.registry import resolve_one
 
 SCHEMA_VERSION = 1
+REGRESSION_CORPUS = Path(__file__).parent / "corpus" / "regressions.json"
 
 
 @dataclass(frozen=True)
@@ -65,20 +67,40 @@ class RegressionCase:
         return cls(**fields)
 
 
-def load_corpus(path: Path) -> list[RegressionCase]:
-    """The corpus's cases; an absent file is an empty corpus."""
+def load_regression_corpus(path: Path = REGRESSION_CORPUS, *, missing_ok: bool = False) -> list[RegressionCase]:
+    """The corpus's cases. ValueError, naming the file, when it is missing (unless ``missing_ok``:
+    then it is an empty corpus), not JSON, of another schema, or holds a malformed case."""
     path = Path(path)
-    if not path.exists():
-        return []
-    data = json.loads(path.read_text())
-    if data.get("schema_version") != SCHEMA_VERSION:
-        raise ValueError(f"regression corpus {path}: schema_version {data.get('schema_version')!r}, expected {SCHEMA_VERSION}")
-    return [RegressionCase.from_dict(case) for case in data["cases"]]
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        if missing_ok:
+            return []
+        raise ValueError(f"regression corpus {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"regression corpus {path} cannot be read: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"regression corpus {path} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
+        found = data.get("schema_version") if isinstance(data, dict) else type(data).__name__
+        raise ValueError(f"regression corpus {path}: schema_version {found!r}, expected {SCHEMA_VERSION}")
+    cases = data.get("cases")
+    if not isinstance(cases, list):
+        raise ValueError(f"regression corpus {path}: 'cases' must be a list")
+    loaded = []
+    for index, case in enumerate(cases):
+        try:
+            loaded.append(RegressionCase.from_dict(case))
+        except (TypeError, ValueError, KeyError) as exc:
+            raise ValueError(f"regression corpus {path}: cases[{index}] is malformed: {exc}") from None
+    return loaded
 
 
 def promote(failures: Iterable[StoredFailure], corpus: Path) -> list[RegressionCase]:
     """Add the failures not yet in the corpus as cases (the file is rewritten atomically); return them."""
-    cases = load_corpus(corpus)
+    cases = load_regression_corpus(corpus, missing_ok=True)
     known = {case.id for case in cases}
     added = []
     for stored in failures:
@@ -94,7 +116,4 @@ def promote(failures: Iterable[StoredFailure], corpus: Path) -> list[RegressionC
 
 def replay(case: RegressionCase) -> Check:
     """The case's solver checked on the case's instance. ValueError if the solver cannot be found."""
-    found = resolve(case.solver)
-    if len(found) != 1:
-        raise ValueError(f"regression case {case.id}: {case.solver!r} names {len(found)} solvers")
-    return check(found[0], case.instance, case.family)
+    return check(resolve_one(case.solver), case.instance, case.family)

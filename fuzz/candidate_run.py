@@ -14,9 +14,9 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from fuzz.check import CheckResult, run_check
-from fuzz.differential import Check
-from fuzz.strategies import FAMILIES
+from fuzz.check import run_check
+from fuzz.families import names
+from fuzz.differential import Check, CheckResult
 from solvers.contract import Instance
 from solvers.entry import SolverEntry
 from solvers.isolation import start_workers
@@ -27,7 +27,7 @@ BASELINE = "baseline"
 
 
 @dataclass
-class RegressionRun:
+class CandidateRun:
     roles: dict[str, str]
     """Solver name -> CANDIDATE or BASELINE (a solver named by both counts as the candidate)."""
     result: CheckResult
@@ -56,16 +56,16 @@ class RegressionRun:
         return {f.verdict for f in self.findings(BASELINE)}
 
 
-def run_regression(
+def run_candidate(
     candidate: Iterable[SolverEntry],
     baseline: Iterable[SolverEntry] = (),
-    families: Iterable[str] = tuple(FAMILIES),
+    family_names: Iterable[str] | None = None,
     per_family: int = 40,
     seed_value: int = 0,
     time_budget: float | None = None,
     progress: Callable[[str], None] = lambda message: None,
     stored: dict[str, Sequence[Instance]] | None = None,
-) -> RegressionRun:
+) -> CandidateRun:
     """``stored``: instances to check besides the families' samples, by source (the regression corpus)."""
     roles: dict[str, str] = {}
     entries: list[SolverEntry] = []
@@ -76,7 +76,7 @@ def run_regression(
                 entries.append(with_isolation(entry))
     if not any(role == CANDIDATE for role in roles.values()):
         raise ValueError("candidate must name at least one solver")
-    families = list(families)
+    families = names() if family_names is None else list(family_names)
     isolated = [e for e in entries if e.isolate]
     progress(f"starting {len(isolated)} worker processes")
     unloadable = start_workers(isolated)
@@ -88,4 +88,4 @@ def run_regression(
     stored = stored or {}
     result = run_check(entries, families, per_family, seed_value, progress, time_budget, stored)
     counts = {name: len(instances) for name, instances in stored.items()}
-    return RegressionRun(roles, result, families, counts, time.monotonic() - start, time_budget)
+    return CandidateRun(roles, result, families, counts, time.monotonic() - start, time_budget)

@@ -55,7 +55,7 @@ class Harvested:
         )
 
 
-def write_corpus(records: list[Harvested], directory: Path) -> list[Path]:
+def write_harvested(records: list[Harvested], directory: Path) -> list[Path]:
     """Write the records into ``directory``, one ``MODEL.json`` per model; return the files written."""
     directory.mkdir(parents=True, exist_ok=True)
     by_model: dict[str, list[Harvested]] = {}
@@ -69,7 +69,7 @@ def write_corpus(records: list[Harvested], directory: Path) -> list[Path]:
     return written
 
 
-def read_corpus_file(path: Path) -> list[Harvested]:
+def read_harvested_file(path: Path) -> list[Harvested]:
     data = json.loads(path.read_text())
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path} is not a harvested corpus file (expected format {FORMAT!r})")
@@ -82,6 +82,6 @@ def read_corpus_file(path: Path) -> list[Harvested]:
     return records
 
 
-def load_corpus(directory: Path = CORPUS_DIR) -> list[Harvested]:
+def load_harvested(directory: Path = CORPUS_DIR) -> list[Harvested]:
     """Every record under ``directory``, in file-name order then file order."""
-    return [record for path in sorted(directory.glob("*.json")) for record in read_corpus_file(path)]
+    return [record for path in sorted(directory.glob("*.json")) for record in read_harvested_file(path)]

@@ -1,0 +1,105 @@
+"""The instance families, as records: one list that tests, checks, campaigns and reports select from.
+
+A family is a named Hypothesis strategy of valid instances with what it promises about them:
+whether every instance is exact (``solvers.contract.exact_scale`` is not None, so exact solvers
+must return identical values), the largest n it draws, and one line saying what it is for. Adding
+a family is one record here; ``tests/test_families.py`` holds every family to its record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from hypothesis import strategies as st
+
+from fuzz import pisinger, strategies
+from solvers.contract import Instance
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    strategy: Callable[[], st.SearchStrategy[Instance]] = field(repr=False)
+    exact: bool
+    """Every instance is exact: exact solvers must return identical values on it."""
+    max_n: int
+    """The largest number of items an instance has."""
+    description: str
+
+    def instances(self) -> st.SearchStrategy[Instance]:
+        return self.strategy()
+
+
+def _pisinger(name: str, description: str, exact: bool = True, max_n: int = pisinger.MAX_ITEMS) -> Family:
+    return Family(name, strategies.from_raw(pisinger.CLASSES[name]), exact, max_n, description)
+
+
+FAMILIES: tuple[Family, ...] = (
+    Family("tiny", strategies.tiny, True, 8, "few items, small weights and runtimes: brute force checks them all"),
+    Family("tight_budget", strategies.tight_budget, True, strategies.MAX_ITEMS,
+           "capacity equal to a subset's weight, or one unit above or below it"),
+    Family("zero_items", strategies.zero_items, True, strategies.MAX_ITEMS,
+           "zero-weight items, zero and negative runtimes among ordinary ones"),
+    Family("heavy_items", strategies.heavy_items, True, strategies.MAX_ITEMS,
+           "items heavier than the budget, exactly the budget, one unit over it"),
+    Family("duplicates_ties", strategies.duplicates_ties, True, strategies.MAX_ITEMS,
+           "repeated items and equal efficiencies: many optimal selections"),
+    Family("quantization_edges", strategies.quantization_edges, True, strategies.QUANTIZATION_MAX_ITEMS,
+           "memory and budget at, just below and just above half a quantization unit"),
+    Family("flop_scale", strategies.flop_scale, True, strategies.MAX_ITEMS,
+           "integer FLOP-count runtimes from 1e6 to 1e13, beyond float32's exact range"),
+    Family("float32_limits", strategies.float32_limits, True, strategies.FLOAT32_LIMITS_MAX_ITEMS,
+           "runtimes above 2**24 beside runtimes of a few units, as real partitioner problems have"),
+    Family("float_runtimes", strategies.float_runtimes, False, strategies.MAX_ITEMS,
+           "arbitrary float runtimes: inexact, compared with the derived tolerance"),
+    Family("normalized", strategies.normalized, True, strategies.MAX_ITEMS,
+           "the partitioner's shape: memories summing to 1, sorted, a budget fraction"),
+    Family("harvested", strategies.harvested, True, 19,
+           "instances recorded from torch.compile's partitioner on the built-in models"),
+    _pisinger("pisinger_uncorrelated", "Pisinger class 1: weights and profits uniform in [1, R]"),
+    _pisinger("pisinger_weakly_correlated", "Pisinger class 2: profit within R/10 of the weight"),
+    _pisinger("pisinger_strongly_correlated", "Pisinger class 3: profit = weight + R/10"),
+    _pisinger("pisinger_inverse_strongly_correlated", "Pisinger class 4: weight = profit + R/10"),
+    _pisinger("pisinger_almost_strongly_correlated", "Pisinger class 5: profit within R/1000 of weight + R/10"),
+    _pisinger("pisinger_subset_sum", "Pisinger class 6: profit = weight"),
+    _pisinger("pisinger_even_odd", "Pisinger class 7: even weights, profit = weight, odd capacity"),
+    _pisinger("pisinger_similar_weights", "Pisinger class 9: uncorrelated, weights within R/10 of each other",
+              max_n=pisinger.SIMILAR_WEIGHTS_MAX_ITEMS),
+    _pisinger("pisinger_spanner_uncorrelated", "Pisinger class 11: multiples of two uncorrelated spanner items"),
+    _pisinger("pisinger_spanner_weakly_correlated", "Pisinger class 12: multiples of two weakly correlated spanner items"),
+    _pisinger("pisinger_spanner_strongly_correlated", "Pisinger class 13: multiples of two strongly correlated spanner items"),
+    _pisinger("pisinger_multiple_strongly_correlated", "Pisinger class 14: profit = weight + k1 or + k2 by divisibility"),
+    _pisinger("pisinger_profit_ceiling", "Pisinger class 15: profit = weight rounded up to a multiple of 3"),
+    _pisinger("pisinger_circle", "Pisinger class 16: profits on an ellipse over the weights (float profits)", exact=False),
+)
+
+_BY_NAME = {f.name: f for f in FAMILIES}
+
+
+def get(name: str) -> Family:
+    if name not in _BY_NAME:
+        raise ValueError(f"unknown instance family {name!r}; known: {', '.join(_BY_NAME)}")
+    return _BY_NAME[name]
+
+
+def strategy(name: str) -> st.SearchStrategy[Instance]:
+    """The instances of one family."""
+    return get(name).instances()
+
+
+def select(*, exact: bool | None = None, max_n: int | None = None) -> list[Family]:
+    """The families whose records match: ``exact`` as given, drawing at most ``max_n`` items."""
+    return [
+        f
+        for f in FAMILIES
+        if (exact is None or f.exact == exact) and (max_n is None or f.max_n <= max_n)
+    ]
+
+
+def names(*, exact: bool | None = None, max_n: int | None = None) -> list[str]:
+    return [f.name for f in select(exact=exact, max_n=max_n)]
+
+
+def any_instance() -> st.SearchStrategy[Instance]:
+    return st.one_of([f.instances() for f in FAMILIES])
