@@ -23,7 +23,7 @@ R = 1000
 """Data range of weights and profits, in quantized units."""
 MAX_ITEMS = 30
 SIMILAR_WEIGHTS_MAX_ITEMS = 20
-"""Similar weights are CP-SAT's hardest class here: 30 of them take it up to 0.7 s, 20 about 0.15 s."""
+"""Similar weights are CP-SAT's hardest class: fewer of them keep every proof short."""
 H = 100
 """Pisinger generates H instances per class, the h-th with capacity h / (H + 1) of the total weight."""
 

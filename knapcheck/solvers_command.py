@@ -15,7 +15,9 @@ def add_parser(commands) -> None:
 def run(args: argparse.Namespace) -> int:
     for entry in registered() + torch_entries():
         kind = "exact" if entry.exact else "heuristic"
-        limit = f"n*(C+1) <= {entry.max_cells:,}" if entry.max_cells else "no size limit"
+        limits = [f"n*(C+1) <= {entry.max_cells:,}"] if entry.max_cells else []
+        limits += [f"C <= {entry.max_capacity:,}"] if entry.max_capacity is not None else []
+        limit = ", ".join(limits) or "no size limit"
         print(f"{entry.name:40} {kind:9} {entry.device:5} {entry.origin:18} {limit}")
         if entry.memory_model:
             print(f"{'':40} memory: {entry.memory_model}")

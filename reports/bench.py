@@ -25,9 +25,9 @@ from solvers.contract import SCALE, Instance
 from solvers.registry import SolverEntry
 
 DEFAULT_TIME_LIMIT = 150.0
-"""Seconds one measurement may run (the child's start-up included). With 11 rows, 3 repeats and a
-pair's remaining repeats skipped after a timeout, the default matrix stays within about 20 minutes
-on 2 cores; upstream's sliding solver needs far longer than this at C = 1e7."""
+"""Seconds one measurement may run (the child's start-up included). A pair's remaining repeats are
+skipped after a timeout, so a solver far slower than the others (upstream's sliding solver at
+C = 1e7) costs one limit per row, not one per repeat."""
 BASELINES = ("torch:dp_knapsack_sliding_hirschberg", "torch:dp_knapsack")
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,9 +9,9 @@ streaming kernel on the same rows.
 
 ``knapcheck bench --device cuda`` adds to its table (the cuda solver and its DP-only variant in
 fresh processes on the bench matrix, plus ``reports.bench.CUDA_ROWS``) each one's rate in table
-cells per second — n * (C + 1) over the median time, the cells a full-table DP would update; the
-DP-only variant updates about twice that, its split levels included, while the bound test leaves
-the default solver's DP a few dozen items — and that rate as a fraction of the one-item limit, then
+cells per second — n * (C + 1) over the median time, the cells a full-table DP would update (the
+DP-only variant updates more, its split levels included; the bound test leaves the default
+solver's DP far fewer) — and that rate as a fraction of the one-item limit, then
 ``kernel_table`` and ``variant_table``.
 """
 

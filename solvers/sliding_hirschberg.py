@@ -20,8 +20,7 @@ Every forward pass works only on the window of capacities that can still matter:
 weight of the items seen so far all hold the same value (everything fits), and cells below the
 target capacity minus the weight of the items still to come can never be reached. Items are
 ordered by weight (then index), which keeps these windows narrow: light items first grow the
-upper edge slowly, heavy items last raise the lower edge fast (a third fewer cells than the
-given order on the benchmark's large rows).
+upper edge slowly, heavy items last raise the lower edge fast.
 
 Tie rule: items the bound test decides are the same in every optimal selection; among the
 rest, at a split the smallest left share among the maximal sums wins; in a forward pass an

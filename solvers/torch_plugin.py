@@ -23,7 +23,6 @@ Good to know:
   hit would skip our solver, or a plain compile later would reuse our partition.
 - The swap patches a module global of the running process: do not compile in other threads
   meanwhile. Blocks nest; each restores what it found.
-- Tried on torch 2.13.0 (CPU). torch 2.14.1's partitioner has the same ``"dp"`` path, byte for byte.
 """
 
 from __future__ import annotations
