@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
 from typing import Callable, NamedTuple, Sequence
 
@@ -17,6 +18,10 @@ SCALE = 10_000
 
 EXACT_LIMIT = 2**53
 """Runtime totals below this (in units of their common power-of-two step) sum exactly in float64."""
+
+RUNTIME_TOTAL_LIMIT = 2.0**1023
+"""The positive runtimes must sum to less than this (half of float64's range), so that the total a
+solver returns, and every partial sum it forms in any order, is a finite float64."""
 
 
 class Solution(NamedTuple):
@@ -67,13 +72,44 @@ class Instance:
         missing = {"memory", "runtimes", "max_memory"} - set(data)
         if missing:
             raise ValueError(f"instance is missing {sorted(missing)}; it needs memory, runtimes and max_memory")
-        return cls(tuple(data["memory"]), tuple(data["runtimes"]), data["max_memory"])
+        return cls(data["memory"], data["runtimes"], data["max_memory"])
+
+
+def sequence_items(values: object, name: str) -> list:
+    """The items of an argument that must be a sequence, as a list; ValueError naming it otherwise.
+
+    Accepted: a ``collections.abc.Sequence`` other than text (a list, a tuple, a range, an array),
+    and a one-dimensional numpy array or torch tensor (read with ``tolist()``, so their items are
+    Python numbers). Refused: mappings and sets (iterating them yields keys, in no defined order),
+    iterators and generators (consumed by one reading), strings and bytes.
+    """
+    if hasattr(values, "ndim") and hasattr(values, "tolist"):
+        if values.ndim != 1:
+            raise ValueError(f"{name} must be one-dimensional, got a {values.ndim}-dimensional {type(values).__name__}")
+        return values.tolist()
+    if isinstance(values, (str, bytes, bytearray)) or not isinstance(values, SequenceABC):
+        raise ValueError(
+            f"{name} must be a sequence (a list, a tuple, a 1-D numpy array or torch tensor), got {type(values).__name__}"
+        )
+    return list(values)
+
+
+def _shown(value: object) -> str:
+    """A value for an error message: its repr, cut short (an int's repr may itself be refused)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"a {type(value).__name__} too long to print"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _real(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
-    result = float(value)
+        raise ValueError(f"{name} must be a real number, got {type(value).__name__} {_shown(value)}")
+    try:
+        result = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} = {_shown(value)} is beyond float64's range") from None
     if not math.isfinite(result):
         raise ValueError(f"{name} must be finite, got {result!r}")
     return result
@@ -84,16 +120,12 @@ def validate(
 ) -> tuple[list[float], list[float], float]:
     """Check a problem against the contract and return it as plain Python floats.
 
-    Raises ValueError naming the argument (and the index) of the first bad value.
+    ``memory`` and ``runtimes`` are sequences as ``sequence_items`` accepts them. Raises ValueError
+    naming the argument (and the index) of the first bad value, and when the positive runtimes sum
+    to RUNTIME_TOTAL_LIMIT or more (the total could not be returned as a float).
     """
-    try:
-        memory = list(memory)
-    except TypeError:
-        raise ValueError(f"memory must be a sequence of numbers, got {type(memory).__name__}") from None
-    try:
-        runtimes = list(runtimes)
-    except TypeError:
-        raise ValueError(f"runtimes must be a sequence of numbers, got {type(runtimes).__name__}") from None
+    memory = sequence_items(memory, "memory")
+    runtimes = sequence_items(runtimes, "runtimes")
     if len(memory) != len(runtimes):
         raise ValueError(
             f"memory and runtimes must have the same length, got {len(memory)} and {len(runtimes)}"
@@ -107,12 +139,26 @@ def validate(
             raise ValueError(f"memory[{i}] = {m!r} is too large to quantize")
         checked_memory.append(m)
     checked_runtimes = [_real(r, f"runtimes[{i}]") for i, r in enumerate(runtimes)]
+    _check_runtime_total(checked_runtimes)
     max_memory = _real(max_memory, "max_memory")
     if max_memory < 0:
         raise ValueError(f"max_memory must be >= 0, got {max_memory!r}")
     if not math.isfinite(max_memory * SCALE):
         raise ValueError(f"max_memory = {max_memory!r} is too large to quantize")
     return checked_memory, checked_runtimes, max_memory
+
+
+def _check_runtime_total(runtimes: list[float]) -> None:
+    try:
+        total = math.fsum(r for r in runtimes if r > 0)
+    except OverflowError:
+        total = math.inf
+    if total >= RUNTIME_TOTAL_LIMIT:
+        shown = "more than float64 holds" if total == math.inf else repr(total)
+        raise ValueError(
+            f"runtimes: the positive runtimes sum to {shown}; they must sum to less than 2**1023 (half of "
+            "float64's range), so that the total saved is a finite float64"
+        )
 
 
 def quantize(memory: Sequence[float], max_memory: float, scale: int = SCALE) -> tuple[list[int], int]:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from solvers.contract import Instance, exact_runtimes, exact_scale, float_tolerance, quantize, validate
+from solvers.registry import ours
 
 
 @pytest.mark.parametrize(
@@ -28,6 +29,66 @@ from solvers.contract import Instance, exact_runtimes, exact_scale, float_tolera
 def test_bad_input_names_the_argument_and_index(memory, runtimes, max_memory, message):
     with pytest.raises(ValueError, match=message):
         validate(memory, runtimes, max_memory)
+
+
+UNREPRESENTABLE = [
+    pytest.param([10**400], [1.0], 1.0, r"memory\[0\] = 1000.* is beyond float64's range", id="memory 10**400"),
+    pytest.param([0.1, 0.1], [1.0, 10**400], 1.0, r"runtimes\[1\] = 1000.* is beyond float64's range", id="runtime 10**400"),
+    pytest.param([0.1], [1.0], -(10**400), r"max_memory = -1000.* is beyond float64's range", id="budget -10**400"),
+    pytest.param([0.1], [1.0], 10**5000, "max_memory = a int too long to print is beyond float64's range", id="budget 10**5000"),
+    pytest.param([0.1, 0.1], [1e308, 1e308], 1.0, "runtimes: the positive runtimes sum to more than float64 holds", id="total 2e308"),
+    pytest.param([0.1, 0.1, 0.1], [6e307, 6e307, -1e308], 1.0, r"runtimes: the positive runtimes sum to 1\.2e\+308", id="total 1.2e308"),
+]
+"""Values no float64 holds, and runtimes whose total saved would overflow float64 (each one fits)."""
+
+
+@pytest.mark.parametrize("memory, runtimes, max_memory, message", UNREPRESENTABLE)
+def test_numbers_float64_cannot_hold_are_rejected_naming_the_argument(memory, runtimes, max_memory, message):
+    with pytest.raises(ValueError, match=message):
+        validate(memory, runtimes, max_memory)
+
+
+@pytest.mark.parametrize("entry", ours(), ids=lambda entry: entry.name)
+@pytest.mark.parametrize("memory, runtimes, max_memory, message", UNREPRESENTABLE)
+def test_every_solver_of_ours_rejects_them_before_solving(entry, memory, runtimes, max_memory, message):
+    with pytest.raises(ValueError, match=message):
+        entry.load()(memory, runtimes, max_memory)
+
+
+def test_runtimes_whose_total_fits_are_solved():
+    assert validate([0.1, 0.1], [4e307, 4e307], 1.0)[1] == [4e307, 4e307]
+    assert ours()[0].load()([0.1, 0.1], [4e307, 4e307], 1.0) == (8e307, [0, 1], [])
+
+
+@pytest.mark.parametrize(
+    "argument, value",
+    [
+        ("memory", {0.5: "a", 0.25: "b"}),
+        ("runtimes", {1.0: "a", 2.0: "b"}),
+        ("memory", {0.5, 0.25}),
+        ("runtimes", frozenset({1.0, 2.0})),
+        ("memory", iter([0.5, 0.25])),
+        ("runtimes", (r for r in [1.0, 2.0])),
+        ("memory", "12"),
+        ("runtimes", b"\x01\x02"),
+        ("memory", np.array([[0.5], [0.25]])),
+        ("runtimes", np.float64(1.0)),
+    ],
+)
+def test_memory_and_runtimes_must_be_sequences(argument, value):
+    arguments = {"memory": [0.5, 0.25], "runtimes": [1.0, 2.0], "max_memory": 1.0, argument: value}
+    with pytest.raises(ValueError, match=f"^{argument} must be (a sequence|one-dimensional)"):
+        validate(**arguments)
+    with pytest.raises(ValueError, match=f"^{argument} must be"):
+        Instance.from_dict(arguments)
+
+
+def test_lists_tuples_ranges_numpy_arrays_and_torch_tensors_are_sequences():
+    import torch
+
+    memory, runtimes, _ = validate(torch.tensor([0.5, 0.25], dtype=torch.float64), np.array([3, 2]), 1.0)
+    assert memory == [0.5, 0.25] and runtimes == [3.0, 2.0]
+    assert validate((0.5, 0.25), range(2), 1.0)[:2] == ([0.5, 0.25], [0.0, 1.0])
 
 
 def test_numpy_and_torch_numbers_are_accepted():
