@@ -1,8 +1,12 @@
-"""The oracle to ask for an instance: brute force while it is cheap, CP-SAT beyond."""
+"""The oracle to ask for an instance: brute force while it is cheap, CP-SAT beyond.
+
+When CP-SAT cannot prove the optimum (its int64 model cannot hold the instance, or time ran out)
+and n is within brute force's reach, brute force answers: exact on Python's unbounded integers.
+"""
 
 from __future__ import annotations
 
-from oracles.brute_force import brute_force
+from oracles.brute_force import MAX_ITEMS, brute_force
 from oracles.cpsat import DEFAULT_TIME_LIMIT, cpsat
 from oracles.result import OracleResult
 from solvers.contract import Instance
@@ -13,4 +17,7 @@ BRUTE_FORCE_UP_TO = 12
 def optimum(instance: Instance, *, time_limit: float = DEFAULT_TIME_LIMIT) -> OracleResult:
     if instance.n <= BRUTE_FORCE_UP_TO:
         return brute_force(instance)
-    return cpsat(instance, time_limit=time_limit)
+    result = cpsat(instance, time_limit=time_limit)
+    if not result.proven and instance.n <= MAX_ITEMS:
+        return brute_force(instance)
+    return result

@@ -16,3 +16,5 @@ class OracleResult:
     """True when no feasible set is worth more than ``value + slack``."""
     slack: Fraction = Fraction(0)
     """How much better than ``value`` the true optimum may be (non-zero only for rounded models)."""
+    reason: str = ""
+    """Why optimality is not proven (a time limit, a model CP-SAT cannot hold); empty when proven."""

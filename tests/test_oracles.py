@@ -10,6 +10,7 @@ from fuzz.families import any_instance
 from oracles.brute_force import brute_force
 from oracles.cpsat import cpsat, model_runtimes
 from oracles.exact import set_value, set_weight
+from oracles.optimum import optimum
 from solvers.contract import Instance, exact_scale
 from solvers.full_table import full_table
 
@@ -57,3 +58,37 @@ def test_cpsat_rounds_huge_runtimes_and_states_the_slack():
 def test_cpsat_without_time_is_unproven_never_a_pass():
     instance = Instance(tuple(0.0001 * (i % 7 + 1) for i in range(60)), tuple(float(i * 37 % 101) for i in range(60)), 0.01)
     assert not cpsat(instance, time_limit=0.0).proven
+
+
+HUGE_COMMON_UNIT = Instance(tuple(1e15 * (1 + i % 5) for i in range(13)), tuple(float(i + 1) for i in range(13)), 1e16)
+"""13 items weighing 1e19 to 5e19 quantized units (beyond int64), capacity 1e20: a common divisor of 1e19."""
+
+
+def _spread_weights(n: int) -> Instance:
+    """Two items of about 1e24 units beside small odd ones: no common divisor, the sum beyond 2**62."""
+    memory = (1e20, 1.2e20) + tuple(0.0001 * (2 * i + 3) for i in range(n - 2))
+    return Instance(memory, tuple(float(i % 7 + 1) for i in range(n)), 1.5e20)
+
+
+def test_cpsat_rescales_weights_beyond_int64_exactly():
+    result = cpsat(HUGE_COMMON_UNIT)
+    assert result.proven and result.value == brute_force(HUGE_COMMON_UNIT).value
+
+
+def test_cpsat_clamps_a_budget_beyond_int64_when_everything_fits():
+    instance = Instance((1e15,) * 13, (1e19,) * 12 + (-1.0,), 1e300)
+    result = cpsat(instance)
+    assert result.proven and result.saved == tuple(range(12)) and result.value == Fraction(12 * 10**19)
+
+
+def test_cpsat_states_why_it_cannot_model_an_instance_and_optimum_falls_back_to_brute_force():
+    instance = _spread_weights(13)
+    result = cpsat(instance)
+    assert not result.proven and "beyond CP-SAT's limit of 2**62" in result.reason
+    answer = optimum(instance)
+    assert answer.proven and answer.name == "brute_force" and answer == brute_force(instance)
+
+
+def test_beyond_brute_force_an_instance_cpsat_cannot_hold_is_unverified_with_the_reason():
+    result = optimum(_spread_weights(17))
+    assert not result.proven and result.saved == () and "2**62" in result.reason
