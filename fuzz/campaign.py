@@ -36,7 +36,7 @@ from fuzz.shrink import minimal_reproduction
 from fuzz.store import FailureStore, Signature, StoredFailure, write_atomically
 from fuzz.families import strategy
 from oracles.optimum import optimum
-from oracles.verdict import Judgement, OracleDisagreement, Verdict
+from oracles.verdict import Judgement, Verdict
 from solvers.contract import SCALE, Instance
 from solvers.registry import SolverEntry
 
@@ -174,6 +174,8 @@ class _Worker:
         by_name = {e.name: e for e in self.job.entries}
         for stored in self.job.replay:
             done = check(by_name[stored.solver], stored.instance, stored.family)
+            if done.oracle_disagreement:
+                self.disagreement(done)
             self.counts[done.solver.name][done.verdict.value] += 1
             self.cases += 1
             self.verified += done.oracle.proven
@@ -202,11 +204,9 @@ class _Worker:
         for entry in self.job.entries:
             if not size_allows(entry, instance):
                 continue
-            try:
-                result = check(entry, instance, name, oracle)
-            except OracleDisagreement as exc:
-                self.disagreement(instance, name, entry, exc)
-                continue
+            result = check(entry, instance, name, oracle)
+            if result.oracle_disagreement:
+                self.disagreement(result)
             done.append(result)
             self.counts[entry.name][result.verdict.value] += 1
             if result.failed:
@@ -229,11 +229,12 @@ class _Worker:
         if smaller.failed and smaller.signature == failure.signature:
             self.found(smaller)
 
-    def disagreement(self, instance: Instance, name: str, entry: SolverEntry, exc: OracleDisagreement) -> None:
-        path = self.job.db / "oracle-disagreements" / f"{_digest(repr(instance)):x}.json"
-        record = {"family": name, "solver": entry.name, "message": str(exc), "instance": instance.as_dict()}
+    def disagreement(self, found: Check) -> None:
+        path = self.job.db / "oracle-disagreements" / f"{_digest(repr(found.instance)):x}.json"
+        message = found.oracle_disagreement
+        record = {"family": found.family, "solver": found.solver.name, "message": message, "instance": found.instance.as_dict()}
         write_atomically(path, json.dumps(record, indent=1))
-        self.events.put(("disagreement", str(path), str(exc)))
+        self.events.put(("disagreement", str(path), message))
 
     def flush(self) -> None:
         counts = {name: dict(c) for name, c in self.counts.items() if c}

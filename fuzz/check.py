@@ -73,6 +73,8 @@ def run_check(
                     continue
                 done = check(entry, instance, name, oracle)
                 result.counts[entry.name][done.verdict.value] += 1
+                if done.oracle_disagreement:
+                    result.oracle_findings.append(done)
                 if done.failed:
                     known = first_failure.get(done.signature)
                     if known is None or instance.n < known.instance.n:

@@ -34,6 +34,11 @@ class Check:
         return self.judgement.failed(self.solver.exact)
 
     @property
+    def oracle_disagreement(self) -> str:
+        """Why the oracle, not the solver, is wrong on this instance (an oracle finding); empty if it is not."""
+        return self.judgement.oracle_disagreement
+
+    @property
     def signature(self) -> tuple[str, str]:
         """Failures with the same signature are one defect: the solver and the kind of verdict."""
         return self.solver.name, self.verdict.value
@@ -42,7 +47,8 @@ class Check:
 def check(entry: SolverEntry, instance: Instance, family: str = "", oracle: OracleResult | None = None) -> Check:
     oracle = oracle if oracle is not None else optimum(instance)
     outcome = run(entry, instance)
-    return Check(entry, family, instance, outcome, oracle, judge(instance, outcome, oracle))
+    judgement = judge(instance, outcome, oracle, accepted=size_allows(entry, instance))
+    return Check(entry, family, instance, outcome, oracle, judgement)
 
 
 def size_allows(entry: SolverEntry, instance: Instance) -> bool:
@@ -57,6 +63,8 @@ class CheckResult:
     """Verdict counts per solver name."""
     findings: list[Check] = field(default_factory=list)
     """One minimal failing check per distinct signature."""
+    oracle_findings: list[Check] = field(default_factory=list)
+    """Every check whose oracle was shown wrong (``Check.oracle_disagreement``), with its instance."""
     instances: int = 0
     skipped: int = 0
     """Sampled instances left unchecked because the time budget ran out."""

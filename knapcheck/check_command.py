@@ -1,4 +1,5 @@
-"""`knapcheck check`: the differential check over the registry; exit 1 if any of ours failed."""
+"""`knapcheck check`: the differential check over the registry; exit 1 if any of ours failed or an
+oracle was shown wrong (then the check itself cannot be trusted)."""
 
 from __future__ import annotations
 
@@ -34,4 +35,4 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(render_json(result), indent=2))
-    return 1 if result.our_failures() else 0
+    return 1 if result.our_failures() or result.oracle_findings else 0

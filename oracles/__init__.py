@@ -4,6 +4,6 @@ from oracles.brute_force import brute_force
 from oracles.cpsat import cpsat
 from oracles.optimum import optimum
 from oracles.result import OracleResult
-from oracles.verdict import Judgement, OracleDisagreement, Verdict, judge
+from oracles.verdict import Judgement, Verdict, judge
 
-__all__ = ["OracleDisagreement", "OracleResult", "Judgement", "Verdict", "brute_force", "cpsat", "judge", "optimum"]
+__all__ = ["OracleResult", "Judgement", "Verdict", "brute_force", "cpsat", "judge", "optimum"]

@@ -1,9 +1,15 @@
 """The verdict function: (instance, what the solver did, what the oracle proved) -> one verdict.
 
 The same words are used in tests, campaigns and reports (design.md, section 2). Checks run in a
-fixed order and the first that fails decides: how the call ended, the partition, the budget, the
-selection's value against the oracle, and last the reported value. The selection is what torch
-acts on, so a suboptimal selection outranks a misreported total.
+fixed order and the first that fails decides: how the call ended, whether it changed the lists it
+was given, the partition, the budget, the selection's value against the oracle, and last the
+reported value. The selection is what torch acts on, so a suboptimal selection outranks a
+misreported total.
+
+The judge never raises. When the oracle contradicts itself (its own selection is over budget or not
+worth what it claims) or a feasible answer beats its proven optimum, the oracle or the checker is
+wrong, not the solver: the verdict is UNVERIFIED (never a pass) and ``oracle_disagreement`` says
+why, for the caller to record as an oracle finding.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from fractions import Fraction
 from oracles.exact import set_value, set_weight
 from oracles.result import OracleResult
 from solvers import outcome as outcomes
-from solvers.contract import Instance, float_tolerance
+from solvers.contract import Instance, float_tolerance, sequence_items
 
 
 class Verdict(str, Enum):
@@ -30,14 +36,11 @@ class Verdict(str, Enum):
     CRASH = "CRASH"
     TIMEOUT = "TIMEOUT"
     OUT_OF_MEMORY = "OUT_OF_MEMORY"
+    MUTATED_INPUT = "MUTATED_INPUT"
     UNVERIFIED = "UNVERIFIED"
 
     def __str__(self) -> str:
         return self.value
-
-
-class OracleDisagreement(AssertionError):
-    """A feasible answer beat a proven optimum: the oracle (or the checker) is wrong, not the solver."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,8 @@ class Judgement:
     """Quantized units over the capacity (OVER_BUDGET)."""
     memory_slack: float | None = None
     """How far the saved items' unquantized memory exceeds max_memory: information, never a failure."""
+    oracle_disagreement: str = ""
+    """Set when the oracle, not the solver, is shown wrong (verdict UNVERIFIED): an oracle finding."""
 
     def failed(self, exact: bool) -> bool:
         """A defect for a solver that promises exactness (or only validity, for a heuristic)."""
@@ -72,12 +77,13 @@ def _partition_problem(answer: object, n: int) -> tuple[str, list[int] | None]:
         return f"expected a (value, saved, recomputable) tuple, got {answer!r:.200}", None
     _, saved, recomputable = answer
     try:
-        saved, recomputable = list(saved), list(recomputable)
-    except TypeError:
-        return "saved and recomputable must be sequences of indices", None
+        saved, recomputable = sequence_items(saved, "saved"), sequence_items(recomputable, "recomputable")
+    except ValueError as exc:
+        return str(exc), None
     indices = saved + recomputable
-    if not all(isinstance(i, numbers.Integral) and not isinstance(i, bool) for i in indices):
-        return "saved and recomputable must hold integer indices", None
+    strays = [i for i in indices if isinstance(i, bool) or not isinstance(i, numbers.Integral)]
+    if strays:
+        return f"saved and recomputable must hold integer indices, got {type(strays[0]).__name__} {strays[0]!r:.60}", None
     saved = [int(i) for i in saved]
     both = sorted(set(saved) & {int(i) for i in recomputable})
     if both:
@@ -97,9 +103,48 @@ def _partition_problem(answer: object, n: int) -> tuple[str, list[int] | None]:
     return "", saved
 
 
-def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult) -> Judgement:
+def _refusal(instance: Instance, result: outcomes.Outcome, accepted: bool) -> Judgement:
+    weights, capacity = instance.quantized()
+    size = f"n={len(weights)}, C={capacity}"
+    if accepted:
+        return Judgement(Verdict.REJECTED, f"refused a size its entry accepts ({size}): {result.error}")
+    return Judgement(Verdict.UNVERIFIED, f"refused a size its entry does not accept ({size}), as documented: {result.error}")
+
+
+def _memory_slack(instance: Instance, saved: list[int]) -> float:
+    try:
+        real_memory = math.fsum(instance.memory[i] for i in saved)
+    except OverflowError:
+        return math.inf
+    return max(0.0, real_memory - instance.max_memory)
+
+
+def _witness_problem(instance: Instance, oracle: OracleResult, capacity: int) -> str:
+    """What is wrong with the oracle's own selection, the witness of its value; empty when nothing."""
+    chosen = list(oracle.saved)
+    if len(set(chosen)) != len(chosen) or not all(isinstance(i, int) and 0 <= i < instance.n for i in chosen):
+        return f"{oracle.name}'s selection {chosen[:10]} is not a set of item indices"
+    weight = set_weight(instance, chosen)
+    if weight > capacity:
+        return f"{oracle.name}'s own selection weighs {weight} > capacity {capacity}"
+    worth = set_value(instance, chosen)
+    if worth != oracle.value:
+        return f"{oracle.name}'s own selection is worth {float(worth)!r}, not the {float(oracle.value)!r} it claims"
+    return ""
+
+
+def _unproven(oracle: OracleResult) -> str:
+    return f"{oracle.name} did not prove optimality" + (f": {oracle.reason}" if oracle.reason else "")
+
+
+def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult, *, accepted: bool = True) -> Judgement:
+    """``accepted``: whether the solver's entry declares this size accepted (a refusal above it is no defect)."""
+    if result.kind == outcomes.REFUSED:
+        return _refusal(instance, result, accepted)
     if not result.returned:
         return Judgement(_ENDINGS[result.kind], result.error)
+    if result.changed_input:
+        return Judgement(Verdict.MUTATED_INPUT, result.changed_input)
 
     problem, saved = _partition_problem(result.answer, instance.n)
     if saved is None:
@@ -107,8 +152,7 @@ def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult) ->
 
     _, capacity = instance.quantized()
     weight = set_weight(instance, saved)
-    real_memory = math.fsum(instance.memory[i] for i in saved)
-    memory_slack = max(0.0, real_memory - instance.max_memory)
+    memory_slack = _memory_slack(instance, saved)
     if weight > capacity:
         excess = weight - capacity
         return Judgement(
@@ -118,15 +162,18 @@ def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult) ->
             memory_slack=memory_slack,
         )
 
+    witness = _witness_problem(instance, oracle, capacity)
+    if witness:
+        return Judgement(Verdict.UNVERIFIED, witness, memory_slack=memory_slack, oracle_disagreement=witness)
+
     value = set_value(instance, saved)
     tolerance = Fraction(float_tolerance(instance.runtimes))
     gap = oracle.value - value
     if value > oracle.value + oracle.slack:
         if oracle.proven:
-            raise OracleDisagreement(
-                f"{oracle.name} proved {oracle.value} optimal, but a feasible answer is worth {value}"
-            )
-        return Judgement(Verdict.UNVERIFIED, f"{oracle.name} did not prove optimality", gap=float(gap))
+            beaten = f"{oracle.name} proved {float(oracle.value)!r} optimal, but a feasible answer is worth {float(value)!r}"
+            return Judgement(Verdict.UNVERIFIED, beaten, gap=float(gap), memory_slack=memory_slack, oracle_disagreement=beaten)
+        return Judgement(Verdict.UNVERIFIED, _unproven(oracle), gap=float(gap))
     if gap > tolerance + oracle.slack:
         return Judgement(
             Verdict.SUBOPTIMAL,
@@ -136,6 +183,12 @@ def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult) ->
         )
 
     reported = result.answer[0]
+    if isinstance(reported, bool) or not isinstance(reported, numbers.Real):
+        return Judgement(
+            Verdict.WRONG_VALUE,
+            f"the reported value must be a real number, got {type(reported).__name__} {reported!r:.60}",
+            memory_slack=memory_slack,
+        )
     try:
         reported_ok = abs(Fraction(float(reported)) - value) <= tolerance
     except (TypeError, ValueError, OverflowError):
@@ -147,5 +200,5 @@ def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult) ->
             memory_slack=memory_slack,
         )
     if not oracle.proven:
-        return Judgement(Verdict.UNVERIFIED, f"{oracle.name} did not prove optimality", gap=float(gap))
+        return Judgement(Verdict.UNVERIFIED, _unproven(oracle), gap=float(gap))
     return Judgement(Verdict.OPTIMAL, gap=float(gap), memory_slack=memory_slack)

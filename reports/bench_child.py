@@ -18,6 +18,8 @@ import time
 import traceback
 from pathlib import Path
 
+from solvers.contract import ProblemTooLarge
+
 MEMORY_LIMIT_BYTES = 4 * 2**30
 """Address space the call may add: a runaway allocation fails here instead of swamping the machine."""
 
@@ -108,6 +110,8 @@ def main(argv: list[str]) -> int:
     spec = json.loads(argv[0])
     try:
         result = measure(spec)
+    except ProblemTooLarge as exc:
+        result = {"status": "too big", "error": f"{type(exc).__name__}: {exc}"}
     except MemoryError as exc:
         result = {"status": "out of memory", "error": f"{type(exc).__name__}: {exc}"}
     except RuntimeError as exc:

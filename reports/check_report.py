@@ -41,6 +41,17 @@ def describe(failure: Check) -> str:
     return "\n".join(lines)
 
 
+def describe_oracle_finding(finding: Check) -> str:
+    """An oracle finding: the oracle (or the checker), not the solver, is wrong on this instance."""
+    return "\n".join(
+        [
+            f"{finding.oracle.name} on {finding.solver.name}'s answer (family {finding.family}, n={finding.instance.n}):",
+            f"  {finding.oracle_disagreement}",
+            f"  instance: {finding.instance.as_dict()}",
+        ]
+    )
+
+
 def render_text(result: CheckResult) -> str:
     parts = [f"{result.instances} instances, {len(result.solvers)} solvers", "", verdict_table(result)]
     if result.findings:
@@ -48,7 +59,22 @@ def render_text(result: CheckResult) -> str:
         parts += ["", *("\n" + describe(f) for f in result.findings)]
     else:
         parts += ["", "no failures"]
+    if result.oracle_findings:
+        parts += ["", f"ORACLE FINDINGS: the oracle was shown wrong {len(result.oracle_findings)} times (judged UNVERIFIED):"]
+        parts += ["", *("\n" + describe_oracle_finding(f) for f in result.oracle_findings)]
     return "\n".join(parts)
+
+
+def oracle_finding_json(finding: Check) -> dict:
+    return {
+        "solver": finding.solver.name,
+        "family": finding.family,
+        "oracle": finding.oracle.name,
+        "disagreement": finding.oracle_disagreement,
+        "instance": finding.instance.as_dict(),
+        "oracle_answer": {"value": float(finding.oracle.value), "saved": list(finding.oracle.saved), "proven": finding.oracle.proven},
+        "returned": repr(finding.outcome.answer),
+    }
 
 
 def failure_json(failure: Check) -> dict:
@@ -76,4 +102,5 @@ def render_json(result: CheckResult) -> dict:
             for e in result.solvers
         ],
         "failures": [failure_json(f) for f in result.findings],
+        "oracle_findings": [oracle_finding_json(f) for f in result.oracle_findings],
     }

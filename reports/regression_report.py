@@ -13,7 +13,7 @@ from fuzz.differential import Check
 from fuzz.candidate_run import BASELINE, CANDIDATE, CandidateRun
 from fuzz import families
 from reports.bench import BenchResult, BenchRow, render_table
-from reports.check_report import failure_json, verdict_rows
+from reports.check_report import describe_oracle_finding, failure_json, oracle_finding_json, verdict_rows
 from reports.reproduction import snippet
 from reports.svg_plot import line_chart
 from solvers.contract import SCALE
@@ -214,6 +214,10 @@ def _markdown(report: Report, with_snippets: int) -> str:
         lines += ["## Failures", ""]
         for index, (failure, status) in enumerate(ordered, 1):
             lines += _failure_markdown(index, failure, status, index <= with_snippets)
+    oracle_findings = report.run.result.oracle_findings
+    if oracle_findings:
+        lines += ["## Oracle findings", "", "The oracle, not the solver, was shown wrong here (judged UNVERIFIED):", ""]
+        lines += ["```", *(describe_oracle_finding(f) for f in oracle_findings), "```", ""]
     lines += ["## Performance", ""]
     if report.performance.table:
         lines += [report.performance.table, ""]
@@ -259,6 +263,7 @@ def render_json(report: Report) -> dict:
                 {**failure_json(f), "role": report.run.roles[f.solver.name], "status": status}
                 for f, status in _ordered_findings(report)
             ],
+            "oracle_findings": [oracle_finding_json(f) for f in result.oracle_findings],
         },
         "performance": {"rows": report.performance.rows, "note": report.performance.note},
     }
@@ -331,6 +336,9 @@ def render_html(report: Report) -> str:
             "</ul>",
             f"<pre>{escape(snippet(failure))}</pre>",
         ]
+    if report.run.result.oracle_findings:
+        parts += ["<h2>Oracle findings</h2>", "<p>The oracle, not the solver, was shown wrong here (judged UNVERIFIED):</p>"]
+        parts += [f"<pre>{escape(describe_oracle_finding(f))}</pre>" for f in report.run.result.oracle_findings]
     parts.append("<h2>Performance</h2>")
     parts += plots(report.performance)
     if report.performance.table:

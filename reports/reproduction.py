@@ -44,6 +44,8 @@ def _assertion(failure: Check) -> list[str]:
         ]
     if verdict == "BAD_PARTITION":
         return ["assert sorted(list(saved) + list(recomputable)) == list(range(len(memory))), 'BAD_PARTITION'"]
+    if verdict == "MUTATED_INPUT":
+        return ["assert (memory, runtimes) == given, f'MUTATED_INPUT: the lists it was given are now {memory}, {runtimes}'"]
     return []
 
 
@@ -72,6 +74,8 @@ def snippet(failure: Check) -> str:
         f"runtimes = {list(instance.runtimes)!r}",
         f"max_memory = {instance.max_memory!r}",
     ]
+    if failure.verdict.value == "MUTATED_INPUT":
+        lines.append("given = (list(memory), list(runtimes))")
     call = "value, saved, recomputable = solve(memory, runtimes, max_memory)"
     if failure.verdict.value in ("REJECTED", "CRASH", "TIMEOUT", "OUT_OF_MEMORY"):
         lines.append(f"{call}  # {failure.verdict.value}: {failure.judgement.detail}")

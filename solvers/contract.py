@@ -35,8 +35,12 @@ class Solution(NamedTuple):
 Solver = Callable[[Sequence[float], Sequence[float], float], tuple[float, list[int], list[int]]]
 
 
-class ProblemTooLarge(MemoryError):
-    """Raised before allocation when a solver's table would exceed the memory it is allowed."""
+class ProblemTooLarge(Exception):
+    """Raised before allocation when a solver's table would exceed the memory it is allowed.
+
+    Not a MemoryError: it is a refusal the contract documents, not running out of memory. Whether it
+    is a defect depends on the sizes the solver's registry entry declares (SolverEntry.accepts).
+    """
 
 
 @dataclass(frozen=True)

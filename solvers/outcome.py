@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import traceback
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
-from solvers.contract import Instance, Solver
+from solvers.contract import Instance, ProblemTooLarge, Solver
 
 RETURNED = "returned"
 RAISED = "raised"
+REFUSED = "refused"
+"""Raised ProblemTooLarge: the contract's refusal of a size, judged against the entry's declared sizes."""
 CRASHED = "crashed"
 TIMED_OUT = "timed_out"
 OUT_OF_MEMORY = "out_of_memory"
@@ -24,6 +26,9 @@ class Outcome:
     kind: str
     answer: Any = None
     error: str = ""
+    changed_input: str = ""
+    """What the solver changed in the lists it was given, if it returned; empty when nothing.
+    torch's partitioner uses its lists again after the call, so a change is a defect."""
 
     @property
     def returned(self) -> bool:
@@ -36,14 +41,42 @@ def _short(filename: str) -> str:
     return rest if found else filename
 
 
+def _first_change(name: str, given: Sequence[float], now: list) -> str:
+    """The first difference between what a solver was given and what the list holds now."""
+    if len(now) != len(given):
+        return f"{name} went from {len(given)} to {len(now)} items"
+    for i, (before, after) in enumerate(zip(given, now)):
+        try:
+            if bool(after == before):
+                continue
+            shown = f"{after!r:.60}"
+        except Exception:
+            shown = f"a {type(after).__name__}"
+        return f"{name}[{i}] went from {before!r} to {shown}"
+    return ""
+
+
+def input_changes(instance: Instance, memory: list, runtimes: list) -> str:
+    """How the lists handed to a solver differ from the instance after the call; empty if they do not."""
+    changes = [_first_change("memory", instance.memory, memory), _first_change("runtimes", instance.runtimes, runtimes)]
+    changes = [c for c in changes if c]
+    return "the solver changed the lists it was given: " + "; ".join(changes) if changes else ""
+
+
 def call_in_process(solver: Solver, instance: Instance) -> Outcome:
-    """Call a solver here, turning an exception into an Outcome instead of propagating it."""
+    """Call a solver here, turning an exception into an Outcome instead of propagating it.
+
+    The solver gets fresh lists, compared with the instance once it returns (``changed_input``).
+    """
+    memory, runtimes = list(instance.memory), list(instance.runtimes)
     try:
-        answer = solver(list(instance.memory), list(instance.runtimes), instance.max_memory)
+        answer = solver(memory, runtimes, instance.max_memory)
+    except ProblemTooLarge as exc:
+        return Outcome(REFUSED, error=f"{type(exc).__name__}: {exc}")
     except MemoryError as exc:
         return Outcome(OUT_OF_MEMORY, error=f"{type(exc).__name__}: {exc}")
     except Exception as exc:
         frames = traceback.extract_tb(exc.__traceback__)
         where = f" at {_short(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
         return Outcome(RAISED, error=f"{type(exc).__name__}: {exc}{where}")
-    return Outcome(RETURNED, answer=answer)
+    return Outcome(RETURNED, answer=answer, changed_input=input_changes(instance, memory, runtimes))

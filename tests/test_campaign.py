@@ -8,18 +8,26 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 import test_regressions
 
-from fuzz.campaign import KNOWN, NEW
+import fuzz.campaign
+import fuzz.differential
+from fuzz.campaign import KNOWN, NEW, run_campaign
+from fuzz.differential import check
 from fuzz.regression_corpus import load_regression_corpus, promote, replay
 from fuzz.store import FailureStore
 from knapcheck.cli import main
+from oracles.result import OracleResult
+from oracles.verdict import Judgement, Verdict
 from planted.off_by_one_split import off_by_one_hirschberg
+from solvers.contract import Instance
 from solvers.entry import SolverEntry
-from solvers.registry import register, unregister
+from solvers.registry import register, resolve, unregister
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED = "planted_off_by_one"
@@ -110,3 +118,21 @@ def test_sigkilled_campaign_keeps_every_reported_failure_and_the_next_run_replay
     assert signatures <= replayed
     assert {f["status"] for f in report["findings"]} == {KNOWN}
     assert f"replaying {len(signatures)} stored failures first" in errors
+
+
+def test_an_oracle_shown_wrong_on_replay_is_recorded_and_the_worker_goes_on(tmp_path, monkeypatch):
+    (reference,) = resolve("full_table")
+    instance = Instance((0.0001,), (1.0,), 0.0001)
+    stored = replace(check(reference, instance, "tiny"), judgement=Judgement(Verdict.SUBOPTIMAL, "as if once found"))
+    FailureStore(tmp_path).record(stored)
+
+    def lying_oracle(instance, **_):
+        return OracleResult("lying", Fraction(0), (), proven=True)
+
+    monkeypatch.setattr(fuzz.differential, "optimum", lying_oracle)
+    monkeypatch.setattr(fuzz.campaign, "optimum", lying_oracle)
+    result = run_campaign([reference], ["tiny"], 2.0, 1, tmp_path, seed_value=0)
+    assert result.lost_workers == []
+    records = [json.loads(path.read_text()) for path in result.oracle_disagreements]
+    (replayed,) = [r for r in records if r["instance"] == instance.as_dict()]
+    assert replayed["solver"] == "full_table" and replayed["message"].startswith("lying proved 0.0 optimal")

@@ -1,10 +1,14 @@
 """The `knapcheck` command line, run in-process: check, solvers, solve."""
 
 import json
+from fractions import Fraction
 
 import pytest
 
+import fuzz.check
 from knapcheck.cli import main
+from oracles.result import OracleResult
+from solvers.contract import Instance
 from solvers.entry import SolverEntry
 from solvers.registry import register, unregister
 
@@ -50,6 +54,42 @@ def test_solve_prints_answer_and_verdict(tmp_path, capsys):
     assert "verdict: OPTIMAL" in capsys.readouterr().out
     assert main(["solve", "torch:dp_knapsack_sliding_hirschberg", str(path)]) == 1
     assert "verdict: OVER_BUDGET" in capsys.readouterr().out
+
+
+def test_solve_judges_every_solver_the_spec_names(tmp_path, capsys):
+    path = tmp_path / "instance.json"
+    path.write_text(json.dumps({"memory": [0.0001, 0.0004, 0.0003, 0.0003], "runtimes": [1, 1, 3, 3], "max_memory": 0.001}))
+    assert main(["solve", "torch", str(path)]) == 1
+    out = capsys.readouterr().out
+    solvers = [line.split()[1] for line in out.splitlines() if line.startswith("solver:")]
+    assert solvers == ["torch:greedy_knapsack", "torch:ilp_knapsack", "torch:dp_knapsack", "torch:dp_knapsack_sliding_hirschberg"]
+    assert out.count("verdict: ") == 4 and "verdict: OVER_BUDGET" in out
+
+
+def test_solve_judges_weights_beyond_int64_without_crashing(tmp_path, capsys):
+    path = tmp_path / "instance.json"
+    memory = [1e15 * (1 + i % 5) for i in range(13)]
+    path.write_text(json.dumps({"memory": memory, "runtimes": [i + 1 for i in range(13)], "max_memory": 1e16}))
+    assert main(["solve", "sliding_hirschberg", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "optimum: 50.0 (cpsat)" in out and "verdict: OPTIMAL" in out
+
+
+def test_an_oracle_shown_wrong_is_reported_with_its_instance_and_the_check_goes_on(monkeypatch, capsys, tmp_path):
+    def lying_oracle(instance: Instance) -> OracleResult:
+        return OracleResult("lying", Fraction(0), (), proven=True)
+
+    monkeypatch.setattr(fuzz.check, "optimum", lying_oracle)
+    path = tmp_path / "check.json"
+    assert main(["check", "--targets", "full_table", "--per-family", "3", "--families", "tight_budget", "--json", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "ORACLE FINDINGS" in out and "lying proved 0.0 optimal, but a feasible answer is worth" in out
+    data = json.loads(path.read_text())
+    verdicts = data["solvers"][0]["verdicts"]
+    assert data["instances"] == 3 and set(verdicts) <= {"OPTIMAL", "UNVERIFIED"} and data["failures"] == []
+    assert len(data["oracle_findings"]) == verdicts["UNVERIFIED"] >= 1
+    finding = data["oracle_findings"][0]
+    assert finding["oracle"] == "lying" and Instance.from_dict(finding["instance"]).n >= 1
 
 
 def test_bad_arguments_say_what_to_do(tmp_path):

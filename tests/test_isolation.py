@@ -9,6 +9,7 @@ from fuzz.differential import check
 from oracles.verdict import Verdict
 from solvers.contract import Instance
 from solvers.isolation import Limits, call_isolated
+from solvers import outcome as outcomes
 from solvers.outcome import CRASHED, OUT_OF_MEMORY, RAISED, TIMED_OUT
 from solvers.registry import resolve
 
@@ -82,3 +83,27 @@ def test_a_target_that_cannot_load_is_reported_on_every_call(tmp_path):
         assert outcome.kind == RAISED
         assert "no such dependency" in outcome.error
 
+
+
+TOO_BIG_FOR_THE_TABLE = Instance((0.0001, 0.0002), (1.0, 2.0), 1e5)
+"""Capacity 1e9: full_table's entry declares it does not accept it (max_cells), and its table would
+need over 2 GiB, so full_table refuses with ProblemTooLarge before allocating."""
+
+
+@pytest.mark.parametrize("isolate", [False, True], ids=["in process", "isolated"])
+def test_a_documented_refusal_is_no_defect_above_the_declared_size_and_rejected_below(isolate):
+    entry = replace(resolve("full_table")[0], isolate=isolate)
+    declined = check(entry, TOO_BIG_FOR_THE_TABLE)
+    assert declined.outcome.kind == outcomes.REFUSED and "ProblemTooLarge" in declined.outcome.error
+    assert declined.verdict is Verdict.UNVERIFIED and not declined.failed
+    promising_more = replace(entry, name="full_table_without_limits", max_cells=None)
+    rejected = check(promising_more, TOO_BIG_FOR_THE_TABLE)
+    assert rejected.verdict is Verdict.REJECTED and rejected.failed
+    assert "refused a size its entry accepts (n=2, C=1000000000)" in rejected.judgement.detail
+
+
+def test_changing_the_given_lists_is_caught_in_a_worker_too():
+    entry = replace(resolve("planted.wrong_answers:zeroes_the_runtimes_it_was_given")[0], isolate=True)
+    done = check(entry, INSTANCE)
+    assert done.verdict.value == "MUTATED_INPUT" and done.failed
+    assert done.judgement.detail == "the solver changed the lists it was given: runtimes[0] went from 1.0 to 0.0"

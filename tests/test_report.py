@@ -1,10 +1,17 @@
 """`knapcheck report`: the three outputs, their limits, and reproductions that fail as shown."""
 
 import json
+import os
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
+import fuzz.check
 from fuzz.candidate_run import run_candidate
+from fuzz.differential import check
 from knapcheck.cli import main
 from knapcheck.report_command import duration
 from reports.environment import environment
@@ -19,9 +26,11 @@ from reports.regression_report import (
     render_json,
     render_markdown,
 )
+from oracles.result import OracleResult
+from reports.reproduction import snippet
 from solvers.contract import Instance
 from solvers.entry import SolverEntry
-from solvers.registry import register, unregister
+from solvers.registry import register, resolve, unregister
 from reproductions import assert_each_fails
 
 TORCH_SOLVERS = ["torch:dp_knapsack", "torch:dp_knapsack_sliding_hirschberg"]
@@ -131,3 +140,29 @@ def test_a_candidate_that_cannot_be_loaded_stops_the_report_with_its_error(tmp_p
     with pytest.raises(SystemExit, match="fancy_kernels"):
         main(["report", "--candidate", f"{broken}:solve", "--out", str(tmp_path / "out")])
     assert not (tmp_path / "out").exists()
+
+
+def test_an_oracle_shown_wrong_is_in_every_output_and_the_report_goes_on(monkeypatch):
+    monkeypatch.setattr(fuzz.check, "optimum", lambda instance: OracleResult("lying", Fraction(0), (), proven=True))
+    entry = register(SolverEntry("planted_reference", "solvers.full_table:full_table", exact=True, origin="test"))
+    try:
+        run = run_candidate([entry], [], [], stored={"corpus": [Instance((0.0001,), (1.0,), 0.0001)]})
+    finally:
+        unregister(entry.name)
+    (finding,) = run.result.oracle_findings
+    assert finding.verdict.value == "UNVERIFIED" and run.result.findings == []
+    report = Report("knapcheck report ...", run, environment(), Performance(note="not measured"))
+    disagreement = "lying proved 0.0 optimal, but a feasible answer is worth 1.0"
+    assert render_json(report)["correctness"]["oracle_findings"][0]["disagreement"] == disagreement
+    assert "## Oracle findings" in render_markdown(report) and disagreement in render_markdown(report)
+    assert disagreement in render_html(report)
+
+
+def test_the_reproduction_of_a_solver_that_changes_its_input_fails_as_shown():
+    (entry,) = resolve("planted.wrong_answers:zeroes_the_runtimes_it_was_given")
+    failure = check(entry, Instance((0.0001, 0.0002), (1.0, 2.0), 0.0002))
+    assert failure.verdict.value == "MUTATED_INPUT"
+    tests = str(Path(__file__).parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(tests).parent), tests]))
+    run = subprocess.run([sys.executable, "-c", snippet(failure)], capture_output=True, text=True, timeout=120, env=env)
+    assert run.returncode != 0 and "AssertionError: MUTATED_INPUT" in run.stderr

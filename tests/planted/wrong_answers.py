@@ -9,3 +9,35 @@ def takes_everything(memory, runtimes, max_memory):
 def takes_nothing(memory, runtimes, max_memory):
     """Saves nothing: suboptimal whenever something fits."""
     return 0.0, [], list(range(len(memory)))
+
+
+def _optimum(memory, runtimes, max_memory):
+    from solvers.full_table import full_table
+
+    return full_table(memory, runtimes, max_memory)
+
+
+def value_as_text(memory, runtimes, max_memory):
+    """The optimal selection, its total given as a string."""
+    value, saved, recomputable = _optimum(memory, runtimes, max_memory)
+    return str(value), saved, recomputable
+
+
+def saved_as_a_dict(memory, runtimes, max_memory):
+    """The optimal selection as the keys of a dict (iterating it yields the right indices)."""
+    value, saved, recomputable = _optimum(memory, runtimes, max_memory)
+    return value, dict.fromkeys(saved, "saved"), recomputable
+
+
+def zeroes_the_runtimes_it_was_given(memory, runtimes, max_memory):
+    """The optimal answer, after which the caller's runtimes list reads all zeros."""
+    answer = _optimum(memory, runtimes, max_memory)
+    runtimes[:] = [0.0] * len(runtimes)
+    return answer
+
+
+def refuses_everything(memory, runtimes, max_memory):
+    """Declines every problem with the contract's documented refusal."""
+    from solvers.contract import ProblemTooLarge
+
+    raise ProblemTooLarge("planted: refuses every size")
