@@ -2,6 +2,11 @@
 
 from solvers.entry import SolverEntry
 
+FULL_TABLE_MAX_CELLS = 500_000_000
+FULL_TABLE_MAX_CAPACITY = (2 * 2**30 - FULL_TABLE_MAX_CELLS) // 16 - 1
+"""Beside at most FULL_TABLE_MAX_CELLS bytes of decisions, full_table's two 8-byte value rows of C+1
+cells must fit its default max_table_bytes (2 GiB); a larger capacity is refused whatever n is."""
+
 SLIDING_MAX_CAPACITY = 2**28 - 1
 """Two profile rows of 8-byte cells within sliding_hirschberg.MAX_PROFILE_BYTES (4 GiB); larger
 capacities may be refused (with narrower cells or a gcd above 1 they are still solved)."""
@@ -13,7 +18,8 @@ OURS = (
         exact=True,
         origin="ours",
         memory_model="n x (C+1) bytes of decisions, refused above max_table_bytes (2 GiB)",
-        max_cells=500_000_000,
+        max_cells=FULL_TABLE_MAX_CELLS,
+        max_capacity=FULL_TABLE_MAX_CAPACITY,
     ),
     SolverEntry(
         name="sliding_hirschberg",

@@ -3,7 +3,8 @@
 import pytest
 
 from solvers.contract import ProblemTooLarge
-from solvers.full_table import full_table
+from solvers.full_table import DEFAULT_MAX_TABLE_BYTES, full_table, table_bytes
+from solvers.registry import resolve
 
 
 def test_picks_the_best_subset():
@@ -34,6 +35,16 @@ def test_refuses_a_table_over_its_allowance_before_allocating():
         full_table([0.5] * 100_000, [1.0] * 100_000, 10_000.0)
     with pytest.raises(ProblemTooLarge):
         full_table([0.1] * 10, [1.0] * 10, 1.0, max_table_bytes=1000)
+
+
+def test_every_size_its_entry_accepts_fits_its_table():
+    """A refusal below the declared size is a defect (REJECTED): the entry must not promise more."""
+    entry = resolve("full_table")[0]
+    assert table_bytes(1, 150_000_000) > DEFAULT_MAX_TABLE_BYTES and not entry.accepts(1, 150_000_000)
+    most_cells, widest = entry.max_cells, entry.max_capacity
+    assert entry.accepts(most_cells // (widest + 1), widest) and entry.accepts(1, widest)
+    # table_bytes is n * (C+1) + 16 * (C+1): each term is at its largest at the declared limits.
+    assert most_cells + 16 * (widest + 1) <= DEFAULT_MAX_TABLE_BYTES
 
 
 def test_bad_input_is_rejected_with_the_contracts_error():

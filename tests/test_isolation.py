@@ -96,7 +96,7 @@ def test_a_documented_refusal_is_no_defect_above_the_declared_size_and_rejected_
     declined = check(entry, TOO_BIG_FOR_THE_TABLE)
     assert declined.outcome.kind == outcomes.REFUSED and "ProblemTooLarge" in declined.outcome.error
     assert declined.verdict is Verdict.UNVERIFIED and not declined.failed
-    promising_more = replace(entry, name="full_table_without_limits", max_cells=None)
+    promising_more = replace(entry, name="full_table_without_limits", max_cells=None, max_capacity=None)
     rejected = check(promising_more, TOO_BIG_FOR_THE_TABLE)
     assert rejected.verdict is Verdict.REJECTED and rejected.failed
     assert "refused a size its entry accepts (n=2, C=1000000000)" in rejected.judgement.detail
