@@ -11,6 +11,9 @@ thread pools; and not multiprocessing's spawn, which re-runs the caller's main s
 its solver again by the entry's spec (``torch:NAME``, ``FILE.py:NAME`` or ``module:NAME``; see
 ``solvers.specs``), so any entry can be isolated, one registered at run time included.
 
+Workers die with the process that started them, and take along anything their target started
+(``solvers.lifetime``): a killed campaign leaves no worker behind, nor a target's own children.
+
 The memory cap is an address-space limit (``RLIMIT_AS``) that the worker sets once its target is
 loaded: what it maps then (the interpreter, torch, the target; a CUDA build of torch maps gigabytes
 of libraries) plus the limit. An allocation over it fails inside the target (MemoryError, or
@@ -30,10 +33,10 @@ import sys
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
-from solvers import specs
+from solvers import lifetime, specs
 from solvers.contract import Instance
-from solvers.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
 from solvers.entry import SolverEntry
+from solvers.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
 
 DEFAULT_TIME_LIMIT = 60.0
 """Seconds one call may take before its worker is killed and the call is TIMED_OUT."""
@@ -74,8 +77,14 @@ def _classify(outcome: Outcome) -> Outcome:
 _WORKER_MAIN = "import sys; from solvers.isolation import serve; serve(*sys.argv[1:])"
 
 
-def serve(fd: str, spec: str, memory_limit: str) -> None:
-    """The worker's main: load the target once, then answer one instance per message until EOF."""
+def serve(parent: str, fd: str, spec: str, memory_limit: str) -> None:
+    """The worker's main: load the target once, then answer one instance per message until EOF.
+
+    First it ties its lifetime to its parent's and its group's to its own (solvers.lifetime), so
+    neither it nor anything the target starts outlives the run.
+    """
+    lifetime.die_with_parent(int(parent))
+    lifetime.guard_group()
     _serve(Connection(int(fd)), spec, int(memory_limit) if memory_limit else None)
 
 
@@ -145,11 +154,9 @@ class Worker:
     def _launch(self) -> None:
         ours, theirs = socket.socketpair()
         memory = "" if self.limits.memory is None else str(self.limits.memory)
-        command = [sys.executable, "-c", _WORKER_MAIN, str(theirs.fileno()), self.spec, memory]
+        command = [sys.executable, "-c", _WORKER_MAIN, str(os.getpid()), str(theirs.fileno()), self.spec, memory]
         environment = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-        self._process = subprocess.Popen(
-            command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=environment
-        )
+        self._process = lifetime.launch(command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=environment)
         theirs.close()
         self._conn = Connection(ours.detach())
 
@@ -201,15 +208,13 @@ class Worker:
         return self._receive(self.limits.time)
 
     def stop(self) -> None:
-        """End the worker (SIGKILL: it may be stuck in a call)."""
+        """End the worker and whatever the target started (SIGKILL: it may be stuck in a call)."""
         process, conn = self._process, self._conn
         self._process = self._conn = None
         if conn is not None:
             conn.close()
         if process is not None:
-            if process.poll() is None:
-                process.kill()
-            process.wait()
+            lifetime.kill_group(process)
 
 
 _WORKERS: dict[tuple[str, Limits], Worker] = {}

@@ -1,16 +1,21 @@
 """Isolation: a target that segfaults, exits, hangs or allocates without bound becomes a verdict."""
 
+import json
+import os
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
+import psutil
 import pytest
 
 from fuzz.differential import check
 from oracles.verdict import Verdict
 from solvers.contract import Instance
-from solvers.isolation import Limits, call_isolated
 from solvers import outcome as outcomes
-from solvers.outcome import CRASHED, OUT_OF_MEMORY, RAISED, TIMED_OUT
+from solvers.isolation import Limits, call_isolated, stop_workers
+from solvers.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT
 from solvers.registry import resolve
 
 PLANTED = Path(__file__).parent / "planted"
@@ -107,3 +112,58 @@ def test_changing_the_given_lists_is_caught_in_a_worker_too():
     done = check(entry, INSTANCE)
     assert done.verdict.value == "MUTATED_INPUT" and done.failed
     assert done.judgement.detail == "the solver changed the lists it was given: runtimes[0] went from 1.0 to 0.0"
+
+
+def _gone(pid: int) -> bool:
+    """Dead (or a zombie nobody has reaped yet) within a few seconds."""
+    try:
+        process = psutil.Process(pid)
+        process.wait(timeout=15)
+    except psutil.NoSuchProcess:
+        return True
+    except psutil.TimeoutExpired:
+        return process.status() == psutil.STATUS_ZOMBIE
+    return True
+
+
+def test_what_a_target_starts_dies_with_its_worker(tmp_path, monkeypatch):
+    monkeypatch.setenv("KNAPCHECK_PLANTED_CHILD_PID", str(tmp_path / "child"))
+    assert call_isolated(planted("spawns_a_child"), INSTANCE).kind == RETURNED
+    child = int((tmp_path / "child").read_text())
+    assert psutil.pid_exists(child)
+    stop_workers()
+    assert _gone(child)
+
+
+def test_knapcheck_solve_leaves_nothing_running(tmp_path):
+    instance = tmp_path / "instance.json"
+    instance.write_text(json.dumps(INSTANCE.as_dict()))
+    environment = dict(os.environ, KNAPCHECK_PLANTED_CHILD_PID=str(tmp_path / "child"))
+    solve = [sys.executable, "-m", "knapcheck", "solve", f"{PLANTED / 'misbehaving.py'}:spawns_a_child", str(instance)]
+    subprocess.run(solve, env=environment, check=False, capture_output=True, timeout=300)
+    assert _gone(int((tmp_path / "child").read_text()))
+
+
+_PARENT = """
+import sys
+from solvers.contract import Instance
+from solvers.isolation import _WORKERS, call_isolated
+from solvers.registry import resolve_one
+call_isolated(resolve_one(sys.argv[1]), Instance((0.1,), (1.0,), 0.2))
+(worker,) = _WORKERS.values()
+print(worker._process.pid, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_killed_parent_takes_its_isolated_workers_and_their_children_along(tmp_path):
+    environment = dict(os.environ, KNAPCHECK_PLANTED_CHILD_PID=str(tmp_path / "child"))
+    parent = subprocess.Popen(
+        [sys.executable, "-c", _PARENT, f"{PLANTED / 'misbehaving.py'}:spawns_a_child"],
+        env=environment, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    worker = int(parent.stdout.readline())
+    child = int((tmp_path / "child").read_text())
+    parent.kill()
+    parent.wait()
+    assert _gone(worker) and _gone(child)
