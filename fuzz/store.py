@@ -3,12 +3,19 @@
 Layout under the store's root::
 
     failures/<group>/<n>-<chars>-<digest>.json
+    unreadable/<group>--<file>          files set aside because they could not be read
 
 A group is one signature (solver, verdict kind). Each file is one failing instance, written
 atomically (a temporary file, fsync, ``os.replace``, fsync of the directory), so a ``kill -9``
 leaves either the whole file or none. File names sort by instance size, so the smallest instance
-of a group is its first file; concurrent writers never clobber each other because distinct
-instances have distinct names. ``prune`` keeps only the smallest file of each group.
+of a group is its first readable file. ``prune`` keeps only that one.
+
+Nothing on disk is trusted: a file that is not a complete, valid record (truncated, empty, not
+UTF-8, not a JSON object, a missing or mistyped field, an instance the contract rejects, a record
+filed under another signature's group) is moved to ``unreadable/``, reported in ``bad_files``, and
+never read again, and it never counts as a group's smallest instance, so it is never the reason a
+valid file is deleted. Readers skip the hidden temporary files of a writer at work and files
+another process has just removed.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fuzz.differential import Check
+from oracles.verdict import Verdict
 from solvers.contract import Instance
 
 SCHEMA_VERSION = 1
@@ -30,6 +38,18 @@ STALE_TEMPORARY_SECONDS = 3600
 """A temporary file this old belongs to no live writer and may be removed."""
 
 Signature = tuple[str, str]
+
+_FIELDS = {
+    "solver": str,
+    "verdict": str,
+    "family": str,
+    "ours": bool,
+    "exact": bool,
+    "origin": str,
+    "detail": str,
+    "found_at": str,
+    "instance": dict,
+}
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -50,6 +70,10 @@ def write_atomically(path: Path, text: str) -> None:
         os.fsync(directory)
     finally:
         os.close(directory)
+
+
+class UnreadableRecord(ValueError):
+    """A stored file that is not a complete, valid failure record; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +139,51 @@ class StoredFailure:
         )
 
 
+def _no_constants(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def parse_record(data: bytes, path: Path | None = None) -> StoredFailure:
+    """A stored file's bytes as a StoredFailure; UnreadableRecord saying what is wrong otherwise."""
+    if not data.strip():
+        raise UnreadableRecord("empty file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnreadableRecord(f"not UTF-8 text (byte {exc.start})") from None
+    try:
+        record = json.loads(text, parse_constant=_no_constants)
+    except json.JSONDecodeError as exc:
+        raise UnreadableRecord(f"not a complete JSON document (truncated?): {exc}") from None
+    except ValueError as exc:
+        raise UnreadableRecord(str(exc)) from None
+    if not isinstance(record, dict):
+        raise UnreadableRecord(f"expected a JSON object, got {json.dumps(record)[:40]}")
+    version = record.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise UnreadableRecord(f"schema_version {version!r}, expected {SCHEMA_VERSION}")
+    for key, kind in _FIELDS.items():
+        if key not in record:
+            raise UnreadableRecord(f"missing key {key!r}")
+        if not isinstance(record[key], kind):
+            raise UnreadableRecord(f"{key!r} must be a JSON {kind.__name__}, got {json.dumps(record[key])[:40]}")
+    if record["verdict"] not in {v.value for v in Verdict}:
+        raise UnreadableRecord(f"unknown verdict {record['verdict']!r}")
+    try:
+        return StoredFailure.from_dict(record, path)
+    except ValueError as exc:
+        raise UnreadableRecord(f"invalid instance: {exc}") from None
+
+
+@dataclass(frozen=True)
+class BadFile:
+    """A stored file that could not be read, and where it was moved."""
+
+    path: Path
+    moved_to: Path
+    reason: str
+
+
 def group_name(signature: Signature) -> str:
     """A directory name for a signature: readable, and unique even when two names slug alike."""
     solver, verdict = signature
@@ -123,61 +192,116 @@ def group_name(signature: Signature) -> str:
     return f"{slug}--{verdict}--{digest}"
 
 
-def _file_name(instance: Instance) -> str:
+def record_name(instance: Instance) -> str:
+    """The file name of an instance's record; names sort smallest instance first."""
     text = json.dumps(instance.as_dict(), sort_keys=True)
     digest = hashlib.sha1(text.encode()).hexdigest()[:16]
     return f"{instance.n:05d}-{len(text):09d}-{digest}.json"
+
+
+def _listing(directory: Path) -> list[Path]:
+    """The entries of a directory, sorted; none if it has vanished."""
+    try:
+        return sorted(directory.iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        return []
 
 
 class FailureStore:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self.failures = self.root / "failures"
+        self.unreadable = self.root / "unreadable"
+        self.bad_files: list[BadFile] = []
+        """Files this store object has found unreadable and set aside."""
 
-    def _group_files(self, signature: Signature) -> list[Path]:
-        directory = self.failures / group_name(signature)
-        if not directory.is_dir():
-            return []
-        return sorted(p for p in directory.iterdir() if p.suffix == ".json" and not p.name.startswith("."))
+    def _records(self, directory: Path) -> list[Path]:
+        return [p for p in _listing(directory) if p.suffix == ".json" and not p.name.startswith(".")]
+
+    def _read(self, path: Path) -> StoredFailure | None:
+        """The record at ``path``; None when it has just vanished, or when it is unreadable (then set aside)."""
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            self._set_aside(path, f"cannot be read: {exc.strerror or exc}")
+            return None
+        try:
+            stored = parse_record(data, path)
+        except UnreadableRecord as exc:
+            self._set_aside(path, str(exc))
+            return None
+        if group_name(stored.signature) != path.parent.name:
+            self._set_aside(path, f"records {stored.solver} {stored.verdict}, not this group's signature")
+            return None
+        return stored
+
+    def _set_aside(self, path: Path, reason: str) -> None:
+        """Move an unreadable file to ``unreadable/`` and remember why (unless it has just vanished)."""
+        self.unreadable.mkdir(parents=True, exist_ok=True)
+        base = f"{path.parent.name}--{path.name}"
+        target = self.unreadable / base
+        copy = 1
+        while target.exists():
+            target = self.unreadable / f"{base}.{copy}"
+            copy += 1
+        try:
+            os.rename(path, target)
+        except FileNotFoundError:
+            return
+        self.bad_files.append(BadFile(path, target, reason))
+
+    def _smallest(self, directory: Path) -> tuple[StoredFailure | None, list[Path]]:
+        """A group's smallest readable record, and the files after it."""
+        files = self._records(directory)
+        for index, path in enumerate(files):
+            stored = self._read(path)
+            if stored is not None:
+                return stored, files[index + 1 :]
+        return None, []
+
+    def _groups(self) -> list[Path]:
+        return [d for d in _listing(self.failures) if d.is_dir()]
 
     def record(self, failure: Check) -> Path | None:
-        """Store a failure unless its group already holds an instance at least as small.
+        """Store a failure unless its group already holds a readable instance at least as small.
 
         Returns the file written, or None when the group already had a smaller (or the same) one.
         """
         stored = StoredFailure.of(failure)
-        name = _file_name(stored.instance)
-        existing = self._group_files(stored.signature)
-        if existing and existing[0].name <= name:
+        name = record_name(stored.instance)
+        directory = self.failures / group_name(stored.signature)
+        smallest, _ = self._smallest(directory)
+        if smallest is not None and smallest.path.name <= name:
             return None
-        path = self.failures / group_name(stored.signature) / name
+        path = directory / name
         write_atomically(path, json.dumps(stored.as_dict(), indent=1))
         return path
 
     def groups(self) -> dict[Signature, StoredFailure]:
-        """The smallest stored failure of every group."""
+        """The smallest readable stored failure of every group."""
         found: dict[Signature, StoredFailure] = {}
-        if not self.failures.is_dir():
-            return found
-        for directory in sorted(self.failures.iterdir()):
-            for path in sorted(directory.glob("[!.]*.json")):
-                try:
-                    stored = StoredFailure.from_dict(json.loads(path.read_text()), path)
-                except (OSError, ValueError, KeyError) as exc:
-                    raise ValueError(f"failure store {self.root}: cannot read {path}: {exc}") from None
-                found[stored.signature] = stored
-                break
+        for directory in self._groups():
+            smallest, _ = self._smallest(directory)
+            if smallest is not None:
+                found[smallest.signature] = smallest
         return found
 
     def prune(self) -> None:
-        """Keep the smallest instance of each group; remove abandoned temporary files."""
-        if not self.failures.is_dir():
-            return
+        """Keep the smallest readable instance of each group; set aside unreadable files; remove
+        temporary files no live writer can still own."""
         now = time.time()
-        for directory in self.failures.iterdir():
-            files = sorted(directory.glob("[!.]*.json"))
-            for path in files[1:]:
-                path.unlink(missing_ok=True)
-            for temporary in directory.glob(".tmp-*"):
-                if now - temporary.stat().st_mtime > STALE_TEMPORARY_SECONDS:
-                    temporary.unlink(missing_ok=True)
+        for directory in self._groups():
+            _, larger = self._smallest(directory)
+            for path in larger:
+                if self._read(path) is not None:
+                    path.unlink(missing_ok=True)
+            for temporary in _listing(directory):
+                if not temporary.name.startswith(".tmp-"):
+                    continue
+                try:
+                    if now - temporary.stat().st_mtime > STALE_TEMPORARY_SECONDS:
+                        temporary.unlink(missing_ok=True)
+                except FileNotFoundError:
+                    pass

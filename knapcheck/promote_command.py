@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from fuzz.regression_corpus import REGRESSION_CORPUS, promote
@@ -19,7 +20,10 @@ def add_parser(commands) -> None:
 def run(args: argparse.Namespace) -> int:
     if not (args.db / "failures").is_dir():
         raise SystemExit(f"knapcheck promote: {args.db} holds no failure store (no {args.db / 'failures'})")
-    stored = FailureStore(args.db).groups().values()
+    store = FailureStore(args.db)
+    stored = store.groups().values()
+    for bad in store.bad_files:
+        print(f"knapcheck promote: skipped unreadable {bad.path} ({bad.reason}); moved to {bad.moved_to}", file=sys.stderr)
     if args.solvers:
         stored = [s for s in stored if s.solver in args.solvers]
     added = promote(stored, args.corpus)

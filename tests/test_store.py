@@ -1,14 +1,18 @@
-"""The failure store keeps the smallest instance per signature, atomically, and reads back what it wrote."""
+"""The failure store keeps the smallest instance per signature, atomically, reads back what it
+wrote, and trusts nothing else: unreadable files are set aside, never the reason a valid one goes."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import threading
+from dataclasses import replace
 
 import pytest
 
 from fuzz.differential import check
-from fuzz.store import FailureStore, group_name, write_atomically
+from fuzz.store import FailureStore, group_name, record_name, write_atomically
+from knapcheck.cli import main
 from knapcheck.fuzz_command import duration
 from solvers.contract import Instance
 from solvers.entry import SolverEntry
@@ -58,3 +62,125 @@ def test_duration_units(text, seconds):
 def test_duration_rejects_what_it_cannot_read(text):
     with pytest.raises(argparse.ArgumentTypeError, match="--time"):
         duration(text)
+
+
+def _stored_small():
+    from fuzz.store import StoredFailure
+
+    return StoredFailure.of(check(GREEDY_ALL, SMALL, "tiny"))
+
+
+def _with(**changes) -> bytes:
+    record = _stored_small().as_dict()
+    record.update(changes)
+    return json.dumps(record).encode()
+
+
+def _without(key: str) -> bytes:
+    record = _stored_small().as_dict()
+    del record[key]
+    return json.dumps(record).encode()
+
+
+def _nan_instance() -> bytes:
+    text = json.dumps(_stored_small().as_dict())
+    return text.replace('"runtimes": [1.0]', '"runtimes": [NaN]').encode()
+
+
+BAD_FILES = {
+    "truncated": json.dumps(_stored_small().as_dict()).encode()[:40],
+    "empty": b"",
+    "list": b"[]",
+    "null": b"null",
+    "not UTF-8": b"\xff\xfe{\"solver\": 1}",
+    "missing key": _without("verdict"),
+    "NaN in the instance": _nan_instance(),
+    "instance as a string": _with(instance="[0.0003] [1.0] 0.0001"),
+    "mistyped field": _with(ours="yes"),
+    "unknown verdict": _with(verdict="MOSTLY_FINE"),
+    "another group's record": _with(solver="someone_else"),
+}
+"""Every kind of bad file the store must survive. Each is named so that it sorts first in its group
+(before the valid, smaller-instance file), which is where a trusting reader would take it for the
+group's smallest instance."""
+
+
+@pytest.mark.parametrize("kind", list(BAD_FILES))
+def test_a_bad_file_is_set_aside_and_never_costs_a_valid_one(tmp_path, kind):
+    store = FailureStore(tmp_path)
+    valid_small = store.record(check(GREEDY_ALL, SMALL, "tiny"))
+    valid_big = store.record(check(GREEDY_ALL, BIG, "tiny"))
+    assert valid_small is not None and valid_big is None
+    bad = valid_small.parent / "00000-000000000-bad.json"
+    bad.write_bytes(BAD_FILES[kind])
+    assert sorted(valid_small.parent.iterdir())[0] == bad
+
+    (stored,) = store.groups().values()
+    assert stored.instance == SMALL and stored.path == valid_small
+    store.prune()
+    assert [p.name for p in valid_small.parent.iterdir()] == [valid_small.name], "the valid file stays"
+    (moved,) = store.bad_files
+    assert moved.path == bad and moved.moved_to.read_bytes() == BAD_FILES[kind]
+    assert moved.moved_to.parent == tmp_path / "unreadable" and moved.reason
+    assert store.record(check(GREEDY_ALL, SMALL, "tiny")) is None, "the valid file still counts"
+
+
+def test_a_group_of_only_bad_files_takes_a_new_failure(tmp_path):
+    store = FailureStore(tmp_path)
+    directory = tmp_path / "failures" / group_name(("takes_everything", "OVER_BUDGET"))
+    directory.mkdir(parents=True)
+    (directory / "00000-000000000-bad.json").write_bytes(BAD_FILES["truncated"])
+    path = store.record(check(GREEDY_ALL, BIG, "tiny"))
+    assert path is not None and store.groups()[("takes_everything", "OVER_BUDGET")].instance == BIG
+
+
+def test_pruning_and_reading_beside_a_writer_at_work(tmp_path):
+    """A writer records ever smaller instances of several signatures while a pruner and a reader
+    run flat out: neither trips over the writer's temporary files or over files that vanish under
+    them, and each group keeps its smallest instance."""
+    store = FailureStore(tmp_path)
+    instances = [Instance(tuple([0.0003] * n), tuple([1.0] * n), 0.0001) for n in range(25, 0, -1)]
+    solvers = [replace(GREEDY_ALL, name=f"takes_everything_{k}") for k in range(4)]
+    failures = [[check(solver, instance, "tiny") for instance in instances] for solver in solvers]
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def keep_going(work) -> None:
+        try:
+            while not done.is_set():
+                work()
+        except BaseException as exc:
+            errors.append(exc)
+
+    works = (FailureStore(tmp_path).prune, FailureStore(tmp_path).groups)
+    threads = [threading.Thread(target=keep_going, args=(work,)) for work in works]
+    for thread in threads:
+        thread.start()
+    try:
+        for group in failures:
+            for failure in group:
+                assert store.record(failure) is not None
+    finally:
+        done.set()
+        for thread in threads:
+            thread.join()
+    assert errors == []
+    store.prune()
+    groups = store.groups()
+    assert sorted(groups) == sorted((s.name, "OVER_BUDGET") for s in solvers)
+    for stored in groups.values():
+        assert [p.name for p in stored.path.parent.iterdir()] == [record_name(instances[-1])]
+    assert store.bad_files == []
+
+
+def test_promote_takes_the_good_files_and_names_the_bad_one(tmp_path, capsys):
+    store = FailureStore(tmp_path / "db")
+    good = store.record(check(GREEDY_ALL, SMALL, "tiny"))
+    bad = good.parent / "00000-000000000-bad.json"
+    bad.write_bytes(BAD_FILES["instance as a string"])
+    corpus = tmp_path / "corpus.json"
+    assert main(["promote", "--db", str(tmp_path / "db"), "--corpus", str(corpus)]) == 0
+    captured = capsys.readouterr()
+    assert "1 new regression cases" in captured.out
+    assert str(bad) in captured.err and "'instance' must be a JSON dict" in captured.err
+    assert json.loads(corpus.read_text())["cases"][0]["solver"] == "takes_everything"
