@@ -15,6 +15,8 @@ from knapcheck import (
     solve_command,
     solvers_command,
 )
+from knapcheck.exit_status import USAGE
+from knapcheck.usage import UsageError
 
 COMMANDS = [
     check_command,
@@ -34,7 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     for command in COMMANDS:
         command.add_parser(commands)
     args = parser.parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except UsageError as exc:
+        print(f"knapcheck {args.command}: {exc}", file=sys.stderr)
+        return USAGE
 
 
 if __name__ == "__main__":
