@@ -1,71 +1,96 @@
-"""Nightly fuzz campaigns: worker processes run the differential check over every family.
+"""Nightly fuzz campaigns on Dask: the campaign process hands out units and writes every finding.
 
-Each worker first replays its share of the stored failures, then takes the families in turn, a
-time slice each, drawing instances with Hypothesis in the nightly profile (not derandomized, a
-huge ``max_examples``, a persistent example database, ``hypothesis.target`` toward budget
-overshoot, value gap and profile magnitude). The oracle answers each instance once and every
-target solver is judged on it. A failure goes to the ``FailureStore`` before anything else
-happens, then the first of each signature is shrunk and the smaller instance stored too.
+The campaign process starts (or connects to) a Dask cluster (``fuzz.campaign_cluster``), warms its
+workers up, then keeps every worker thread busy with one unit (``fuzz.campaign_units``): first the
+replays of the failures already stored, then (family, seed, time slice) shards in turn, and a
+shrinking unit for the first failure of each new signature. Units report to it through a Dask
+queue; it alone writes the failure store, each finding the moment it arrives (``FailureStore``
+writes atomically), and only then says so. A unit whose worker died is retried, careful, and
+counted; one that keeps killing workers is given up and reported (``fuzz.unit_ledger``).
 
-Workers are forked processes of this campaign (so a solver registered in this process is theirs
-too); they report counts and stored failures to the parent through a queue, and die with it. The
-parent returns a ``CampaignResult``; ``reports.campaign_report`` renders it.
+Time: units start no instance after the deadline; the campaign then waits for the ones still on an
+instance, at most ``grace_seconds(call_limit)`` (a call in flight at the deadline may have to start
+its isolated worker, then may run up to the per-call limit), and stops whatever is left.
+
+The result is data (``CampaignResult``); ``reports.campaign_report`` renders it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
-import math
-import multiprocessing
-import os
-import queue as queues
-import signal
+import secrets
 import time
-import traceback
-from collections import Counter
-from dataclasses import dataclass, field
+import uuid
+from collections import Counter, deque
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings, target
-from hypothesis.database import DirectoryBasedExampleDatabase
+from distributed import Event, Queue
+from distributed.scheduler import KilledWorker
 
-from fuzz.differential import Check, CheckResult, check, size_allows
-from fuzz.shrink import minimal_reproduction
-from fuzz.store import FailureStore, Signature, StoredFailure, write_atomically
-from fuzz.families import strategy
-from oracles.optimum import optimum
-from oracles.verdict import Judgement, Verdict
-from solvers.contract import SCALE, Instance
-from solvers.registry import SolverEntry
+from fuzz import families
+from fuzz.campaign_cluster import campaign_cluster, warm_up_workers
+from fuzz.campaign_units import FUZZ, REPLAY, SHRINK, Setup, Unit, decode_check, encode_check, run_unit
+from fuzz.differential import Check, CheckResult
+from fuzz.store import BadFile, FailureStore, Signature, StoredFailure, record_name, write_atomically
+from fuzz.unit_ledger import LostUnit, UnitLedger
+from oracles.verdict import Verdict
+from solvers.entry import SolverEntry
+from solvers.isolation import STARTUP_TIME_LIMIT
 
-NIGHTLY = settings(
-    derandomize=False,
-    max_examples=10**9,
-    deadline=None,
-    database=None,
-    phases=[Phase.reuse, Phase.generate, Phase.target],
-    suppress_health_check=list(HealthCheck),
-    report_multiple_bugs=False,
-    verbosity=Verbosity.quiet,
-)
-settings.register_profile("nightly", NIGHTLY)
+DEFAULT_CALL_LIMIT = 60.0
+"""Seconds one isolated call may take (``--call-limit``)."""
+MAX_SLICE_SECONDS = 20.0
+MIN_SLICE_SECONDS = 1.0
+"""Shards are cut so that every family gets its turns; none shorter than this starts."""
+REPLAYS_PER_UNIT = 10
+SHUTDOWN_SECONDS = 15.0
+"""Time to collect the last reports and stop the cluster."""
+STOP_WAIT_SECONDS = 5.0
+"""After Ctrl-C, how long units get to send what they have before the cluster is stopped."""
+POLL_SECONDS = 0.1
+WORKERS_POLL_SECONDS = 1.0
 
-MAX_SLICE_SECONDS = 60.0
-"""Longest turn one family gets before the worker moves on to the next."""
-FLUSH_SECONDS = 0.5
-"""How often a worker sends its counts to the parent."""
-GRACE_SECONDS = 30.0
-"""How long past the deadline the parent waits for a worker to finish shrinking."""
-TYPE_LIMITS_BITS = (24, 53)
-"""Where float32 and float64 stop holding every integer: the profile magnitudes worth aiming at."""
-
-NEW, KNOWN, FIXED, UNTARGETED = "new", "known", "fixed", "untargeted"
+NEW, KNOWN, FIXED, UNTARGETED, UNCHECKED = "new", "known", "fixed", "untargeted", "unchecked"
 
 
-class _TurnOver(BaseException):
-    """Ends a family's turn from inside a Hypothesis test (a BaseException, so Hypothesis lets it through)."""
+def grace_seconds(call_limit: float) -> float:
+    """How long after ``--time`` a campaign may still run: an isolated worker's start, one call, the shutdown."""
+    return STARTUP_TIME_LIMIT + call_limit + SHUTDOWN_SECONDS
+
+
+@dataclass(frozen=True)
+class CampaignPlan:
+    entries: list[SolverEntry]
+    families: list[str]
+    duration: float
+    store: Path
+    """Where the failure store is (``fuzz.store``)."""
+    database: str | None
+    """Hypothesis's example database (``fuzz.example_database``); None: none (reproducible runs)."""
+    jobs: int = 1
+    """Workers of the local cluster (ignored with ``scheduler``)."""
+    scheduler: str | None = None
+    """An existing cluster's scheduler address; None: a local cluster of ``jobs`` workers."""
+    seed: int | None = None
+    call_limit: float = DEFAULT_CALL_LIMIT
+    worker_output: Path | None = None
+    """Where the local cluster's workers write their output (solver chatter); None: nowhere."""
+
+    def __post_init__(self) -> None:
+        if self.jobs < 1:
+            raise ValueError(f"jobs must be at least 1, got {self.jobs}")
+        if not self.duration > 0:
+            raise ValueError(f"duration must be > 0 seconds, got {self.duration!r}")
+        if not self.call_limit > 0:
+            raise ValueError(f"call_limit must be > 0 seconds, got {self.call_limit!r}")
+        if not self.families:
+            raise ValueError("families must name at least one instance family")
+        for name in self.families:
+            families.get(name)
 
 
 @dataclass(frozen=True)
@@ -75,6 +100,11 @@ class Progress:
     cases: int
     verified: int
     counts: dict[str, Counter]
+    workers: int
+    stored: int
+    """Failure files written so far."""
+    troubles: int
+    """Units retried or lost, and workers lost, so far."""
 
     @property
     def rate(self) -> float:
@@ -86,13 +116,14 @@ class Finding:
     """One signature in the store after the campaign, and what this run made of it."""
 
     status: str
-    """new (first seen in this run), known (stored before, failed again), fixed (stored before,
-    targeted, never failed this run), untargeted (stored before for a solver not in this run)."""
+    """new (first stored in this run), known (stored before, failed again), fixed (stored before,
+    replayed and passed, never failed this run), unchecked (stored before, targeted, not replayed:
+    time ran out or its unit was lost), untargeted (stored for a solver not in this run)."""
     stored: StoredFailure
     replayed: str | None = None
-    """The verdict the stored instance got when replayed at the start, if it was."""
+    """The verdict the stored instance got when replayed, if it was."""
     check: Check | None = None
-    """The stored instance checked once more at the end (new and known findings)."""
+    """A check of the smallest failing instance this run saw (new and known findings)."""
 
 
 @dataclass
@@ -100,17 +131,34 @@ class CampaignResult:
     tally: CheckResult
     """Verdict counts per solver over every case of the run (instances = cases)."""
     families: list[str]
-    jobs: int
+    cluster: str
     duration: float
     elapsed: float
     verified: int
+    seed: int
+    call_limit: float
+    grace: float
     findings: list[Finding] = field(default_factory=list)
     oracle_disagreements: list[Path] = field(default_factory=list)
-    lost_workers: list[str] = field(default_factory=list)
+    workers_lost: list[str] = field(default_factory=list)
+    units_retried: list[LostUnit] = field(default_factory=list)
+    units_lost: list[LostUnit] = field(default_factory=list)
+    store_errors: list[str] = field(default_factory=list)
+    bad_files: list[BadFile] = field(default_factory=list)
+    interrupted: bool = False
 
     @property
     def rate(self) -> float:
         return self.tally.instances / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def verified_rate(self) -> float:
+        return self.verified / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def as_asked(self) -> bool:
+        """Nothing lost: no worker, no unit, no finding the store could not take."""
+        return not (self.workers_lost or self.units_retried or self.units_lost or self.store_errors)
 
     def failing(self) -> list[Finding]:
         return [f for f in self.findings if f.status in (NEW, KNOWN)]
@@ -119,277 +167,299 @@ class CampaignResult:
         return [f for f in self.failing() if f.stored.ours]
 
 
-@dataclass(frozen=True)
-class _Job:
-    index: int
-    entries: list[SolverEntry]
-    families: list[str]
-    deadline: float
-    turn: float
-    db: Path
-    replay: list[StoredFailure]
-    seed: int | None
-    parent: int
-
-
-def _die_with_parent() -> None:
-    """Ask Linux to SIGKILL this worker when the campaign process dies, however it dies."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-class _Worker:
-    def __init__(self, job: _Job, events) -> None:
-        self.job = job
-        self.events = events
-        self.store = FailureStore(job.db)
-        self.shrunk: set[Signature] = set()
-        self.counts = {e.name: Counter() for e in job.entries}
-        self.cases = 0
-        self.verified = 0
-        self.flushed = time.monotonic()
-        self.settings = settings(NIGHTLY, database=DirectoryBasedExampleDatabase(job.db / "hypothesis"))
-
-    def run(self) -> None:
-        self.replay()
-        rotation = self.job.families[self.job.index % len(self.job.families) :]
-        rotation += self.job.families[: self.job.index % len(self.job.families)]
-        turn = 0
-        while not self.over():
-            for name in rotation:
-                if self.over():
-                    break
-                self.fuzz(name, min(self.job.deadline, time.monotonic() + self.job.turn), turn)
-            turn += 1
-        self.flush()
-
-    def over(self) -> bool:
-        return time.monotonic() >= self.job.deadline or os.getppid() != self.job.parent
-
-    def replay(self) -> None:
-        by_name = {e.name: e for e in self.job.entries}
-        for stored in self.job.replay:
-            done = check(by_name[stored.solver], stored.instance, stored.family)
-            if done.oracle_disagreement:
-                self.disagreement(done)
-            self.counts[done.solver.name][done.verdict.value] += 1
-            self.cases += 1
-            self.verified += done.oracle.proven
-            self.events.put(("replayed", stored.solver, stored.verdict, done.verdict.value))
-            if done.failed:
-                self.found(done)
-
-    def fuzz(self, name: str, until: float, turn: int) -> None:
-        def examine(instance: Instance) -> None:
-            if time.monotonic() >= until or self.over():
-                raise _TurnOver
-            self.examine(instance, name)
-
-        test = settings(self.settings)(given(strategy(name))(examine))
-        test.hypothesis.inner_test._hypothesis_internal_add_digest = name.encode()
-        if self.job.seed is not None:
-            test = seed(_digest(f"{self.job.seed}/{self.job.index}/{turn}/{name}"))(test)
-        try:
-            test()
-        except _TurnOver:
-            pass
-
-    def examine(self, instance: Instance, name: str) -> None:
-        oracle = optimum(instance)
-        done = []
-        for entry in self.job.entries:
-            if not size_allows(entry, instance):
-                continue
-            result = check(entry, instance, name, oracle)
-            if result.oracle_disagreement:
-                self.disagreement(result)
-            done.append(result)
-            self.counts[entry.name][result.verdict.value] += 1
-            if result.failed:
-                self.found(result)
-        self.cases += 1
-        self.verified += oracle.proven
-        _aim(instance, done)
-        if time.monotonic() - self.flushed >= FLUSH_SECONDS:
-            self.flush()
-
-    def found(self, failure: Check) -> None:
-        """Store first; only then tell the parent, and shrink the first of each signature."""
-        path = self.store.record(failure)
-        if path is not None:
-            self.events.put(("stored", failure.solver.name, failure.verdict.value, failure.family, failure.instance.n, str(path)))
-        if failure.signature in self.shrunk:
-            return
-        self.shrunk.add(failure.signature)
-        smaller = minimal_reproduction(failure, give_up=self.over)
-        if smaller.failed and smaller.signature == failure.signature:
-            self.found(smaller)
-
-    def disagreement(self, found: Check) -> None:
-        path = self.job.db / "oracle-disagreements" / f"{_digest(repr(found.instance)):x}.json"
-        message = found.oracle_disagreement
-        record = {"family": found.family, "solver": found.solver.name, "message": message, "instance": found.instance.as_dict()}
-        write_atomically(path, json.dumps(record, indent=1))
-        self.events.put(("disagreement", str(path), message))
-
-    def flush(self) -> None:
-        counts = {name: dict(c) for name, c in self.counts.items() if c}
-        self.events.put(("tally", counts, self.cases, self.verified))
-        self.counts = {e.name: Counter() for e in self.job.entries}
-        self.cases = self.verified = 0
-        self.flushed = time.monotonic()
+def campaign_entries(entries: list[SolverEntry], call_limit: float) -> tuple[SolverEntry, ...]:
+    """Targets as a campaign runs them: ours in the worker process, everything else isolated under
+    the per-call limit."""
+    return tuple(
+        replace(e, isolate=True, time_limit=call_limit) if e.isolate or not e.ours else e for e in entries
+    )
 
 
 def _digest(text: str) -> int:
-    """A stable 64-bit number for a text (Python's own str hash changes from process to process)."""
-    return int.from_bytes(hashlib.sha1(text.encode()).digest()[:8], "big")
+    """A stable 63-bit number for a text (Python's own str hash changes from process to process)."""
+    return int.from_bytes(hashlib.sha1(text.encode()).digest()[:8], "big") >> 1
 
 
-def _aim(instance: Instance, checks: list[Check]) -> None:
-    """Steer Hypothesis toward what exposes defects: overshoot, value gap, magnitudes near type limits."""
-    overshoot = max((c.judgement.excess or 0 for c in checks), default=0)
-    slack = max((c.judgement.memory_slack or 0.0 for c in checks), default=0.0)
-    target(float(overshoot) + slack * SCALE, label="budget overshoot (quantized units)")
-    best = max((float(c.oracle.value) for c in checks), default=0.0)
-    gap = max((max(0.0, c.judgement.gap or 0.0) for c in checks), default=0.0)
-    target(gap / max(abs(best), 1.0), label="relative value gap")
-    total = math.fsum(r for r in instance.runtimes if r > 0)
-    if total > 0:
-        bits = math.log2(total)
-        target(-min(abs(bits - limit) for limit in TYPE_LIMITS_BITS), label="profile magnitude near a type limit")
+def slice_seconds(duration: float, threads: int, families: list[str]) -> float:
+    """How long a shard runs: enough turns for every family across the campaign's worker threads."""
+    share = duration * threads / len(families)
+    return max(MIN_SLICE_SECONDS, min(MAX_SLICE_SECONDS, duration, share))
 
 
-def _work(job: _Job, events) -> None:
-    _die_with_parent()
-    try:
-        _Worker(job, events).run()
-    except BaseException:
-        events.put(("lost", job.index, traceback.format_exc()))
-        raise
-    finally:
-        events.put(("done", job.index))
+def shard(unit_id: int, index: int, campaign_seed: int, families: list[str], seconds: float) -> Unit:
+    """The campaign's ``index``-th (family, seed, time slice) shard: families in turn, a seed each."""
+    return Unit(unit_id, FUZZ, family=families[index % len(families)], seed=_digest(f"{campaign_seed}/{index}"), seconds=seconds)
+
+
+class _Campaign:
+    def __init__(self, plan: CampaignPlan, on_progress, on_message, stop_requested, progress_every: float) -> None:
+        self.plan = plan
+        self.on_progress = on_progress
+        self.say = on_message
+        self.stop_requested = stop_requested
+        self.progress_every = progress_every
+        self.seed = plan.seed if plan.seed is not None else secrets.randbits(63)
+        self.entries = campaign_entries(plan.entries, plan.call_limit)
+        self.by_name = {e.name: e for e in self.entries}
+        self.store = FailureStore(plan.store)
+        self.ledger = UnitLedger()
+        self.counts = {e.name: Counter() for e in self.entries}
+        self.cases = self.verified = self.stored_files = 0
+        self.pending: deque[Unit] = deque()
+        self.next_id = 0
+        self.shrinking: set[Signature] = set()
+        self.failing: set[Signature] = set()
+        self.best: dict[Signature, Check] = {}
+        self.replayed: dict[Signature, Check] = {}
+        self.unstored: dict[Signature, Check] = {}
+        self.disagreements: list[Path] = []
+        self.store_errors: list[str] = []
+        self.workers_lost: list[str] = []
+        self.interrupted = False
+
+    def _unit(self, kind: str, **fields) -> Unit:
+        self.next_id += 1
+        return Unit(self.next_id, kind, **fields)
+
+    def run(self) -> CampaignResult:
+        self.store.prune()
+        self.before = self.store.groups()
+        for bad in self.store.bad_files:
+            self.say(f"unreadable file in the failure store set aside: {bad.path} -> {bad.moved_to} ({bad.reason})")
+        targeted = [s for s in self.before.values() if s.solver in self.by_name]
+        self.say(f"replaying {len(targeted)} stored failures first ({len(self.before) - len(targeted)} stored for other solvers)")
+        replays = [(s.solver, s.verdict, s.family, s.instance.as_dict()) for s in targeted]
+        for start in range(0, len(replays), REPLAYS_PER_UNIT):
+            self.pending.append(self._unit(REPLAY, replays=tuple(replays[start : start + REPLAYS_PER_UNIT])))
+        plan = self.plan
+        cluster = f"scheduler {plan.scheduler}" if plan.scheduler else f"local cluster of {plan.jobs} workers"
+        with campaign_cluster(plan.jobs, plan.scheduler, plan.worker_output) as client:
+            warm_up_workers(client, self.entries)
+            self.workers = client.nthreads()
+            name = f"knapcheck-{uuid.uuid4().hex}"
+            self.events = Queue(f"{name}-events", client=client)
+            self.stop_event = Event(f"{name}-stop", client=client)
+            self.start = time.monotonic()
+            self.setup = Setup(self.entries, time.time() + plan.duration, plan.database, self.events.name,
+                               self.stop_event.name, plan.call_limit)
+            self.say(f"fuzzing for {plan.duration:g} s on the {cluster} ({sum(self.workers.values())} worker threads)")
+            self._loop(client)
+        elapsed = time.monotonic() - self.start
+        self.store.prune()
+        findings = self._findings()
+        tally = CheckResult(list(self.entries), self.counts, [f.check for f in findings if f.check is not None], self.cases)
+        return CampaignResult(
+            tally=tally,
+            families=list(plan.families),
+            cluster=cluster,
+            duration=plan.duration,
+            elapsed=elapsed,
+            verified=self.verified,
+            seed=self.seed,
+            call_limit=plan.call_limit,
+            grace=grace_seconds(plan.call_limit),
+            findings=findings,
+            oracle_disagreements=self.disagreements,
+            workers_lost=self.workers_lost,
+            units_retried=self.ledger.retried,
+            units_lost=self.ledger.lost,
+            store_errors=self.store_errors,
+            bad_files=list(self.store.bad_files),
+            interrupted=self.interrupted,
+        )
+
+    def _shards(self) -> Iterator[Unit]:
+        seconds = slice_seconds(self.plan.duration, max(1, sum(self.workers.values())), self.plan.families)
+        for index in itertools.count():
+            self.next_id += 1
+            yield shard(self.next_id, index, self.seed, self.plan.families, seconds)
+
+    def _loop(self, client) -> None:
+        futures: dict[int, tuple[Unit, object]] = {}
+        shards = self._shards()
+        deadline = self.start + self.plan.duration
+        cutoff = deadline + grace_seconds(self.plan.call_limit)
+        shown = polled = time.monotonic()
+        stopping_since = None
+
+        def submit(unit: Unit) -> None:
+            self.ledger.submitted(unit)
+            key = f"{self.events.name}-{unit.id}-{uuid.uuid4().hex[:8]}"
+            futures[unit.id] = unit, client.submit(run_unit, self.setup, unit, key=key, pure=False)
+
+        while True:
+            now = time.monotonic()
+            self._drain()
+            for unit_id, (unit, future) in list(futures.items()):
+                if future.status == "pending":
+                    continue
+                del futures[unit_id]
+                if future.status == "error":
+                    retry = self._failed(unit, future.exception())
+                    if retry is not None:
+                        self.pending.appendleft(retry)
+                elif future.status != "finished":
+                    self.ledger.give_up(unit_id, f"the scheduler reports it {future.status}")
+                    self.say(f"{unit.describe()}: the scheduler reports it {future.status}")
+            if stopping_since is None and self.stop_requested():
+                stopping_since = now
+                self.interrupted = True
+                self.stop_event.set()
+                self.say("stopping: interrupted")
+            if now - polled >= WORKERS_POLL_SECONDS:
+                polled = now
+                self._poll_workers(client)
+            threads = sum(self.workers.values())
+            while stopping_since is None and len(futures) < max(1, threads):
+                if self.pending and now < deadline:
+                    submit(self.pending.popleft())
+                elif deadline - now >= MIN_SLICE_SECONDS:
+                    submit(next(shards))
+                else:
+                    break
+            if not futures and (now >= deadline or stopping_since is not None):
+                break
+            late = stopping_since is not None and now - stopping_since > STOP_WAIT_SECONDS
+            if now > cutoff or late:
+                for unit_id, (unit, future) in futures.items():
+                    future.cancel()
+                    if not late:
+                        self.ledger.give_up(unit_id, f"still running {cutoff - deadline:.0f} s after the deadline: stopped")
+                        self.say(f"a unit was still running {cutoff - deadline:.0f} s after the deadline: stopped")
+                break
+            if now - shown >= self.progress_every:
+                shown = now
+                self.on_progress(self._progress(now, deadline))
+            time.sleep(POLL_SECONDS)
+        self._drain()
+        self.on_progress(self._progress(time.monotonic(), deadline))
+
+    def _progress(self, now: float, deadline: float) -> Progress:
+        troubles = len(self.ledger.retried) + len(self.ledger.lost) + len(self.workers_lost)
+        return Progress(now - self.start, max(0.0, deadline - now), self.cases, self.verified, self.counts,
+                        len(self.workers), self.stored_files, troubles)
+
+    def _poll_workers(self, client) -> None:
+        current = client.nthreads()
+        for address in sorted(set(self.workers) - set(current)):
+            self.workers_lost.append(address)
+            self.say(f"worker {address} is gone")
+        self.workers = current
+
+    def _failed(self, unit: Unit, error: BaseException) -> Unit | None:
+        """What to submit again after a unit raised: its retry when its worker died under it."""
+        if not isinstance(error, KilledWorker):
+            self.ledger.give_up(unit.id, f"raised {type(error).__name__}: {error}")
+            self.say(f"{unit.describe()} failed: {type(error).__name__}: {error}")
+            return None
+        retry = self.ledger.killed_worker(unit.id)
+        if retry is None:
+            lost = self.ledger.lost[-1]
+            where = f"; it was on {json.dumps(lost.instance)}" if lost.instance else ""
+            self.say(f"given up: {lost.unit}: {lost.reason}{where}")
+        elif retry.attempt > unit.attempt:
+            self.say(f"{unit.describe()}: its worker died; retrying it (attempt {retry.attempt}, careful)")
+        return retry
+
+    def _drain(self) -> None:
+        for event in self.events.get(batch=True):
+            getattr(self, f"_on_{event['kind']}")(event)
+
+    def _on_started(self, event: dict) -> None:
+        self.ledger.started(event["unit"], event["attempt"])
+
+    def _on_trying(self, event: dict) -> None:
+        self.ledger.trying(event["unit"], event["instance"])
+
+    def _on_tally(self, event: dict) -> None:
+        for name, verdicts in event["counts"].items():
+            self.counts[name].update(verdicts)
+        self.cases += event["cases"]
+        self.verified += event["verified"]
+
+    def _on_finding(self, event: dict) -> None:
+        self._record(decode_check(event["check"]), shrunk=event["shrunk"])
+
+    def _on_replayed(self, event: dict) -> None:
+        done = decode_check(event["check"])
+        self.replayed[done.solver.name, event["verdict"]] = done
+        self.say(f"replayed {done.solver.name} {event['verdict']}: now {done.verdict.value}")
+        if done.failed:
+            self._record(done, shrunk=False)
+
+    def _on_disagreement(self, event: dict) -> None:
+        path = self.store.root / "oracle-disagreements" / f"{_digest(json.dumps(event['instance'])):x}.json"
+        record = {k: event[k] for k in ("family", "solver", "message", "instance")}
+        try:
+            write_atomically(path, json.dumps(record, indent=1))
+        except OSError as exc:
+            self.store_errors.append(f"{path}: {exc}")
+        self.disagreements.append(path)
+        self.say(f"ORACLE DISAGREEMENT stored at {path}: {event['message']}")
+
+    def _record(self, done: Check, shrunk: bool) -> None:
+        signature = done.signature
+        self.failing.add(signature)
+        known = self.best.get(signature)
+        if known is None or record_name(done.instance) < record_name(known.instance):
+            self.best[signature] = done
+        try:
+            path = self.store.record(done)
+        except OSError as exc:
+            self.unstored[signature] = self.best[signature]
+            self.store_errors.append(f"{signature[0]} {signature[1]}: {exc}")
+            self.say(f"CANNOT STORE {signature[0]} {signature[1]}: {exc} (kept in the report)")
+            path = None
+        if path is not None:
+            self.stored_files += 1
+            new = " NEW" if signature not in self.before else ""
+            self.say(f"stored {done.solver.name} {done.verdict.value} (family {done.family}, n={done.instance.n}){new} -> {path}")
+        entry = self.by_name[done.solver.name]
+        if done.verdict is Verdict.CRASH and not entry.isolate:
+            self.by_name[entry.name] = replace(entry, isolate=True, time_limit=self.plan.call_limit)
+            self.entries = tuple(self.by_name.values())
+            self.setup = replace(self.setup, entries=self.entries)
+            self.say(f"{entry.name} crashed its worker process: isolated from now on")
+        if not shrunk and signature not in self.shrinking and done.verdict is not Verdict.TIMEOUT:
+            # The first failure of each signature in this run, a replayed one included: a failure
+            # found too late to be shrunk in its run is shrunk in the next.
+            self.shrinking.add(signature)
+            self.pending.appendleft(self._unit(SHRINK, failure=encode_check(done)))
+
+    def _findings(self) -> list[Finding]:
+        findings = []
+        groups = self.store.groups()
+        for signature, check in self.unstored.items():
+            if signature not in groups:
+                findings.append(Finding(NEW, StoredFailure.of(check), None, check))
+        for signature, stored in sorted(groups.items()):
+            replayed = self.replayed.get(signature)
+            verdict = replayed.verdict.value if replayed is not None else None
+            if stored.solver not in self.by_name:
+                findings.append(Finding(UNTARGETED, stored))
+            elif signature in self.failing:
+                candidates = [c for c in (self.best.get(signature), replayed) if c is not None]
+                exact = [c for c in candidates if c.instance == stored.instance]
+                status = KNOWN if signature in self.before else NEW
+                findings.append(Finding(status, stored, verdict, (exact or candidates)[0]))
+            elif replayed is not None:
+                findings.append(Finding(FIXED, stored, verdict))
+            else:
+                findings.append(Finding(UNCHECKED, stored))
+        return findings
 
 
 def run_campaign(
-    entries: list[SolverEntry],
-    families: list[str],
-    duration: float,
-    jobs: int,
-    db: Path,
+    plan: CampaignPlan,
     *,
-    seed_value: int | None = None,
     on_progress: Callable[[Progress], None] = lambda progress: None,
     on_message: Callable[[str], None] = lambda message: None,
+    stop_requested: Callable[[], bool] = lambda: False,
     progress_every: float = 1.0,
 ) -> CampaignResult:
-    """Fuzz ``entries`` over ``families`` for ``duration`` seconds in ``jobs`` processes."""
-    if jobs < 1:
-        raise ValueError(f"jobs must be at least 1, got {jobs}")
-    if not families:
-        raise ValueError("families must name at least one instance family")
-    for name in families:
-        strategy(name)
-    store = FailureStore(db)
-    store.prune()
-    before = store.groups()
-    names = {e.name for e in entries}
-    replay = [s for s in before.values() if s.solver in names]
-    on_message(f"replaying {len(replay)} stored failures first ({len(before) - len(replay)} stored for other solvers)")
+    """Run a campaign; ``stop_requested`` (polled) ends it early with a partial result (Ctrl-C).
 
-    start = time.monotonic()
-    deadline = start + duration
-    turn = max(1.0, min(MAX_SLICE_SECONDS, duration / len(families)))
-    context = multiprocessing.get_context("fork")
-    events = context.Queue()
-    workers = []
-    for index in range(jobs):
-        job = _Job(index, entries, families, deadline, turn, Path(db), replay[index::jobs], seed_value, os.getpid())
-        worker = context.Process(target=_work, args=(job, events), name=f"knapcheck-fuzz-{index}")
-        worker.start()
-        workers.append(worker)
-
-    counts = {e.name: Counter() for e in entries}
-    cases = verified = 0
-    replayed: dict[Signature, str] = {}
-    disagreements: list[Path] = []
-    lost: list[str] = []
-    running = set(range(jobs))
-    shown = start
-
-    def handle(event: tuple) -> None:
-        nonlocal cases, verified
-        kind = event[0]
-        if kind == "tally":
-            for name, verdicts in event[1].items():
-                counts[name].update(verdicts)
-            cases += event[2]
-            verified += event[3]
-        elif kind == "stored":
-            _, solver, verdict, family_name, n, path = event
-            new = (solver, verdict) not in before
-            on_message(f"stored {solver} {verdict} (family {family_name}, n={n}){' NEW' if new else ''} -> {path}")
-        elif kind == "replayed":
-            _, solver, verdict, now = event
-            replayed[(solver, verdict)] = now
-            on_message(f"replayed {solver} {verdict}: now {now}")
-        elif kind == "disagreement":
-            disagreements.append(Path(event[1]))
-            on_message(f"ORACLE DISAGREEMENT stored at {event[1]}: {event[2]}")
-        elif kind == "lost":
-            lost.append(f"worker {event[1]}:\n{event[2]}")
-            on_message(f"worker {event[1]} failed:\n{event[2]}")
-        elif kind == "done":
-            running.discard(event[1])
-
-    while running:
-        try:
-            handle(events.get(timeout=0.2))
-        except queues.Empty:
-            pass
-        now = time.monotonic()
-        if now - shown >= progress_every:
-            shown = now
-            on_progress(Progress(now - start, max(0.0, deadline - now), cases, verified, counts))
-        for index, worker in enumerate(workers):
-            if index in running and not worker.is_alive() and worker.exitcode != 0:
-                running.discard(index)
-                lost.append(f"worker {index} died with exit code {worker.exitcode}")
-                on_message(lost[-1])
-        if now > deadline + GRACE_SECONDS:
-            for index in sorted(running):
-                workers[index].terminate()
-                on_message(f"worker {index} still busy {GRACE_SECONDS:.0f} s after the deadline: stopped")
-            running.clear()
-    for worker in workers:
-        worker.join()
-    while True:
-        try:
-            handle(events.get_nowait())
-        except queues.Empty:
-            break
-    elapsed = time.monotonic() - start
-
-    store.prune()
-    by_name = {e.name: e for e in entries}
-    failing_now = {
-        (name, verdict)
-        for name, verdicts in counts.items()
-        for verdict, count in verdicts.items()
-        if count and Judgement(Verdict(verdict)).failed(by_name[name].exact)
-    }
-    findings = []
-    for signature, stored in sorted(store.groups().items()):
-        entry = by_name.get(stored.solver)
-        if entry is None:
-            findings.append(Finding(UNTARGETED, stored))
-        elif signature in failing_now:
-            status = KNOWN if signature in before else NEW
-            findings.append(Finding(status, stored, replayed.get(signature), check(entry, stored.instance, stored.family)))
-        else:
-            findings.append(Finding(FIXED, stored, replayed.get(signature)))
-    tally = CheckResult(list(entries), counts, [f.check for f in findings if f.check is not None], cases)
-    return CampaignResult(tally, list(families), jobs, duration, elapsed, verified, findings, disagreements, lost)
+    CampaignCannotStart (``fuzz.campaign_cluster``, one line) when the scheduler cannot be reached
+    or a target cannot be loaded.
+    """
+    return _Campaign(plan, on_progress, on_message, stop_requested, progress_every).run()

@@ -170,7 +170,7 @@ def minimal_reproduction(failure: Check, give_up: Callable[[], bool] = lambda: F
 
     candidates = [shrink(failure.instance, still_fails)]
     for name in dict.fromkeys([SMALLEST_FAMILY, failure.family]):
-        if name in families.names() and min(c.n for c in candidates) > SMALL_ENOUGH:
+        if name in families.names() and min(c.n for c in candidates) > SMALL_ENOUGH and not give_up():
             found = hypothesis_minimal(families.strategy(name), still_fails, seed_value)
             if found is not None:
                 candidates.append(found)

@@ -1,73 +1,168 @@
-"""`knapcheck fuzz`: a long fuzz campaign over the registry; exit 1 if any of our solvers failed."""
+"""`knapcheck fuzz`: a fuzz campaign on a Dask cluster, every failure stored as it is found.
+
+Exit status (``knapcheck.exit_status``): 0 ran as asked and none of our solvers failed; 1 one of
+ours failed; 2 a bad option (an unwritable --db, --store or --out, an unreachable Redis or
+scheduler), said in one line before any work; 3 workers or units were lost or a finding could not
+be stored (the report says which); 130 interrupted by Ctrl-C (the report, marked partial, is
+written first).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 
-from fuzz.campaign import NEW, run_campaign
-from fuzz.store import write_atomically
 from fuzz import families
+from fuzz.campaign import DEFAULT_CALL_LIMIT, NEW, CampaignPlan, grace_seconds, run_campaign
+from fuzz.campaign_cluster import CampaignCannotStart
+from fuzz.example_database import check_redis, directory_of, is_redis
+from fuzz.store import write_atomically
 from knapcheck.durations import duration_parser
+from knapcheck.exit_status import INCOMPLETE, INTERRUPTED, OK, OURS_FAILED
+from knapcheck.output_checks import writable_directory
 from knapcheck.targets import add_targets_argument, entries_for
-from reports.campaign_report import progress_line, render_json, render_markdown
+from knapcheck.usage import UsageError
+from reports.campaign_report import progress_line, progress_view, render_json, render_markdown
+from reports.progress_display import ProgressDisplay
+from solvers.output_capture import STDERR, STDOUT, captured
 
 duration = duration_parser("--time", bare_seconds=False)
+call_limit = duration_parser("--call-limit", bare_seconds=True)
+LOG = "campaign.log"
+"""In --out: what the campaign's processes print besides the progress (solver chatter, Dask's log)."""
+PLAIN_PROGRESS_SECONDS = 10.0
 
 
 def add_parser(commands) -> None:
-    parser = commands.add_parser("fuzz", help="run a fuzz campaign, storing every failure as it is found")
+    parser = commands.add_parser("fuzz", help="run a fuzz campaign on a Dask cluster, storing every failure as it is found")
     parser.add_argument("--time", type=duration, required=True, metavar="DURATION", help="how long: 30s, 10m, 8h")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: one per CPU)")
-    parser.add_argument("--db", type=Path, required=True, metavar="DIR", help="failure store and Hypothesis example database")
-    parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="where campaign.md and campaign.json go")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes of the local cluster (default: one per CPU)")
+    parser.add_argument(
+        "--scheduler", metavar="tcp://HOST:PORT", help="run on an existing Dask cluster instead of a local one (--jobs is then ignored)"
+    )
+    parser.add_argument(
+        "--db", required=True, metavar="DIR|redis://HOST:PORT/N",
+        help="Hypothesis's shared example database: a directory (DIR/hypothesis) or a Redis URL",
+    )
+    parser.add_argument(
+        "--store", type=Path, metavar="DIR", help="the failure store (default: the --db directory; required with a Redis --db)"
+    )
+    parser.add_argument("--out", type=Path, required=True, metavar="DIR", help=f"where campaign.md, campaign.json and {LOG} go")
     add_targets_argument(parser)
     parser.add_argument("--families", nargs="+", choices=families.names(), default=families.names())
     parser.add_argument(
         "--seed", type=int, help="reproducible generation (Hypothesis then uses no example database); default: random"
     )
+    parser.add_argument(
+        "--call-limit", type=call_limit, default=DEFAULT_CALL_LIMIT, metavar="DURATION",
+        help=f"longest one call of an isolated target may take (default: {DEFAULT_CALL_LIMIT:g}s)",
+    )
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def _plan(args: argparse.Namespace) -> CampaignPlan:
+    """The campaign the arguments ask for, every output checked before any work (UsageError otherwise)."""
     if args.jobs < 1:
-        raise SystemExit("knapcheck fuzz: --jobs must be at least 1")
-    entries = entries_for(args.targets)
-    live = sys.stderr.isatty()
-
-    def show(progress) -> None:
-        line = progress_line(progress)
-        if live:
-            print("\r\033[K" + line, end="", file=sys.stderr, flush=True)
-        else:
-            print(line, file=sys.stderr, flush=True)
-
-    def say(message: str) -> None:
-        print(("\r\033[K" if live else "") + message, file=sys.stderr, flush=True)
-
-    result = run_campaign(
-        entries,
-        args.families,
-        args.time,
-        args.jobs,
-        args.db,
-        seed_value=args.seed,
-        on_progress=show,
-        on_message=say,
-        progress_every=1.0 if live else 10.0,
+        raise UsageError("--jobs must be at least 1")
+    if args.scheduler is not None and "://" not in args.scheduler:
+        raise UsageError(f"--scheduler must be an address such as tcp://HOST:8786, got {args.scheduler!r}")
+    out = writable_directory(args.out, "--out")
+    if is_redis(args.db):
+        if args.store is None:
+            raise UsageError("--store DIR is required when --db is a Redis URL (the failure store is a directory)")
+        try:
+            check_redis(args.db)
+        except ValueError as exc:
+            raise UsageError(f"--db: {exc}") from None
+        database = args.db
+        store = writable_directory(args.store, "--store")
+    else:
+        db = writable_directory(Path(args.db), "--db").resolve()
+        writable_directory(directory_of(str(db)), "--db")
+        database = str(db)
+        store = writable_directory(args.store, "--store") if args.store is not None else db
+    writable_directory(store / "failures", "--store" if args.store is not None else "--db")
+    try:
+        entries = entries_for(args.targets)
+    except SystemExit as exc:
+        raise UsageError(str(exc).removeprefix("knapcheck: ")) from None
+    return CampaignPlan(
+        entries=entries,
+        families=args.families,
+        duration=args.time,
+        store=store,
+        database=None if args.seed is not None else database,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+        seed=args.seed,
+        call_limit=args.call_limit,
+        worker_output=out / LOG,
     )
-    if live:
-        print(file=sys.stderr)
-    markdown, report = args.out / "campaign.md", args.out / "campaign.json"
-    write_atomically(markdown, render_markdown(result))
-    write_atomically(report, json.dumps(render_json(result), indent=2))
+
+
+class _CtrlC:
+    """The first Ctrl-C asks the campaign to stop (it then writes a partial report); a second one
+    raises KeyboardInterrupt."""
+
+    def __init__(self) -> None:
+        self.pressed = threading.Event()
+
+    def __call__(self, signum, frame) -> None:
+        if self.pressed.is_set():
+            raise KeyboardInterrupt
+        self.pressed.set()
+
+
+def run(args: argparse.Namespace) -> int:
+    plan = _plan(args)
+    ctrl_c = _CtrlC()
+    previous = signal.signal(signal.SIGINT, ctrl_c)
+    terminal = os.fdopen(os.dup(sys.stderr.fileno()), "w", buffering=1)
+    try:
+        with captured(args.out / LOG, (STDOUT, STDERR)), ProgressDisplay(terminal) as display:
+            display.message(f"grace after --time: up to {grace_seconds(plan.call_limit):g} s; log: {args.out / LOG}")
+            result = run_campaign(
+                plan,
+                on_progress=lambda progress: display.update(progress_view(progress), progress_line(progress)),
+                on_message=display.message,
+                stop_requested=ctrl_c.pressed.is_set,
+                progress_every=1.0 if display.live else PLAIN_PROGRESS_SECONDS,
+            )
+    except CampaignCannotStart as exc:
+        raise UsageError(str(exc)) from None
+    except KeyboardInterrupt:
+        print("knapcheck fuzz: interrupted twice: stopped without a report", file=sys.stderr)
+        return INTERRUPTED
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        terminal.close()
+    return _report(args.out, result)
+
+
+def _report(out: Path, result) -> int:
+    markdown, report = out / "campaign.md", out / "campaign.json"
+    written = True
+    try:
+        write_atomically(markdown, render_markdown(result))
+        write_atomically(report, json.dumps(render_json(result), indent=2))
+    except OSError as exc:
+        print(f"knapcheck fuzz: cannot write the report: {exc}", file=sys.stderr)
+        written = False
     failing = result.failing()
     print(
-        f"{result.tally.instances} cases in {result.elapsed:.0f} s ({result.rate:.1f}/s), "
-        f"{len(failing)} failing signatures ({sum(f.status == NEW for f in failing)} new), "
-        f"{len(result.our_failures())} in our solvers; report: {markdown} and {report}"
+        f"{'PARTIAL (interrupted): ' if result.interrupted else ''}{result.tally.instances} cases in {result.elapsed:.0f} s "
+        f"({result.rate:.1f}/s), {len(failing)} failing signatures ({sum(f.status == NEW for f in failing)} new), "
+        f"{len(result.our_failures())} in our solvers"
+        + ("" if result.as_asked else "; NOT as asked: workers or units lost, or findings not stored")
+        + f"; report: {markdown} and {report}"
     )
-    return 1 if result.our_failures() else 0
+    if result.interrupted:
+        return INTERRUPTED
+    if result.our_failures():
+        return OURS_FAILED
+    return OK if result.as_asked and written else INCOMPLETE

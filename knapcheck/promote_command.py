@@ -9,6 +9,7 @@ from pathlib import Path
 from fuzz.regression_corpus import REGRESSION_CORPUS, promote
 from fuzz.store import FailureStore
 
+
 def add_parser(commands) -> None:
     parser = commands.add_parser("promote", help="turn a campaign's stored failures into regression cases")
     parser.add_argument("--db", type=Path, required=True, metavar="DIR", help="the campaign's failure store")

@@ -1,11 +1,20 @@
-"""Rendering a fuzz campaign: the live progress line, and the final report in Markdown and JSON."""
+"""Rendering a fuzz campaign: its live progress, and the final report in Markdown and JSON."""
 
 from __future__ import annotations
 
+import json
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
 from fuzz.campaign import NEW, CampaignResult, Finding, Progress
+from fuzz.unit_ledger import LostUnit
+from oracles.verdict import Verdict
 from reports.check_report import describe, failure_json, verdict_table
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+PASSING = {Verdict.OPTIMAL.value, Verdict.UNVERIFIED.value}
 
 
 def clock(seconds: float) -> str:
@@ -13,17 +22,36 @@ def clock(seconds: float) -> str:
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
-def progress_line(progress: Progress) -> str:
-    """One line: elapsed and remaining time, cases per second, verdict counts per solver."""
-    solvers = " | ".join(
-        f"{name} " + " ".join(f"{verdict}={count}" for verdict, count in sorted(verdicts.items()))
-        for name, verdicts in progress.counts.items()
-        if verdicts
-    )
+def _headline(progress: Progress) -> str:
+    troubles = f", {progress.troubles} lost or retried" if progress.troubles else ""
     return (
         f"{clock(progress.elapsed)} elapsed, {clock(progress.remaining)} left, {progress.cases} cases "
-        f"({progress.rate:.1f}/s, {progress.verified} verified) | {solvers}"
+        f"({progress.rate:.1f}/s, {progress.verified} verified), {progress.workers} workers, "
+        f"{progress.stored} stored{troubles}"
     )
+
+
+def progress_line(progress: Progress) -> str:
+    """One line: the headline, and only the failing verdicts' counts per solver."""
+    failing = [
+        f"{name} {verdict}={count}"
+        for name, verdicts in progress.counts.items()
+        for verdict, count in sorted(verdicts.items())
+        if verdict not in PASSING
+    ]
+    return _headline(progress) + (f"; failing: {', '.join(failing)}" if failing else "")
+
+
+def progress_view(progress: Progress):
+    """The live display: the headline, then verdict counts, one row per solver."""
+    seen = [v.value for v in Verdict if any(c[v.value] for c in progress.counts.values())]
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    table.add_column("solver", overflow="ellipsis", no_wrap=True, max_width=48)
+    for verdict in seen:
+        table.add_column(verdict, justify="right", overflow="ellipsis", no_wrap=True)
+    for name, verdicts in progress.counts.items():
+        table.add_row(name, *(str(verdicts[v]) if verdicts[v] else "" for v in seen))
+    return Group(Text(_headline(progress), overflow="ellipsis", no_wrap=True), table)
 
 
 def _summary_rows(result: CampaignResult) -> list[str]:
@@ -38,16 +66,29 @@ def _summary_rows(result: CampaignResult) -> list[str]:
     return rows
 
 
+def _lost_lines(lost: list[LostUnit]) -> list[str]:
+    lines = []
+    for unit in lost:
+        lines.append(f"- {unit.unit} (attempt {unit.attempts}): {unit.reason}")
+        if unit.instance is not None:
+            lines.append(f"  - it was on `{json.dumps(unit.instance)}`")
+    return lines
+
+
 def render_markdown(result: CampaignResult) -> str:
     failing = result.failing()
+    title = "# knapcheck fuzz campaign" + (" (PARTIAL: interrupted)" if result.interrupted else "")
     lines = [
-        "# knapcheck fuzz campaign",
+        title,
         "",
-        f"- ran {result.elapsed:.0f} s of {result.duration:.0f} s with {result.jobs} worker processes",
+        f"- ran {result.elapsed:.0f} s of {result.duration:.0f} s on a {result.cluster}"
+        + (", then was interrupted: what ran is below" if result.interrupted else ""),
         f"- {result.tally.instances} cases, {result.rate:.1f} cases/s, {result.verified} verified by a proven oracle",
         f"- families: {', '.join(result.families)}",
+        f"- seed {result.seed}; per-call limit {result.call_limit:g} s; grace after the deadline {result.grace:g} s",
         f"- {len(failing)} failing signatures ({sum(f.status == NEW for f in failing)} new), "
         f"{len(result.our_failures())} of them in our own solvers",
+        f"- ran as asked: {'yes' if result.as_asked else 'NO (see below)'}",
         "",
         "## Verdicts per solver",
         "",
@@ -62,12 +103,20 @@ def render_markdown(result: CampaignResult) -> str:
     for finding in failing:
         lines += ["", f"### {finding.stored.solver}: {finding.stored.verdict}{' (NEW)' if finding.status == NEW else ''}", ""]
         lines += ["```", describe(finding.check), "```"]
-        if not finding.check.failed:
-            lines += ["", "The stored instance passed when checked again at the end: the failure is not deterministic."]
     if result.oracle_disagreements:
         lines += ["", "## Oracle disagreements", "", *(f"- `{p}`" for p in result.oracle_disagreements)]
-    if result.lost_workers:
-        lines += ["", "## Workers lost", "", *(f"```\n{w}\n```" for w in result.lost_workers)]
+    if result.workers_lost:
+        lines += ["", "## Workers lost", "", *(f"- {w}" for w in result.workers_lost)]
+    if result.units_retried:
+        lines += ["", "## Units retried after their worker died", "", *_lost_lines(result.units_retried)]
+    if result.units_lost:
+        lines += ["", "## Units lost", "", *_lost_lines(result.units_lost)]
+    if result.store_errors:
+        lines += ["", "## Findings the store could not take (kept above and in campaign.json)", ""]
+        lines += [f"- {e}" for e in result.store_errors]
+    if result.bad_files:
+        lines += ["", "## Unreadable files set aside from the store", ""]
+        lines += [f"- `{b.path}` -> `{b.moved_to}`: {b.reason}" for b in result.bad_files]
     return "\n".join(lines) + "\n"
 
 
@@ -79,22 +128,31 @@ def _finding_json(finding: Finding) -> dict:
         "verdict": finding.stored.verdict,
         "ours": finding.stored.ours,
         "family": finding.stored.family,
-        "stored": str(finding.stored.path),
+        "stored": str(finding.stored.path) if finding.stored.path else None,
         "found_at": finding.stored.found_at,
         "replayed": finding.replayed,
         "instance": finding.stored.instance.as_dict(),
     }
     if finding.check is not None:
-        data["recheck"] = failure_json(finding.check)
+        data["check"] = failure_json(finding.check)
     return data
+
+
+def _lost_json(lost: list[LostUnit]) -> list[dict]:
+    return [{"unit": u.unit, "attempts": u.attempts, "reason": u.reason, "instance": u.instance} for u in lost]
 
 
 def render_json(result: CampaignResult) -> dict:
     return {
         "schema_version": SCHEMA_VERSION,
+        "partial": result.interrupted,
+        "as_asked": result.as_asked,
+        "cluster": result.cluster,
         "duration_s": result.duration,
         "elapsed_s": result.elapsed,
-        "jobs": result.jobs,
+        "seed": result.seed,
+        "call_limit_s": result.call_limit,
+        "grace_s": result.grace,
         "families": result.families,
         "cases": result.tally.instances,
         "verified": result.verified,
@@ -105,6 +163,10 @@ def render_json(result: CampaignResult) -> dict:
         ],
         "findings": [_finding_json(f) for f in result.findings],
         "oracle_disagreements": [str(p) for p in result.oracle_disagreements],
-        "lost_workers": result.lost_workers,
+        "workers_lost": result.workers_lost,
+        "units_retried": _lost_json(result.units_retried),
+        "units_lost": _lost_json(result.units_lost),
+        "store_errors": result.store_errors,
+        "unreadable_files": [{"path": str(b.path), "moved_to": str(b.moved_to), "reason": b.reason} for b in result.bad_files],
         "our_failures": len(result.our_failures()),
     }

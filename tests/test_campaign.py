@@ -1,4 +1,5 @@
-"""Campaigns find a planted defect, never lose a failure (not even to SIGKILL), and promote it."""
+"""Campaigns on Dask find a planted defect, on a local cluster and on one started by hand, store it,
+never lose it (not even to SIGKILL), and promote it."""
 
 from __future__ import annotations
 
@@ -8,33 +9,37 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 import test_regressions
+from campaigns import (
+    PLANT_FAMILY,
+    PLANTED_MODULE_SPEC,
+    PLANTED_SIGNATURE,
+    assert_all_gone,
+    descendants,
+    environment,
+    read_until,
+    report,
+    start,
+    stored_paths,
+)
+from planted.off_by_one_split import off_by_one_hirschberg
 
-import fuzz.campaign
 import fuzz.differential
-from fuzz.campaign import KNOWN, NEW, run_campaign
-from fuzz.differential import check
+from fuzz.campaign import KNOWN, NEW
+from fuzz.campaign_units import REPLAY, Setup, Unit, UnitRun
 from fuzz.regression_corpus import load_regression_corpus, promote, replay
 from fuzz.store import FailureStore
 from knapcheck.cli import main
 from oracles.result import OracleResult
-from oracles.verdict import Judgement, Verdict
-from planted.off_by_one_split import off_by_one_hirschberg
 from solvers.contract import Instance
 from solvers.entry import SolverEntry
 from solvers.registry import register, resolve, unregister
 
-ROOT = Path(__file__).resolve().parent.parent
 PLANTED = "planted_off_by_one"
-PLANTED_MODULE_SPEC = "planted.off_by_one_split:off_by_one_hirschberg"
-SHORT_CAMPAIGN_FAMILIES = ["tight_budget", "duplicates_ties", "quantization_edges"]
-"""A nightly campaign takes every family in turn; these short ones take three where the plant is
-reachable (it needs three or more items and a budget that a subset fills), a few seconds each."""
 
 
 @pytest.fixture
@@ -53,14 +58,15 @@ def test_planted_defect_bites_only_from_recursion_depth_two():
 
 def test_campaign_finds_planted_defect_and_promote_makes_it_a_failing_regression(planted, tmp_path):
     db, out = tmp_path / "db", tmp_path / "out"
-    command = ["fuzz", "--time", "15s", "--jobs", "1", "--seed", "0", "--db", str(db), "--out", str(out)]
-    command += ["--families", *SHORT_CAMPAIGN_FAMILIES]
+    command = ["fuzz", "--time", "8s", "--jobs", "1", "--seed", "0", "--db", str(db), "--out", str(out)]
+    command += ["--families", PLANT_FAMILY]
     assert main(command + ["--targets", PLANTED]) == 1, "exit status 1: one of our solvers failed"
 
-    report = json.loads((out / "campaign.json").read_text())
-    (finding,) = report["findings"]
+    data = report(out)
+    (finding,) = data["findings"]
     assert (finding["solver"], finding["verdict"], finding["status"], finding["ours"]) == (PLANTED, "OVER_BUDGET", NEW, True)
-    assert finding["recheck"]["verdict"] == "OVER_BUDGET", "the stored instance still fails when checked again"
+    assert finding["check"]["verdict"] == "OVER_BUDGET" and "assert weight <=" in finding["check"]["reproduction"]
+    assert data["as_asked"] and not data["partial"] and data["cluster"] == "local cluster of 1 workers"
     assert "**NEW**" in (out / "campaign.md").read_text()
     stored = FailureStore(db).groups()
     assert list(stored) == [(PLANTED, "OVER_BUDGET")]
@@ -78,61 +84,86 @@ def test_campaign_finds_planted_defect_and_promote_makes_it_a_failing_regression
     assert promote(stored.values(), corpus) == [], "promoting twice adds nothing"
 
 
-def _fuzz(db: Path, out: Path, seconds: str) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
-    command = [sys.executable, "-m", "knapcheck", "fuzz", "--time", seconds, "--jobs", "1", "--seed", "1"]
-    command += ["--db", str(db), "--out", str(out), "--targets", PLANTED_MODULE_SPEC, "--families", *SHORT_CAMPAIGN_FAMILIES]
-    return subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
-    )
-
-
-def test_sigkilled_campaign_keeps_every_reported_failure_and_the_next_run_replays_them(tmp_path):
+def test_sigkilled_campaign_keeps_every_reported_failure_and_the_next_run_replays_them(tmp_path, capfd):
     db = tmp_path / "db"
-    campaign = _fuzz(db, tmp_path / "killed", "60s")
-    reported = []
-    give_up = time.monotonic() + 50
+    campaign = start("--time", "60s", "--jobs", "1", "--seed", "1", "--db", str(db), "--out", str(tmp_path / "killed"),
+                     "--targets", PLANTED_MODULE_SPEC, "--families", PLANT_FAMILY)
+    seen: list[str] = []
     try:
-        for line in campaign.stderr:
-            if line.startswith("stored "):
-                reported.append(line.rsplit(" -> ", 1)[1].strip())
-                break
-            assert time.monotonic() < give_up, "the campaign reported no failure in 50 s"
+        read_until(campaign, "stored ", seen)
+        processes = descendants(campaign.pid)
     finally:
         os.killpg(campaign.pid, signal.SIGKILL)
     _, rest = campaign.communicate()
-    reported += [line.rsplit(" -> ", 1)[1] for line in rest.splitlines() if line.startswith("stored ")]
+    reported = stored_paths(seen + rest.splitlines())
     assert campaign.returncode == -signal.SIGKILL
     assert reported
     signatures = set()
     for path in reported:
-        record = json.loads(Path(path).read_text())
+        record = json.loads(path.read_text())
         signatures.add((record["solver"], record["verdict"]))
+    assert signatures == {PLANTED_SIGNATURE}
     assert not (tmp_path / "killed" / "campaign.json").exists()
+    assert_all_gone(processes)
 
-    rerun = _fuzz(db, tmp_path / "next", "3s")
-    _, errors = rerun.communicate(timeout=120)
-    assert rerun.returncode == 0, errors  # a module:NAME solver is not one of ours
-    report = json.loads((tmp_path / "next" / "campaign.json").read_text())
-    replayed = {(f["solver"], f["verdict"]) for f in report["findings"] if f["replayed"]}
+    rerun = ["fuzz", "--time", "3s", "--jobs", "1", "--db", str(db), "--out", str(tmp_path / "next")]
+    rerun += ["--targets", PLANTED_MODULE_SPEC, "--families", PLANT_FAMILY]
+    assert main(rerun) == 0, "a module:NAME solver is not one of ours"
+    errors = capfd.readouterr().err
+    data = report(tmp_path / "next")
+    replayed = {(f["solver"], f["verdict"]) for f in data["findings"] if f["replayed"]}
     assert signatures <= replayed
-    assert {f["status"] for f in report["findings"]} == {KNOWN}
+    assert {f["status"] for f in data["findings"]} == {KNOWN}
     assert f"replaying {len(signatures)} stored failures first" in errors
 
 
-def test_an_oracle_shown_wrong_on_replay_is_recorded_and_the_worker_goes_on(tmp_path, monkeypatch):
+def _dask(*arguments: str) -> subprocess.Popen:
+    dask = Path(sys.executable).parent / "dask"
+    return subprocess.Popen([str(dask), *arguments], env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
+def test_campaign_on_a_cluster_started_by_hand_finds_and_stores_the_planted_defect(tmp_path):
+    """`dask scheduler` and two `dask worker` processes, as the README starts them on machines."""
+    scheduler_file = tmp_path / "scheduler.json"
+    processes = [_dask("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(scheduler_file))]
+    try:
+        give_up = time.monotonic() + 60
+        while not scheduler_file.exists():
+            assert time.monotonic() < give_up, "the scheduler did not start"
+            time.sleep(0.2)
+        address = json.loads(scheduler_file.read_text())["address"]
+        processes += [_dask("worker", address, "--nthreads", "1", "--no-dashboard") for _ in range(2)]
+        db, out = tmp_path / "db", tmp_path / "out"
+        command = ["fuzz", "--scheduler", address, "--time", "8s", "--seed", "0", "--db", str(db), "--out", str(out)]
+        command += ["--targets", PLANTED_MODULE_SPEC, "--families", PLANT_FAMILY]
+        assert main(command) == 0, "the plant is not one of our solvers"
+    finally:
+        for process in processes:
+            os.killpg(process.pid, signal.SIGTERM)
+        for process in processes:
+            process.wait(timeout=60)
+    data = report(out)
+    assert data["cluster"] == f"scheduler {address}" and data["as_asked"]
+    assert [(f["solver"], f["verdict"], f["status"]) for f in data["findings"]] == [(*PLANTED_SIGNATURE, NEW)]
+    assert list(FailureStore(db).groups()) == [PLANTED_SIGNATURE]
+
+
+def test_an_oracle_shown_wrong_on_replay_is_sent_as_an_oracle_finding_and_the_unit_goes_on(monkeypatch):
+    """The unit, run here as a worker runs it: a lying oracle on a replayed failure is reported,
+    and the replay carries on (the campaign process stores it under oracle-disagreements/)."""
     (reference,) = resolve("full_table")
     instance = Instance((0.0001,), (1.0,), 0.0001)
-    stored = replace(check(reference, instance, "tiny"), judgement=Judgement(Verdict.SUBOPTIMAL, "as if once found"))
-    FailureStore(tmp_path).record(stored)
 
     def lying_oracle(instance, **_):
         return OracleResult("lying", Fraction(0), (), proven=True)
 
     monkeypatch.setattr(fuzz.differential, "optimum", lying_oracle)
-    monkeypatch.setattr(fuzz.campaign, "optimum", lying_oracle)
-    result = run_campaign([reference], ["tiny"], 2.0, 1, tmp_path, seed_value=0)
-    assert result.lost_workers == []
-    records = [json.loads(path.read_text()) for path in result.oracle_disagreements]
-    (replayed,) = [r for r in records if r["instance"] == instance.as_dict()]
-    assert replayed["solver"] == "full_table" and replayed["message"].startswith("lying proved 0.0 optimal")
+    setup = Setup((reference,), time.time() + 60, None, "", "", 5.0)
+    replays = (("full_table", "SUBOPTIMAL", "tiny", instance.as_dict()),) * 2
+    events: list[dict] = []
+    UnitRun(setup, Unit(1, REPLAY, replays=replays), events.append, lambda: False).run()
+    disagreements = [e for e in events if e["kind"] == "disagreement"]
+    assert len(disagreements) == 2, "the second replay ran too"
+    assert disagreements[0]["solver"] == "full_table" and disagreements[0]["instance"] == instance.as_dict()
+    assert disagreements[0]["message"].startswith("lying proved 0.0 optimal")

@@ -1,0 +1,79 @@
+"""Running `knapcheck fuzz` as its own process, as a nightly job would, and watching it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+PLANTED_MODULE_SPEC = "planted.off_by_one_split:off_by_one_hirschberg"
+PLANTED_SIGNATURE = (PLANTED_MODULE_SPEC, "OVER_BUDGET")
+PLANT_FAMILY = "tight_budget"
+"""A nightly campaign takes every family in turn; the tests' short ones take only this one, where
+the plant (it needs three or more items and a budget that a subset fills) shows within a second or
+so, leaving time to shrink it."""
+WAIT_SECONDS = 120
+"""Longest a test waits for a campaign to get somewhere (a loaded machine starts clusters slowly)."""
+
+
+def environment(**extra: str) -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]), **extra)
+
+
+def start(*arguments: str, **env: str) -> subprocess.Popen:
+    """`knapcheck fuzz ARGUMENTS` in its own process group, stderr (progress and messages) piped."""
+    command = [sys.executable, "-m", "knapcheck", "fuzz", *arguments]
+    return subprocess.Popen(
+        command, cwd=ROOT, env=environment(**env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+    )
+
+
+def read_until(campaign: subprocess.Popen, prefix: str, seen: list[str]) -> str:
+    """Read the campaign's stderr into ``seen`` up to the first line starting with ``prefix``."""
+    give_up = time.monotonic() + WAIT_SECONDS
+    for line in campaign.stderr:
+        seen.append(line)
+        if line.startswith(prefix):
+            return line
+        assert time.monotonic() < give_up, f"no line starting with {prefix!r} in {WAIT_SECONDS} s:\n{''.join(seen)}"
+    raise AssertionError(f"the campaign ended without a line starting with {prefix!r}:\n{''.join(seen)}")
+
+
+def stored_paths(lines: list[str]) -> list[Path]:
+    return [Path(line.rsplit(" -> ", 1)[1].strip()) for line in lines if line.startswith("stored ")]
+
+
+def descendants(pid: int) -> list[psutil.Process]:
+    return psutil.Process(pid).children(recursive=True)
+
+
+def dask_workers(campaign_pid: int) -> list[psutil.Process]:
+    """The local cluster's worker processes: the children of its forkserver."""
+    for process in descendants(campaign_pid):
+        if any("forkserver" in part for part in process.cmdline()):
+            return process.children()
+    return []
+
+
+def assert_all_gone(processes: list[psutil.Process]) -> None:
+    """Every process is gone (or a zombie) within a few seconds: nothing outlives the campaign."""
+    _, alive = psutil.wait_procs(processes, timeout=15)
+    alive = [p for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    assert alive == [], f"left running: {[(p.pid, p.cmdline()) for p in alive]}"
+
+
+def report(out: Path) -> dict:
+    return json.loads((out / "campaign.json").read_text())
+
+
+def interrupt(campaign: subprocess.Popen) -> None:
+    """Ctrl-C at a terminal: SIGINT to the whole foreground process group."""
+    os.killpg(campaign.pid, signal.SIGINT)

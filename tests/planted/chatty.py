@@ -1,0 +1,17 @@
+"""A planted exact solver that prints as it works, from Python and from C (straight to file
+descriptor 1), the way HiGHS does under scipy's milp in torch's ilp_knapsack."""
+
+import ctypes
+import sys
+
+CHATTER = "Running HiGHS 1.0: planted chatter"
+
+
+def chatters(memory, runtimes, max_memory):
+    from solvers.full_table import full_table
+
+    print(CHATTER + " (Python)")
+    sys.stdout.flush()
+    ctypes.CDLL(None).printf((CHATTER + " (C)\n").encode())
+    ctypes.CDLL(None).fflush(None)
+    return full_table(memory, runtimes, max_memory)
