@@ -247,7 +247,12 @@ class _Campaign:
         elapsed = time.monotonic() - self.start
         self.store.prune()
         findings = self._findings()
-        tally = CheckResult(list(self.entries), self.counts, [f.check for f in findings if f.check is not None], self.cases)
+        tally = CheckResult(
+            solvers=list(self.entries),
+            counts=self.counts,
+            findings=[f.check for f in findings if f.check is not None],
+            instances=self.cases,
+        )
         return CampaignResult(
             tally=tally,
             families=list(plan.families),
