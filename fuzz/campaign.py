@@ -399,6 +399,8 @@ class _Campaign:
             write_atomically(path, json.dumps(record, indent=1))
         except OSError as exc:
             self.store_errors.append(f"{path}: {exc}")
+            self.say(f"ORACLE DISAGREEMENT, CANNOT STORE it at {path} ({exc}): {json.dumps(record)}")
+            return
         self.disagreements.append(path)
         self.say(f"ORACLE DISAGREEMENT stored at {path}: {event['message']}")
 

@@ -112,7 +112,7 @@ def campaign_cluster(jobs: int, scheduler: str | None, output: Path | None) -> I
             n_workers=jobs,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",
             silence_logs=logging.ERROR,
         )
         try:

@@ -1,7 +1,7 @@
 """`knapcheck fuzz`: a fuzz campaign on a Dask cluster, every failure stored as it is found.
 
 Exit status (``knapcheck.exit_status``): 0 ran as asked and none of our solvers failed; 1 one of
-ours failed; 2 a bad option (an unwritable --db, --store or --out, an unreachable Redis or
+ours failed, or an oracle was shown wrong (then no verdict of the run can be trusted); 2 a bad option (an unwritable --db, --store or --out, an unreachable Redis or
 scheduler), said in one line before any work; 3 workers or units were lost or a finding could not
 be stored (the report says which); 130 interrupted by Ctrl-C (the report, marked partial, is
 written first).
@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 
 from fuzz import families
-from fuzz.campaign import DEFAULT_CALL_LIMIT, NEW, CampaignPlan, grace_seconds, run_campaign
+from fuzz.campaign import DEFAULT_CALL_LIMIT, NEW, CampaignPlan, CampaignResult, grace_seconds, run_campaign
 from fuzz.campaign_cluster import CampaignCannotStart
 from fuzz.example_database import check_redis, directory_of, is_redis
 from fuzz.store import write_atomically
@@ -54,7 +54,10 @@ def add_parser(commands) -> None:
     )
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help=f"where campaign.md, campaign.json and {LOG} go")
     add_targets_argument(parser)
-    parser.add_argument("--families", nargs="+", choices=families.names(), default=families.names())
+    parser.add_argument(
+        "--families", nargs="+", choices=families.names(), default=families.names(), metavar="FAMILY",
+        help="instance families to fuzz (default: every one in fuzz/families.py)",
+    )
     parser.add_argument(
         "--seed", type=int, help="reproducible generation (Hypothesis then uses no example database); default: random"
     )
@@ -144,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     return _report(args.out, result)
 
 
-def _report(out: Path, result) -> int:
+def _report(out: Path, result: CampaignResult) -> int:
     markdown, report = out / "campaign.md", out / "campaign.json"
     written = True
     try:
@@ -161,8 +164,13 @@ def _report(out: Path, result) -> int:
         + ("" if result.as_asked else "; NOT as asked: workers or units lost, or findings not stored")
         + f"; report: {markdown} and {report}"
     )
+    return exit_status(result, written)
+
+
+def exit_status(result: CampaignResult, report_written: bool = True) -> int:
+    """Interrupted first, then a failure of ours (or of the oracle), then anything not as asked."""
     if result.interrupted:
         return INTERRUPTED
-    if result.our_failures():
+    if result.our_failures() or result.oracle_disagreements:
         return OURS_FAILED
-    return OK if result.as_asked and written else INCOMPLETE
+    return OK if result.as_asked and report_written else INCOMPLETE

@@ -1,0 +1,73 @@
+"""The campaign's live display keeps to the terminal's width; its plain line names only failures;
+its exit status ranks what happened."""
+
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from fuzz.campaign import NEW, CampaignResult, Finding, Progress
+from fuzz.differential import CheckResult
+from fuzz.store import StoredFailure
+from fuzz.unit_ledger import LostUnit
+from knapcheck.exit_status import INCOMPLETE, INTERRUPTED, OK, OURS_FAILED
+from knapcheck.fuzz_command import exit_status
+from oracles.verdict import Verdict
+from reports.campaign_report import progress_line, progress_view
+from solvers.contract import Instance
+
+SOLVERS = ["full_table", "sliding_hirschberg", "/a/very/long/path/to/a/pull/request/checkout/torch/knapsack.py:dp_knapsack"]
+PROGRESS = Progress(
+    elapsed=3725.0,
+    remaining=25075.0,
+    cases=123456,
+    verified=123000,
+    counts={name: Counter({v.value: 1000 + i for i, v in enumerate(Verdict)}) for name in SOLVERS},
+    workers=16,
+    stored=12,
+    troubles=1,
+)
+
+
+def test_the_live_display_fits_a_narrow_terminal():
+    console = Console(width=60, record=True, color_system=None)
+    console.print(progress_view(PROGRESS))
+    lines = console.export_text().splitlines()
+    assert len(lines) == 1 + 1 + len(SOLVERS), "a headline, a header, one row per solver"
+    assert max(len(line) for line in lines) <= 60
+    assert lines[0].startswith("1:02:05 elapsed, 6:57:55 left, 123456 cases")
+
+
+def test_the_plain_line_counts_only_failing_verdicts():
+    line = progress_line(PROGRESS)
+    assert "16 workers" in line and "1 lost or retried" in line
+    assert "full_table SUBOPTIMAL=1001" in line
+    assert "OPTIMAL=1000" not in line and "UNVERIFIED" not in line
+
+
+def _result(**fields) -> CampaignResult:
+    return CampaignResult(CheckResult([]), ["tiny"], "local cluster of 1 workers", 1.0, 1.0, 0, 0, 1.0, 1.0, **fields)
+
+
+OUR_FAILURE = Finding(NEW, StoredFailure("ours", "CRASH", "tiny", Instance((), (), 0.0), True, True, "ours", "", ""))
+LOST = LostUnit("fuzz tiny", 3, "killed its worker 3 times; not retried")
+
+
+@pytest.mark.parametrize(
+    "fields, status",
+    [
+        ({}, OK),
+        ({"findings": [replace(OUR_FAILURE, stored=replace(OUR_FAILURE.stored, ours=False))]}, OK),
+        ({"findings": [OUR_FAILURE]}, OURS_FAILED),
+        ({"oracle_disagreements": [Path("oracle-disagreements/1.json")]}, OURS_FAILED),
+        ({"units_lost": [LOST]}, INCOMPLETE),
+        ({"workers_lost": ["tcp://127.0.0.1:1"]}, INCOMPLETE),
+        ({"store_errors": ["ours CRASH: disk full"]}, INCOMPLETE),
+        ({"findings": [OUR_FAILURE], "units_retried": [LOST]}, OURS_FAILED),
+        ({"findings": [OUR_FAILURE], "interrupted": True}, INTERRUPTED),
+    ],
+)
+def test_exit_status(fields, status):
+    assert exit_status(_result(**fields)) == status
