@@ -232,7 +232,8 @@ class _Campaign:
         for start in range(0, len(replays), REPLAYS_PER_UNIT):
             self.pending.append(self._unit(REPLAY, replays=tuple(replays[start : start + REPLAYS_PER_UNIT])))
         plan = self.plan
-        cluster = f"scheduler {plan.scheduler}" if plan.scheduler else f"local cluster of {plan.jobs} workers"
+        workers = "1 worker" if plan.jobs == 1 else f"{plan.jobs} workers"
+        cluster = f"scheduler {plan.scheduler}" if plan.scheduler else f"local cluster of {workers}"
         with campaign_cluster(plan.jobs, plan.scheduler, plan.worker_output) as client:
             warm_up_workers(client, self.entries)
             self.workers = client.nthreads()

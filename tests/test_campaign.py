@@ -66,7 +66,7 @@ def test_campaign_finds_planted_defect_and_promote_makes_it_a_failing_regression
     (finding,) = data["findings"]
     assert (finding["solver"], finding["verdict"], finding["status"], finding["ours"]) == (PLANTED, "OVER_BUDGET", NEW, True)
     assert finding["check"]["verdict"] == "OVER_BUDGET" and "assert weight <=" in finding["check"]["reproduction"]
-    assert data["as_asked"] and not data["partial"] and data["cluster"] == "local cluster of 1 workers"
+    assert data["as_asked"] and not data["partial"] and data["cluster"] == "local cluster of 1 worker"
     assert "**NEW**" in (out / "campaign.md").read_text()
     stored = FailureStore(db).groups()
     assert list(stored) == [(PLANTED, "OVER_BUDGET")]

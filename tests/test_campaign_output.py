@@ -48,7 +48,7 @@ def test_the_plain_line_counts_only_failing_verdicts():
 
 
 def _result(**fields) -> CampaignResult:
-    return CampaignResult(CheckResult([]), ["tiny"], "local cluster of 1 workers", 1.0, 1.0, 0, 0, 1.0, 1.0, **fields)
+    return CampaignResult(CheckResult([]), ["tiny"], "local cluster of 1 worker", 1.0, 1.0, 0, 0, 1.0, 1.0, **fields)
 
 
 OUR_FAILURE = Finding(NEW, StoredFailure("ours", "CRASH", "tiny", Instance((), (), 0.0), True, True, "ours", "", ""))
