@@ -234,7 +234,8 @@ class _Campaign:
         plan = self.plan
         workers = "1 worker" if plan.jobs == 1 else f"{plan.jobs} workers"
         cluster = f"scheduler {plan.scheduler}" if plan.scheduler else f"local cluster of {workers}"
-        with campaign_cluster(plan.jobs, plan.scheduler, plan.worker_output) as client:
+        in_worker = any(not e.isolate for e in self.entries)
+        with campaign_cluster(plan.jobs, plan.scheduler, plan.worker_output, with_torch=in_worker) as client:
             warm_up_workers(client, self.entries)
             self.workers = client.nthreads()
             name = f"knapcheck-{uuid.uuid4().hex}"

@@ -1,8 +1,8 @@
 """The Dask cluster a campaign runs on: a LocalCluster it starts and stops, or an existing one.
 
 The local cluster has one single-threaded worker process per job. Its workers are forked from a
-forkserver that has already imported torch, Hypothesis, OR-Tools and our code, so a worker starts
-(or restarts, after it died) in about a second. Its scheduler gives up a unit at the first death of
+forkserver that has already imported Hypothesis, OR-Tools, our code and (when a target runs in the
+worker) torch, so a worker starts (or restarts, after it died) in about a second. Its scheduler gives up a unit at the first death of
 its worker (``allowed-failures`` 0) and hands each worker one unit at a time, so the campaign
 itself decides what to retry (``fuzz.unit_ledger``). The workers ignore Ctrl-C (the campaign stops
 them) and write their output, solver chatter included, to a log file.
@@ -34,7 +34,8 @@ LOCAL_CONFIG = {
     "distributed.worker.multiprocessing-method": "forkserver",
     "distributed.worker.profile.enabled": False,
 }
-FORKSERVER_PRELOAD = ["distributed", "torch", "fuzz.campaign_units"]
+FORKSERVER_PRELOAD = ["distributed", "fuzz.campaign_units"]
+"""What every worker imports; torch too when a target runs in the worker process (ours do)."""
 CONNECT_SECONDS = 30.0
 PLUGIN = "knapcheck-campaign"
 
@@ -83,8 +84,9 @@ def warm_up_workers(client: Client, entries: tuple[SolverEntry, ...]) -> None:
 
 
 @contextmanager
-def campaign_cluster(jobs: int, scheduler: str | None, output: Path | None) -> Iterator[Client]:
+def campaign_cluster(jobs: int, scheduler: str | None, output: Path | None, with_torch: bool) -> Iterator[Client]:
     """A client of the campaign's cluster, its workers set up; closed (a local one stopped) after.
+    ``with_torch``: local workers start with torch imported.
 
     CampaignCannotStart (one line) when the scheduler cannot be reached or has no worker.
     """
@@ -107,7 +109,7 @@ def campaign_cluster(jobs: int, scheduler: str | None, output: Path | None) -> I
             client.close()
         return
     with dask.config.set(LOCAL_CONFIG):
-        get_mp_context().set_forkserver_preload(FORKSERVER_PRELOAD)
+        get_mp_context().set_forkserver_preload(FORKSERVER_PRELOAD + (["torch"] if with_torch else []))
         cluster = LocalCluster(
             n_workers=jobs,
             threads_per_worker=1,
