@@ -3,18 +3,21 @@
 One file per model (``MODEL.json``), each a list of records: the instance exactly as the partitioner
 handed it to its solver, and where it came from (model, memory budget, the index of the solver call
 within that compile, torch version, backend). Reading it needs no torch: the ``harvested`` family
-samples it in every test, check and campaign.
+(the toy models, ``CORPUS_DIR``) and the ``harvested_large`` family (the real-size models,
+``LARGE_CORPUS_DIR``) sample it in every test, check and campaign.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from solvers.contract import Instance
 
 CORPUS_DIR = Path(__file__).parent / "corpus" / "harvested"
+LARGE_CORPUS_DIR = Path(__file__).parent / "corpus" / "harvested_large"
 FORMAT = "knapcheck-harvested-corpus/1"
 
 
@@ -54,6 +57,11 @@ class Harvested:
             str(data["backend"]),
         )
 
+    @property
+    def name(self) -> str:
+        """Model, budget and call, as tables show it: ``gpt24@0.3#0``."""
+        return f"{self.model}@{self.budget:g}#{self.call}"
+
 
 def write_harvested(records: list[Harvested], directory: Path) -> list[Path]:
     """Write the records into ``directory``, one ``MODEL.json`` per model; return the files written."""
@@ -85,3 +93,16 @@ def read_harvested_file(path: Path) -> list[Harvested]:
 def load_harvested(directory: Path = CORPUS_DIR) -> list[Harvested]:
     """Every record under ``directory``, in file-name order then file order."""
     return [record for path in sorted(directory.glob("*.json")) for record in read_harvested_file(path)]
+
+
+def harvested_record(name: str) -> Harvested:
+    """The committed record called ``name`` (``Harvested.name``), from either corpus."""
+    records = _committed_records()
+    if name not in records:
+        raise ValueError(f"no committed harvested record is called {name!r} (names read MODEL@BUDGET#CALL)")
+    return records[name]
+
+
+@lru_cache(maxsize=1)
+def _committed_records() -> dict[str, Harvested]:
+    return {record.name: record for directory in (CORPUS_DIR, LARGE_CORPUS_DIR) for record in load_harvested(directory)}

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from pathlib import Path
 from typing import Callable
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from fuzz.harvested_corpus import load_harvested
+from fuzz.harvested_corpus import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
 from fuzz.pisinger import Raw
 from solvers.contract import SCALE, Instance
 
@@ -148,16 +149,22 @@ def normalized(draw) -> Instance:
 
 
 @lru_cache(maxsize=None)
-def _harvested_instances() -> tuple[Instance, ...]:
-    instances = tuple(record.instance for record in load_harvested())
+def _harvested_instances(directory: Path) -> tuple[Instance, ...]:
+    instances = tuple(record.instance for record in load_harvested(directory))
     if not instances:
-        raise ValueError("the harvested corpus (fuzz/corpus/harvested) holds no instances")
+        raise ValueError(f"the harvested corpus {directory} holds no instances")
     return instances
 
 
 def harvested() -> st.SearchStrategy[Instance]:
-    """Instances recorded from torch.compile's partitioner on the built-in models (fuzz/corpus)."""
-    return st.sampled_from(_harvested_instances())
+    """Instances recorded from torch.compile's partitioner on the toy models (fuzz/corpus/harvested)."""
+    return st.sampled_from(_harvested_instances(CORPUS_DIR))
+
+
+def harvested_large() -> st.SearchStrategy[Instance]:
+    """Instances recorded on the real-size models: about a hundred to a few hundred items, many of
+    them lighter than half a quantization unit (fuzz/corpus/harvested_large)."""
+    return st.sampled_from(_harvested_instances(LARGE_CORPUS_DIR))
 
 
 def from_raw(make: Callable[[], st.SearchStrategy[Raw]]) -> Callable[[], st.SearchStrategy[Instance]]:

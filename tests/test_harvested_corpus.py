@@ -1,36 +1,43 @@
-"""The committed harvested corpus: well formed, and every exact solver of ours optimal on all of it."""
+"""The committed harvested corpora: well formed, and every exact solver of ours optimal on all of them."""
 
 import pytest
 
-from fuzz.harvested_corpus import load_harvested
-from fuzz.differential import check, size_allows
-from fuzz.harvest_models import MODELS
 from fuzz import families
-from oracles.optimum import optimum
+from fuzz.harvested_corpus import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
+from fuzz.differential import check, size_allows
+from fuzz.harvest_models import REAL_SIZE_MODELS, TOY_MODELS
 from oracles.verdict import Verdict
+from solvers.contract import quantize
 from solvers.registry import ours
 
-CORPUS = load_harvested()
+CORPORA = {"harvested": (CORPUS_DIR, TOY_MODELS), "harvested_large": (LARGE_CORPUS_DIR, REAL_SIZE_MODELS)}
+RECORDS = [(name, record) for name, (directory, _) in CORPORA.items() for record in load_harvested(directory)]
 
 
-def test_corpus_covers_every_model_with_provenance():
-    assert {record.model for record in CORPUS} == set(MODELS)
-    for record in CORPUS:
+@pytest.mark.parametrize("name", CORPORA)
+def test_each_corpus_is_a_family_covering_its_models_with_provenance(name):
+    directory, models = CORPORA[name]
+    records = load_harvested(directory)
+    assert name in families.names()
+    assert {record.model for record in records} == set(models)
+    for record in records:
         assert record.torch_version and record.backend
         assert record.instance.max_memory == record.budget
         assert record.instance.n > 1
 
 
-def test_harvested_is_a_family():
-    assert "harvested" in families.names()
+def test_real_size_models_hand_the_partitioner_hundreds_of_items_many_below_half_a_unit():
+    for record in load_harvested(LARGE_CORPUS_DIR):
+        weights, _ = quantize(record.instance.memory, record.instance.max_memory)
+        assert record.instance.n >= 100, record.name
+        assert weights.count(0) >= 20, record.name
 
 
-@pytest.mark.parametrize("record", CORPUS, ids=lambda r: f"{r.model}-{r.budget}-{r.call}")
-def test_every_exact_solver_of_ours_is_optimal(record):
-    oracle = optimum(record.instance)
-    assert oracle.proven
+@pytest.mark.parametrize("family_name, record", RECORDS, ids=[record.name for _, record in RECORDS])
+def test_every_exact_solver_of_ours_is_optimal(family_name, record):
     exact = [entry for entry in ours() if entry.exact and size_allows(entry, record.instance)]
     assert exact
     for entry in exact:
-        done = check(entry, record.instance, "harvested", oracle)
+        done = check(entry, record.instance, family_name)
+        assert done.oracle.proven
         assert done.verdict is Verdict.OPTIMAL, (entry.name, done.judgement.detail)
