@@ -45,14 +45,16 @@ class Check:
 
 
 def check(entry: SolverEntry, instance: Instance, family: str = "", oracle: OracleResult | None = None) -> Check:
-    oracle = oracle if oracle is not None else optimum(instance)
+    """``oracle`` is reused when it solved the rounding the solver promises (``SolverEntry.rounding``)."""
+    if oracle is None or oracle.rounding != entry.rounding:
+        oracle = optimum(instance, rounding=entry.rounding)
     outcome = run(entry, instance)
     judgement = judge(instance, outcome, oracle, accepted=size_allows(entry, instance))
     return Check(entry, family, instance, outcome, oracle, judgement)
 
 
 def size_allows(entry: SolverEntry, instance: Instance) -> bool:
-    weights, capacity = instance.quantized()
+    weights, capacity = instance.quantized(entry.rounding)
     return entry.accepts(len(weights), capacity)
 
 

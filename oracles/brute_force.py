@@ -5,16 +5,16 @@ from __future__ import annotations
 from fractions import Fraction
 
 from oracles.result import OracleResult
-from solvers.contract import Instance, exact_runtimes
+from solvers.contract import UPSTREAM, Instance, exact_runtimes
 
 MAX_ITEMS = 16
 
 
-def brute_force(instance: Instance) -> OracleResult:
+def brute_force(instance: Instance, rounding: str = UPSTREAM) -> OracleResult:
     n = instance.n
     if n > MAX_ITEMS:
         raise ValueError(f"brute_force enumerates 2**n subsets; n={n} is over its limit of {MAX_ITEMS}")
-    weights, capacity = instance.quantized()
+    weights, capacity = instance.quantized(rounding)
     values, denominator = exact_runtimes(instance.runtimes)
     best_value, best_mask = 0, 0
     for mask in range(1 << n):
@@ -24,4 +24,4 @@ def brute_force(instance: Instance) -> OracleResult:
             if value > best_value:
                 best_value, best_mask = value, mask
     saved = tuple(i for i in range(n) if best_mask >> i & 1)
-    return OracleResult("brute_force", Fraction(best_value, denominator), saved, proven=True)
+    return OracleResult("brute_force", Fraction(best_value, denominator), saved, proven=True, rounding=rounding)

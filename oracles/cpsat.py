@@ -26,7 +26,7 @@ from ortools.sat.python import cp_model
 
 from oracles.exact import set_value
 from oracles.result import OracleResult
-from solvers.contract import EXACT_LIMIT, Instance, exact_runtimes
+from solvers.contract import EXACT_LIMIT, UPSTREAM, Instance, exact_runtimes
 
 ROUNDED_BITS = 50
 DEFAULT_TIME_LIMIT = 20.0
@@ -59,9 +59,9 @@ class IntegerModel:
     slack: Fraction
 
 
-def integer_model(instance: Instance) -> IntegerModel:
+def integer_model(instance: Instance, rounding: str = UPSTREAM) -> IntegerModel:
     """The exact reduction described in the module docstring (it may still exceed CP-SAT's range)."""
-    weights, capacity = instance.quantized()
+    weights, capacity = instance.quantized(rounding)
     coefficients, _, slack = model_runtimes(instance)
     items = [i for i in range(instance.n) if coefficients[i] > 0 and weights[i] <= capacity]
     capacity = min(capacity, sum(weights[i] for i in items))
@@ -83,21 +83,24 @@ def _out_of_range(model: IntegerModel) -> str:
     return ""
 
 
-def _everything_fits(instance: Instance) -> tuple[int, ...] | None:
+def _everything_fits(instance: Instance, rounding: str) -> tuple[int, ...] | None:
     """All items with a positive runtime, when their weights fit the capacity together: the optimum."""
-    weights, capacity = instance.quantized()
+    weights, capacity = instance.quantized(rounding)
     positive = tuple(i for i, r in enumerate(instance.runtimes) if r > 0)
     return positive if sum(weights[i] for i in positive) <= capacity else None
 
 
-def cpsat(instance: Instance, *, time_limit: float = DEFAULT_TIME_LIMIT, seed: int = 0) -> OracleResult:
-    everything = _everything_fits(instance)
+def cpsat(
+    instance: Instance, *, time_limit: float = DEFAULT_TIME_LIMIT, seed: int = 0, rounding: str = UPSTREAM
+) -> OracleResult:
+    """The optimum of the problem ``rounding`` (solvers.contract.ROUNDINGS) makes of the instance."""
+    everything = _everything_fits(instance, rounding)
     if everything is not None:
-        return OracleResult("cpsat", set_value(instance, everything), everything, proven=True)
-    reduced = integer_model(instance)
+        return OracleResult("cpsat", set_value(instance, everything), everything, proven=True, rounding=rounding)
+    reduced = integer_model(instance, rounding)
     out_of_range = _out_of_range(reduced)
     if out_of_range:
-        return OracleResult("cpsat", Fraction(0), (), proven=False, slack=reduced.slack, reason=out_of_range)
+        return OracleResult("cpsat", Fraction(0), (), proven=False, slack=reduced.slack, reason=out_of_range, rounding=rounding)
 
     model = cp_model.CpModel()
     take = [model.NewBoolVar(f"x{i}") for i in reduced.items]
@@ -111,11 +114,13 @@ def cpsat(instance: Instance, *, time_limit: float = DEFAULT_TIME_LIMIT, seed: i
     status = solver.Solve(model)
     if status == cp_model.MODEL_INVALID:
         reason = f"CP-SAT refused the model: {model.Validate()[:200]}"
-        return OracleResult("cpsat", Fraction(0), (), proven=False, slack=reduced.slack, reason=reason)
+        return OracleResult("cpsat", Fraction(0), (), proven=False, slack=reduced.slack, reason=reason, rounding=rounding)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         reason = f"CP-SAT found no solution within {time_limit:g} s (status {solver.StatusName(status)})"
-        return OracleResult("cpsat", Fraction(0), (), proven=False, slack=reduced.slack, reason=reason)
+        return OracleResult("cpsat", Fraction(0), (), proven=False, slack=reduced.slack, reason=reason, rounding=rounding)
     saved = tuple(i for i, x in zip(reduced.items, take) if solver.BooleanValue(x))
     proven = status == cp_model.OPTIMAL and solver.ObjectiveValue() == solver.BestObjectiveBound()
     reason = "" if proven else f"CP-SAT did not prove optimality within {time_limit:g} s"
-    return OracleResult("cpsat", set_value(instance, saved), saved, proven=proven, slack=reduced.slack, reason=reason)
+    return OracleResult(
+        "cpsat", set_value(instance, saved), saved, proven=proven, slack=reduced.slack, reason=reason, rounding=rounding
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Iterable
 
-from solvers.contract import Instance, exact_runtimes
+from solvers.contract import UPSTREAM, Instance, exact_runtimes
 
 
 def set_value(instance: Instance, items: Iterable[int]) -> Fraction:
@@ -13,6 +13,6 @@ def set_value(instance: Instance, items: Iterable[int]) -> Fraction:
     return Fraction(sum(integers[i] for i in items), denominator)
 
 
-def set_weight(instance: Instance, items: Iterable[int]) -> int:
-    weights, _ = instance.quantized()
+def set_weight(instance: Instance, items: Iterable[int], rounding: str = UPSTREAM) -> int:
+    weights, _ = instance.quantized(rounding)
     return sum(weights[i] for i in items)

@@ -1,4 +1,4 @@
-"""The oracle to ask for an instance: brute force while it is cheap, CP-SAT beyond.
+"""The oracle to ask for an instance (under a rounding): brute force while it is cheap, CP-SAT beyond.
 
 When CP-SAT cannot prove the optimum (its int64 model cannot hold the instance, or time ran out)
 and n is within brute force's reach, brute force answers: exact on Python's unbounded integers.
@@ -9,15 +9,15 @@ from __future__ import annotations
 from oracles.brute_force import MAX_ITEMS, brute_force
 from oracles.cpsat import DEFAULT_TIME_LIMIT, cpsat
 from oracles.result import OracleResult
-from solvers.contract import Instance
+from solvers.contract import UPSTREAM, Instance
 
 BRUTE_FORCE_UP_TO = 12
 
 
-def optimum(instance: Instance, *, time_limit: float = DEFAULT_TIME_LIMIT) -> OracleResult:
+def optimum(instance: Instance, *, time_limit: float = DEFAULT_TIME_LIMIT, rounding: str = UPSTREAM) -> OracleResult:
     if instance.n <= BRUTE_FORCE_UP_TO:
-        return brute_force(instance)
-    result = cpsat(instance, time_limit=time_limit)
+        return brute_force(instance, rounding)
+    result = cpsat(instance, time_limit=time_limit, rounding=rounding)
     if not result.proven and instance.n <= MAX_ITEMS:
-        return brute_force(instance)
+        return brute_force(instance, rounding)
     return result

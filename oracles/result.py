@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from solvers.contract import UPSTREAM
+
 
 @dataclass(frozen=True)
 class OracleResult:
@@ -18,3 +20,5 @@ class OracleResult:
     """How much better than ``value`` the true optimum may be (non-zero only for rounded models)."""
     reason: str = ""
     """Why optimality is not proven (a time limit, a model CP-SAT cannot hold); empty when proven."""
+    rounding: str = UPSTREAM
+    """The quantization (solvers.contract.ROUNDINGS) of the problem it solved."""

@@ -10,6 +10,10 @@ The judge never raises. When the oracle contradicts itself (its own selection is
 worth what it claims) or a feasible answer beats its proven optimum, the oracle or the checker is
 wrong, not the solver: the verdict is UNVERIFIED (never a pass) and ``oracle_disagreement`` says
 why, for the caller to record as an oracle finding.
+
+The budget and the optimum are those of the rounding the oracle solved (``OracleResult.rounding``:
+upstream's unless the solver promises another); when that rounding promises the real budget
+(``Rounding.keeps_real_budget``), saved real memory above max_memory is OVER_BUDGET too.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from fractions import Fraction
 from oracles.exact import set_value, set_weight
 from oracles.result import OracleResult
 from solvers import outcome as outcomes
-from solvers.contract import Instance, float_tolerance, sequence_items
+from solvers.contract import UPSTREAM, Instance, float_tolerance, rounding_named, sequence_items
 
 
 class Verdict(str, Enum):
@@ -103,8 +107,8 @@ def _partition_problem(answer: object, n: int) -> tuple[str, list[int] | None]:
     return "", saved
 
 
-def _refusal(instance: Instance, result: outcomes.Outcome, accepted: bool) -> Judgement:
-    weights, capacity = instance.quantized()
+def _refusal(instance: Instance, result: outcomes.Outcome, accepted: bool, rounding: str) -> Judgement:
+    weights, capacity = instance.quantized(rounding)
     size = f"n={len(weights)}, C={capacity}"
     if accepted:
         return Judgement(Verdict.REJECTED, f"refused a size its entry accepts ({size}): {result.error}")
@@ -124,7 +128,7 @@ def _witness_problem(instance: Instance, oracle: OracleResult, capacity: int) ->
     chosen = list(oracle.saved)
     if len(set(chosen)) != len(chosen) or not all(isinstance(i, int) and 0 <= i < instance.n for i in chosen):
         return f"{oracle.name}'s selection {chosen[:10]} is not a set of item indices"
-    weight = set_weight(instance, chosen)
+    weight = set_weight(instance, chosen, oracle.rounding)
     if weight > capacity:
         return f"{oracle.name}'s own selection weighs {weight} > capacity {capacity}"
     worth = set_value(instance, chosen)
@@ -140,7 +144,7 @@ def _unproven(oracle: OracleResult) -> str:
 def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult, *, accepted: bool = True) -> Judgement:
     """``accepted``: whether the solver's entry declares this size accepted (a refusal above it is no defect)."""
     if result.kind == outcomes.REFUSED:
-        return _refusal(instance, result, accepted)
+        return _refusal(instance, result, accepted, oracle.rounding)
     if not result.returned:
         return Judgement(_ENDINGS[result.kind], result.error)
     if result.changed_input:
@@ -150,15 +154,24 @@ def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult, *,
     if saved is None:
         return Judgement(Verdict.BAD_PARTITION, problem)
 
-    _, capacity = instance.quantized()
-    weight = set_weight(instance, saved)
+    rounding = rounding_named(oracle.rounding)
+    _, capacity = instance.quantized(rounding.name)
+    weight = set_weight(instance, saved, rounding.name)
     memory_slack = _memory_slack(instance, saved)
     if weight > capacity:
         excess = weight - capacity
+        units = "quantized units" if rounding.name == UPSTREAM else f"quantized units, {rounding.name} rounding"
         return Judgement(
             Verdict.OVER_BUDGET,
-            f"saved weight {weight} > capacity {capacity} (quantized units)",
+            f"saved weight {weight} > capacity {capacity} ({units})",
             excess=excess,
+            memory_slack=memory_slack,
+        )
+    if rounding.keeps_real_budget and memory_slack > 0:
+        return Judgement(
+            Verdict.OVER_BUDGET,
+            f"saved real memory exceeds max_memory {instance.max_memory!r} by {memory_slack!r}"
+            f" (the {rounding.name} rounding promises the real budget)",
             memory_slack=memory_slack,
         )
 
@@ -173,7 +186,7 @@ def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult, *,
         if oracle.proven:
             beaten = f"{oracle.name} proved {float(oracle.value)!r} optimal, but a feasible answer is worth {float(value)!r}"
             return Judgement(Verdict.UNVERIFIED, beaten, gap=float(gap), memory_slack=memory_slack, oracle_disagreement=beaten)
-        return Judgement(Verdict.UNVERIFIED, _unproven(oracle), gap=float(gap))
+        return Judgement(Verdict.UNVERIFIED, _unproven(oracle), gap=float(gap), memory_slack=memory_slack)
     if gap > tolerance + oracle.slack:
         return Judgement(
             Verdict.SUBOPTIMAL,
@@ -200,5 +213,5 @@ def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult, *,
             memory_slack=memory_slack,
         )
     if not oracle.proven:
-        return Judgement(Verdict.UNVERIFIED, _unproven(oracle), gap=float(gap))
+        return Judgement(Verdict.UNVERIFIED, _unproven(oracle), gap=float(gap), memory_slack=memory_slack)
     return Judgement(Verdict.OPTIMAL, gap=float(gap), memory_slack=memory_slack)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from fuzz.differential import Check
-from solvers.contract import SCALE
+from solvers.contract import SCALE, UPSTREAM, rounding_named
 from solvers import specs
 from solvers.isolation import limits_for
 
@@ -27,6 +27,19 @@ def import_lines(spec_text: str) -> list[str]:
 def _assertion(failure: Check) -> list[str]:
     verdict = failure.verdict.value
     optimum = float(failure.oracle.value)
+    if verdict == "OVER_BUDGET" and failure.oracle.rounding != UPSTREAM:
+        lines = [
+            "from solvers.contract import ROUNDINGS",
+            f"weights, capacity = ROUNDINGS[{failure.oracle.rounding!r}].quantize(memory, max_memory)",
+            "weight = sum(weights[i] for i in saved)",
+            "assert weight <= capacity, f'OVER_BUDGET: saved weight {weight} > capacity {capacity}'",
+        ]
+        if rounding_named(failure.oracle.rounding).keeps_real_budget:
+            lines += [
+                "real = math.fsum(memory[i] for i in saved)",
+                "assert real <= max_memory, f'OVER_BUDGET: saved real memory {real} > max_memory'",
+            ]
+        return lines
     if verdict == "OVER_BUDGET":
         return [
             f"weight = sum(round(memory[i] * {SCALE}) for i in saved)",

@@ -1,5 +1,6 @@
 """Our own solvers, as data: adding one is one entry here, and every check then covers it."""
 
+from solvers.contract import BUDGET_SAFE
 from solvers.entry import SolverEntry
 
 FULL_TABLE_MAX_CELLS = 500_000_000
@@ -28,6 +29,15 @@ OURS = (
         origin="ours",
         memory_model="two profile rows of C+1 cells (decision tables reuse the second): O(C + n)",
         max_capacity=SLIDING_MAX_CAPACITY,
+    ),
+    SolverEntry(
+        name="budget_safe",
+        spec="solvers.budget_safe:budget_safe",
+        exact=True,
+        origin="ours",
+        memory_model="sliding_hirschberg's, on weights rounded up and the capacity rounded down",
+        max_capacity=SLIDING_MAX_CAPACITY,
+        rounding=BUDGET_SAFE,
     ),
     SolverEntry(
         name="cuda",

@@ -2,7 +2,8 @@
 
 A solver is ``solve(memory, runtimes, max_memory) -> (value, saved, recomputable)``, torch's own
 signature. This module holds the pieces every solver and every checker must agree on: input
-validation, the one quantization, and the exact view of float runtimes.
+validation, the quantizations (upstream's, and the budget-safe one), and the exact view of float
+runtimes. No solver rounds on its own.
 """
 
 from __future__ import annotations
@@ -15,6 +16,15 @@ from typing import Callable, NamedTuple, Sequence
 
 SCALE = 10_000
 """Upstream's quantization scale: weight = round(memory * SCALE)."""
+
+SAFE_SCALE = 100_000
+"""The budget-safe rounding's scale: weight = ceil(memory * SAFE_SCALE), capacity rounded down.
+Ten times upstream's, so that rounding each item up costs a tenth of upstream's unit (the README
+compares scales with ``python -m reports.budget_price --scales``)."""
+
+UPSTREAM = "upstream"
+BUDGET_SAFE = "budget_safe"
+"""Names of the roundings in ``ROUNDINGS``."""
 
 EXACT_LIMIT = 2**53
 """Runtime totals below this (in units of their common power-of-two step) sum exactly in float64."""
@@ -61,8 +71,9 @@ class Instance:
     def n(self) -> int:
         return len(self.memory)
 
-    def quantized(self, scale: int = SCALE) -> tuple[list[int], int]:
-        return quantize(self.memory, self.max_memory, scale)
+    def quantized(self, rounding: str = UPSTREAM) -> tuple[list[int], int]:
+        """Integer weights and capacity under a named rounding (``ROUNDINGS``; upstream's by default)."""
+        return rounding_named(rounding).quantize(self.memory, self.max_memory)
 
     def as_dict(self) -> dict:
         return {
@@ -166,8 +177,49 @@ def _check_runtime_total(runtimes: list[float]) -> None:
 
 
 def quantize(memory: Sequence[float], max_memory: float, scale: int = SCALE) -> tuple[list[int], int]:
-    """Upstream's quantization, the only one in knapcheck: Python's round (ties to even) of m * scale."""
+    """Upstream's quantization: Python's round (ties to even) of the float product m * scale."""
     return [round(m * scale) for m in memory], round(max_memory * scale)
+
+
+def quantize_budget_safe(memory: Sequence[float], max_memory: float, scale: int = SAFE_SCALE) -> tuple[list[int], int]:
+    """Weights rounded up and the capacity rounded down, of the exact products m * scale.
+
+    A set whose weights fit the capacity then keeps its real memory within the budget:
+    sum(m_i) * scale <= sum(w_i) <= C <= max_memory * scale, exactly; and ``math.fsum`` of the m_i,
+    being the exact sum correctly rounded, cannot pass the float max_memory either. The products are
+    taken on the floats' exact ratios: rounding the float product up is not safe (m = k / scale
+    stored a hair above k / scale gives the float product k, whose ceiling undercounts it).
+    """
+    return [_ceil_scaled(m, scale) for m in memory], -_ceil_scaled(-max_memory, scale)
+
+
+def _ceil_scaled(value: float, scale: int) -> int:
+    """ceil(value * scale), computed exactly."""
+    numerator, denominator = float(value).as_integer_ratio()
+    return -(-numerator * scale // denominator)
+
+
+@dataclass(frozen=True)
+class Rounding:
+    """A way to turn memories into integer weights, which a solver promises to be exact for."""
+
+    name: str
+    quantize: Callable[[Sequence[float], float], tuple[list[int], int]]
+    keeps_real_budget: bool
+    """Every set feasible in these units has real memory (``math.fsum``) at most max_memory."""
+
+
+ROUNDINGS: dict[str, Rounding] = {
+    UPSTREAM: Rounding(UPSTREAM, quantize, keeps_real_budget=False),
+    BUDGET_SAFE: Rounding(BUDGET_SAFE, quantize_budget_safe, keeps_real_budget=True),
+}
+"""Every rounding a registered solver may promise; the checks judge a solver on its own."""
+
+
+def rounding_named(name: str) -> Rounding:
+    if name not in ROUNDINGS:
+        raise ValueError(f"unknown rounding {name!r}; known: {', '.join(ROUNDINGS)}")
+    return ROUNDINGS[name]
 
 
 def exact_scale(runtimes: Sequence[float]) -> int | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from solvers import specs
-from solvers.contract import Solver
+from solvers.contract import UPSTREAM, Solver
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,8 @@ class SolverEntry:
     """Seconds one isolated call may take; None: solvers.isolation's default."""
     memory_limit: int | None = None
     """Bytes of address space one isolated call may add; None: solvers.isolation's default."""
+    rounding: str = UPSTREAM
+    """The quantization it is exact for (a name in solvers.contract.ROUNDINGS): the checks judge it on that."""
 
     @property
     def ours(self) -> bool:

@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 from array import array
 from itertools import islice
-from typing import Sequence
+from typing import Callable, Sequence
 
 import torch
 
@@ -84,11 +84,14 @@ def sliding_hirschberg(
     device: str | torch.device = "cpu",
     max_decision_bytes: int | None = None,
     scale: int = SCALE,
+    quantization: Callable[[Sequence[float], float, int], tuple[list[int], int]] = quantize,
     backend: dp_rows.DPBackend | None = None,
     fix_by_bounds: bool = True,
 ) -> Solution:
     """Solve exactly; ``max_decision_bytes`` defaults to what the two profile rows hold beside the profile.
 
+    ``quantization(memory, max_memory, scale)`` gives the integer problem solved exactly: upstream's
+    rounding by default, or another of ``solvers.contract`` (``solvers.budget_safe``).
     ``fix_by_bounds``: decide what the bound test can before the DP (see the module docstring).
     ``backend``: the DP's row updates and pass steps (``solvers.dp_rows.DPBackend``); default
     ``dp_rows.TorchRows()``, torch ops on ``device``.
@@ -97,7 +100,7 @@ def sliding_hirschberg(
     than MAX_PROFILE_BYTES.
     """
     memory, runtimes, max_memory = validate(memory, runtimes, max_memory)
-    weights, capacity = quantize(memory, max_memory, scale)
+    weights, capacity = quantization(memory, max_memory, scale)
     if max_decision_bytes is not None and (
         isinstance(max_decision_bytes, bool) or not isinstance(max_decision_bytes, int) or max_decision_bytes < 0
     ):
