@@ -75,6 +75,7 @@ def run_check(
                 result.counts[entry.name][done.verdict.value] += 1
                 if done.oracle_disagreement:
                     result.oracle_findings.append(done)
+                result.overshoots.add(entry.name, name, instance, done.judgement.memory_slack)
                 if done.failed:
                     known = first_failure.get(done.signature)
                     if known is None or instance.n < known.instance.n:

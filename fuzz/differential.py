@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from fuzz.overshoot import Overshoots
 from oracles.optimum import optimum
 from oracles.result import OracleResult
 from oracles.verdict import Judgement, Verdict, judge
@@ -70,6 +71,8 @@ class CheckResult:
     instances: int = 0
     skipped: int = 0
     """Sampled instances left unchecked because the time budget ran out."""
+    overshoots: Overshoots = field(default_factory=Overshoots)
+    """How far each answer's real memory exceeded max_memory, by solver and family (run_check fills it)."""
 
     def our_failures(self) -> list[Check]:
         return [f for f in self.findings if f.solver.ours]

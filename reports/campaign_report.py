@@ -11,6 +11,7 @@ from rich.text import Text
 from fuzz.campaign import NEW, CampaignResult, Finding, Progress
 from fuzz.unit_ledger import LostUnit
 from oracles.verdict import Verdict
+from reports import real_budget
 from reports.check_report import describe, failure_json, verdict_table
 
 SCHEMA_VERSION = 2
@@ -96,6 +97,9 @@ def render_markdown(result: CampaignResult) -> str:
         verdict_table(result.tally),
         "```",
         "",
+        f"## {real_budget.TITLE}",
+        "",
+        *real_budget.markdown_lines(result.tally.overshoots),
         "## Signatures (solver, verdict kind) in the store",
         "",
     ]
@@ -161,6 +165,7 @@ def render_json(result: CampaignResult) -> dict:
             {"name": e.name, "exact": e.exact, "origin": e.origin, "ours": e.ours, "verdicts": dict(result.tally.counts[e.name])}
             for e in result.tally.solvers
         ],
+        "real_budget": real_budget.to_json(result.tally.overshoots),
         "findings": [_finding_json(f) for f in result.findings],
         "oracle_disagreements": [str(p) for p in result.oracle_disagreements],
         "workers_lost": result.workers_lost,

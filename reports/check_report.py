@@ -1,9 +1,10 @@
-"""Rendering a `knapcheck check` result: a verdict table, minimal reproductions, JSON."""
+"""Rendering a `knapcheck check` result: a verdict table, the real-budget table, minimal reproductions, JSON."""
 
 from __future__ import annotations
 
 from fuzz.differential import Check, CheckResult
 from oracles.verdict import Verdict
+from reports import real_budget
 from reports.reproduction import snippet
 
 SCHEMA_VERSION = 1
@@ -54,6 +55,7 @@ def describe_oracle_finding(finding: Check) -> str:
 
 def render_text(result: CheckResult) -> str:
     parts = [f"{result.instances} instances, {len(result.solvers)} solvers", "", verdict_table(result)]
+    parts += ["", real_budget.render_text(result.overshoots)]
     if result.findings:
         parts += ["", f"{len(result.findings)} distinct failures (solver, verdict), each shrunk to a minimal instance:"]
         parts += ["", *("\n" + describe(f) for f in result.findings)]
@@ -103,4 +105,5 @@ def render_json(result: CheckResult) -> dict:
         ],
         "failures": [failure_json(f) for f in result.findings],
         "oracle_findings": [oracle_finding_json(f) for f in result.oracle_findings],
+        "real_budget": real_budget.to_json(result.overshoots),
     }

@@ -12,6 +12,7 @@ from html import escape
 from fuzz.differential import Check
 from fuzz.candidate_run import BASELINE, CANDIDATE, CandidateRun
 from fuzz import families
+from reports import real_budget
 from reports.bench import BenchResult, BenchRow, render_table
 from reports.check_report import describe_oracle_finding, failure_json, oracle_finding_json, verdict_rows
 from reports.reproduction import snippet
@@ -208,6 +209,9 @@ def _markdown(report: Report, with_snippets: int) -> str:
         "",
         *_markdown_table(*_verdict_table(report)),
         "",
+        f"### {real_budget.TITLE}",
+        "",
+        *real_budget.markdown_lines(report.run.result.overshoots),
     ]
     ordered = _ordered_findings(report)
     if ordered:
@@ -264,6 +268,7 @@ def render_json(report: Report) -> dict:
                 for f, status in _ordered_findings(report)
             ],
             "oracle_findings": [oracle_finding_json(f) for f in result.oracle_findings],
+            "real_budget": real_budget.to_json(result.overshoots),
         },
         "performance": {"rows": report.performance.rows, "note": report.performance.note},
     }
@@ -306,6 +311,14 @@ pre { background: #f6f8fa; padding: 8px; overflow-x: auto; }
 """
 
 
+def _real_budget_html(report: Report) -> list[str]:
+    header, rows, line = real_budget.table(report.run.result.overshoots)
+    parts = [f"<h3>{escape(real_budget.TITLE)}</h3>", f"<p>{escape(real_budget.NOTE)}</p>"]
+    if rows:
+        parts.append(_html_table(header, rows))
+    return parts + [f"<p>{escape(line)}</p>"]
+
+
 def render_html(report: Report) -> str:
     parts = [
         "<!DOCTYPE html>",
@@ -318,6 +331,7 @@ def render_html(report: Report) -> str:
         "<h2>Correctness</h2>",
         f"<p>{escape(_correctness_line(report))}. {escape(_isolation_line(report))}</p>",
         _html_table(*_verdict_table(report)),
+        *_real_budget_html(report),
     ]
     ordered = _ordered_findings(report)
     if ordered:

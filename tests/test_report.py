@@ -14,6 +14,7 @@ from fuzz.candidate_run import run_candidate
 from fuzz.differential import check
 from knapcheck.cli import main
 from knapcheck.report_command import duration
+from reports import real_budget
 from reports.environment import environment
 from reports.bench import BenchResult, Cell
 from reports.regression_report import (
@@ -48,12 +49,14 @@ def test_a_report_on_torch_solvers_shows_each_distinct_failure_once_with_a_repro
 
     markdown = (out / "report.md").read_text()
     assert len(markdown.encode()) < 60_000
-    for heading in ("## Correctness", "## Failures", "## Performance", "## Environment"):
+    for heading in ("## Correctness", f"### {real_budget.TITLE}", "## Failures", "## Performance", "## Environment"):
         assert heading in markdown
     html = (out / "report.html").read_text()
     assert html.startswith("<!DOCTYPE html>") and "## " not in html
+    assert real_budget.TITLE in html
     data = json.loads((out / "report.json").read_text())
     assert data["schema_version"] == 1
+    assert {row["solver"] for row in data["correctness"]["real_budget"]} == {*TORCH_SOLVERS, "full_table"}
     assert data["environment"]["torch"]["version"]
     roles = {s["name"]: s["role"] for s in data["correctness"]["solvers"]}
     assert roles == {**{name: "candidate" for name in TORCH_SOLVERS}, "full_table": "baseline"}

@@ -1,0 +1,71 @@
+"""How far each answer's saved real memory exceeds max_memory, collected by solver and family.
+
+The contract judges the budget in quantized units, as upstream does; what a user asks for is real
+memory. Every check that returned a valid partition adds its relative overshoot,
+``memory_slack / max_memory`` (``oracles.verdict.Judgement.memory_slack``; infinite when a zero
+budget is exceeded), here. Most answers do not overshoot, so those are only counted and the
+positive overshoots kept, with the instance of the worst: memory stays small over a long campaign.
+``reports.real_budget`` turns this into the table.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from dataclasses import dataclass, field
+
+from solvers.contract import Instance
+
+
+def relative_overshoot(memory_slack: float, max_memory: float) -> float:
+    if memory_slack <= 0:
+        return 0.0
+    return memory_slack / max_memory if max_memory > 0 else math.inf
+
+
+@dataclass
+class OvershootSample:
+    """The overshoots of one solver on one family."""
+
+    within: int = 0
+    """Answers whose real memory fits max_memory."""
+    over: array = field(default_factory=lambda: array("d"))
+    """Relative overshoot of every answer that exceeds it."""
+    worst: float = 0.0
+    worst_instance: Instance | None = None
+
+    @property
+    def answers(self) -> int:
+        return self.within + len(self.over)
+
+    def add(self, overshoot: float, instance: Instance) -> None:
+        if overshoot <= 0:
+            self.within += 1
+            return
+        self.over.append(overshoot)
+        if overshoot > self.worst:
+            self.worst, self.worst_instance = overshoot, instance
+
+    def merge(self, other: "OvershootSample") -> None:
+        self.within += other.within
+        self.over.extend(other.over)
+        if other.worst > self.worst:
+            self.worst, self.worst_instance = other.worst, other.worst_instance
+
+
+@dataclass
+class Overshoots:
+    """``OvershootSample`` per (solver, family), in the order first seen."""
+
+    samples: dict[tuple[str, str], OvershootSample] = field(default_factory=dict)
+
+    def add(self, solver: str, family: str, instance: Instance, memory_slack: float | None) -> None:
+        """Record one check's ``Judgement.memory_slack``: None (no valid partition came back) is no answer."""
+        if memory_slack is None:
+            return
+        sample = self.samples.setdefault((solver, family), OvershootSample())
+        sample.add(relative_overshoot(memory_slack, instance.max_memory), instance)
+
+    def merge(self, other: "Overshoots") -> None:
+        for key, sample in other.samples.items():
+            self.samples.setdefault(key, OvershootSample()).merge(sample)
