@@ -43,11 +43,14 @@ SWAPPED_NAME = "dp_knapsack"
 
 @dataclass(frozen=True)
 class SolverCall:
-    """One knapsack problem exactly as the partitioner handed it to its solver."""
+    """One knapsack problem exactly as the partitioner handed it to its solver, and what it saved."""
 
     memory: tuple[float, ...]
+    """Each candidate's size as the partitioner accounts it (a fraction of the activation memory)."""
     runtimes: tuple[float, ...]
     max_memory: float
+    saved: tuple[int, ...]
+    """The items the solver chose to save."""
 
 
 @contextmanager
@@ -77,8 +80,9 @@ def use_solver(solver: str | Solver, *, memory_budget: float | None = None) -> I
     calls: list[SolverCall] = []
 
     def recorded(memory: Sequence[float], runtimes: Sequence[float], max_memory: float):
-        calls.append(SolverCall(tuple(memory), tuple(runtimes), max_memory))
-        return chosen(memory, runtimes, max_memory)
+        answer = chosen(memory, runtimes, max_memory)
+        calls.append(SolverCall(tuple(memory), tuple(runtimes), max_memory, tuple(answer[1])))
+        return answer
 
     settings = {"activation_memory_budget_solver": "dp", "enable_autograd_cache": False}
     if memory_budget is not None:

@@ -1,5 +1,7 @@
 """Our solvers inside torch.compile: called by the partitioner, and the compiled model stays exact."""
 
+import math
+
 import pytest
 import torch
 from torch._functorch import config as functorch_config
@@ -43,6 +45,41 @@ def test_compiled_under_a_budget_with_full_table_matches_eager():
         torch.testing.assert_close(g, w)
 
 
+def assert_close_normwise(got: torch.Tensor, want: torch.Tensor) -> None:
+    """Within 1e-4 of ``want``'s norm. Eight blocks of float32 sums, ordered differently by the
+    decompositions and recomputation, differ elementwise by more than assert_close's float32
+    default allows; a wrongly partitioned graph would be off by about the norm itself."""
+    assert got.shape == want.shape
+    assert torch.linalg.vector_norm(got - want) <= 1e-4 * torch.linalg.vector_norm(want)
+
+
+def real_memory(call, saved) -> float:
+    """The memory of what the solver saves, in the partitioner's own accounting (fractions of its activations)."""
+    return math.fsum(call.memory[i] for i in saved)
+
+
+def test_budget_safe_keeps_the_partitioner_s_budget_where_its_default_solver_exceeds_it():
+    module, (x,) = build("moe")
+    x.requires_grad_(True)
+    compiled = torch.compile(module, backend=BACKEND)
+    with use_solver("budget_safe", memory_budget=0.05) as calls:
+        got, got_grads = outputs_and_gradients(compiled, x)
+    assert calls, "the partitioner never called budget_safe"
+    default = get("torch:dp_knapsack")
+    over = []
+    for call in calls:
+        assert real_memory(call, call.saved) <= call.max_memory
+        _, saved_by_default, _ = default(call.memory, call.runtimes, call.max_memory)
+        over.append(real_memory(call, saved_by_default) > call.max_memory)
+    assert any(over), "torch's default solver should exceed the budget on this model"
+
+    x.grad = None
+    module.zero_grad(set_to_none=True)
+    want, want_grads = outputs_and_gradients(module, x)
+    for g, w in zip([got, *got_grads], [want, *want_grads], strict=True):
+        assert_close_normwise(g, w)
+
+
 def test_a_callable_is_called_with_what_the_partitioner_recorded():
     seen = []
     full_table = get("full_table")
@@ -55,6 +92,7 @@ def test_a_callable_is_called_with_what_the_partitioner_recorded():
     with use_solver(solver, memory_budget=0.2) as calls:
         torch.compile(module, backend=BACKEND)(*inputs)
     assert seen and seen == [(c.memory, c.runtimes, c.max_memory) for c in calls]
+    assert [c.saved for c in calls] == [tuple(full_table(*problem)[1]) for problem in seen]
 
 
 def test_the_swap_is_undone_even_when_the_block_raises():
