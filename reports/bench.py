@@ -12,6 +12,7 @@ upstream baselines, all measured in the same run.
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import statistics
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+from fuzz.harvested_corpus import harvested_record
 from solvers.contract import SCALE, Instance
 from solvers.registry import SolverEntry
 
@@ -38,6 +40,7 @@ class BenchRow:
 
     Memories are uniform draws scaled to the total; runtimes are integers drawn log-uniformly from
     1e6 to 1e12 (FLOP counts), stored as floats: exact in float64, far beyond float32's 2**24.
+    A row with ``harvested`` set is that committed harvested record instead (``harvested_row``).
     """
 
     name: str
@@ -45,13 +48,24 @@ class BenchRow:
     max_memory: float
     total_memory: float = 1.0
     seed: int = 0
+    harvested: str = ""
+    """The name of a record of the harvested corpus (``gpt24@0.3#0``) whose instance this row is."""
 
     @property
     def capacity(self) -> int:
         return round(self.max_memory * SCALE)
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in ("name", "n", "max_memory", "total_memory", "seed")}
+        return {k: getattr(self, k) for k in ("name", "n", "max_memory", "total_memory", "seed", "harvested")}
+
+
+def harvested_row(name: str) -> BenchRow:
+    instance = harvested_record(name).instance
+    return BenchRow(name, instance.n, instance.max_memory, total_memory=math.fsum(instance.memory), harvested=name)
+
+
+HARVESTED_ROWS = ("gpt24@0.3#0", "resnet50@0.3#0", "bert@0.3#0", "moe@0.3#0")
+"""The real-size models' knapsacks at budget 0.3, from the committed corpus (fuzz/corpus/harvested_large)."""
 
 
 def _partitioner_rows() -> list[BenchRow]:
@@ -61,15 +75,18 @@ def _partitioner_rows() -> list[BenchRow]:
 ROWS: list[BenchRow] = _partitioner_rows() + [
     BenchRow("n=1000 C=1e6", 1000, 100.0, total_memory=200.0),
     BenchRow("n=2000 C=1e7", 2000, 1000.0, total_memory=2000.0),
+    *(harvested_row(name) for name in HARVESTED_ROWS),
 ]
 """The fixed matrix: partitioner scale (normalized memories, C <= 10 000), then large budgets
-(memories summing to twice the budget)."""
+(memories summing to twice the budget), then real partitioner instances of the real-size models."""
 CUDA_ROWS: list[BenchRow] = [BenchRow("n=2000 C=1e8", 2000, 10_000.0, total_memory=20_000.0)]
 """Rows ``knapcheck bench --device cuda`` adds: budgets only a GPU solves in seconds."""
 
 
 def instance_for(row: dict | BenchRow) -> Instance:
     row = row if isinstance(row, BenchRow) else BenchRow(**row)
+    if row.harvested:
+        return harvested_record(row.harvested).instance
     rng = random.Random(f"{row.seed}:{row.n}:{row.max_memory}:{row.total_memory}")
     raw = [rng.random() for _ in range(row.n)]
     memory = tuple(row.total_memory * r / sum(raw) for r in raw)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fuzz.harvested_corpus import harvested_record
+from fuzz.harvest_models import REAL_SIZE_MODELS
 from knapcheck.cli import main
 from reports.bench import ROWS, BenchResult, BenchRow, Cell, instance_for, measure_once, render_table, run_bench
 from solvers.registry import resolve
@@ -14,7 +16,17 @@ def test_the_matrix_is_the_issue_s():
     partitioner = [r for r in ROWS if r.total_memory == 1.0]
     assert {(r.n, r.max_memory) for r in partitioner} == {(n, b) for n in (100, 500, 2000) for b in (0.1, 0.5, 0.9)}
     assert all(r.capacity <= 10_000 for r in partitioner)
-    assert {(r.n, r.capacity) for r in ROWS if r not in partitioner} == {(1000, 10**6), (2000, 10**7)}
+    large = [r for r in ROWS if r not in partitioner and not r.harvested]
+    assert {(r.n, r.capacity) for r in large} == {(1000, 10**6), (2000, 10**7)}
+
+
+def test_harvested_rows_are_the_committed_real_size_instances():
+    rows = [r for r in ROWS if r.harvested]
+    assert {r.name.split("@")[0] for r in rows} == set(REAL_SIZE_MODELS)
+    for row in rows:
+        instance = instance_for(row.as_dict())
+        assert instance == harvested_record(row.name).instance
+        assert (row.n, row.capacity) == (instance.n, instance.quantized()[1])
 
 
 def test_row_instances_are_reproducible_and_flop_scale():
@@ -26,8 +38,9 @@ def test_row_instances_are_reproducible_and_flop_scale():
 
 def test_a_pair_the_registry_refuses_is_not_run():
     (dp_knapsack,) = resolve("torch:dp_knapsack")
-    result = run_bench([dp_knapsack], [ROWS[-1]], repeats=3)
-    cell = result.cell("torch:dp_knapsack", ROWS[-1])
+    largest = max(ROWS, key=lambda row: row.capacity)
+    result = run_bench([dp_knapsack], [largest], repeats=3)
+    cell = result.cell("torch:dp_knapsack", largest)
     assert cell.failure == "too big" and not cell.seconds
 
 
