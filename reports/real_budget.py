@@ -105,7 +105,7 @@ def table(overshoots: Overshoots) -> tuple[list[str], list[list[str]], str]:
 
 def render_text(overshoots: Overshoots) -> str:
     header, rows, line = table(overshoots)
-    parts = [f"{TITLE}. {NOTE}"]
+    parts = [f"{TITLE}:", NOTE]
     if rows:
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
         lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [header, *rows]]
