@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import pickle
 import secrets
 import time
 import uuid
@@ -35,6 +36,7 @@ from fuzz import families
 from fuzz.campaign_cluster import campaign_cluster, warm_up_workers
 from fuzz.campaign_units import FUZZ, REPLAY, SHRINK, Setup, Unit, decode_check, encode_check, run_unit
 from fuzz.differential import Check, CheckResult
+from fuzz.overshoot import Overshoots
 from fuzz.store import BadFile, FailureStore, Signature, StoredFailure, record_name, write_atomically
 from fuzz.unit_ledger import LostUnit, UnitLedger
 from oracles.verdict import Verdict
@@ -204,6 +206,7 @@ class _Campaign:
         self.store = FailureStore(plan.store)
         self.ledger = UnitLedger()
         self.counts = {e.name: Counter() for e in self.entries}
+        self.overshoots = Overshoots()
         self.cases = self.verified = self.stored_files = 0
         self.pending: deque[Unit] = deque()
         self.next_id = 0
@@ -253,6 +256,7 @@ class _Campaign:
             solvers=list(self.entries),
             counts=self.counts,
             findings=[f.check for f in findings if f.check is not None],
+            overshoots=self.overshoots,
             instances=self.cases,
         )
         return CampaignResult(
@@ -381,6 +385,7 @@ class _Campaign:
     def _on_tally(self, event: dict) -> None:
         for name, verdicts in event["counts"].items():
             self.counts[name].update(verdicts)
+        self.overshoots.merge(pickle.loads(event["overshoots"]))
         self.cases += event["cases"]
         self.verified += event["verified"]
 

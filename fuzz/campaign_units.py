@@ -36,6 +36,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
 from fuzz import families
 from fuzz.differential import Check, check, size_allows
 from fuzz.example_database import open_database
+from fuzz.overshoot import Overshoots
 from fuzz.shrink import minimal_reproduction
 from fuzz.store import record_name
 from oracles.optimum import optimum
@@ -142,6 +143,7 @@ class UnitRun:
         if unit.kind == FUZZ:
             self.until = min(setup.deadline, time.time() + unit.seconds)
         self.counts = {e.name: Counter() for e in self.entries}
+        self.overshoots = Overshoots()
         self.cases = self.verified = 0
         self.flushed = time.monotonic()
         self.stopping = False
@@ -163,8 +165,10 @@ class UnitRun:
     def flush(self) -> None:
         counts = {name: dict(c) for name, c in self.counts.items() if c}
         if counts or self.cases:
-            self.emit({"kind": "tally", "unit": self.unit.id, "counts": counts, "cases": self.cases, "verified": self.verified})
+            self.emit({"kind": "tally", "unit": self.unit.id, "counts": counts, "cases": self.cases, "verified": self.verified,
+                       "overshoots": pickle.dumps(self.overshoots)})
         self.counts = {e.name: Counter() for e in self.entries}
+        self.overshoots = Overshoots()
         self.cases = self.verified = 0
         self.flushed = time.monotonic()
         self.stopping = self.stopping or self.stop_requested()
@@ -216,6 +220,7 @@ class UnitRun:
             self.disagreement(result)
             done.append(result)
             self.counts[entry.name][result.verdict.value] += 1
+            self.overshoots.add(entry.name, name, instance, result.judgement.memory_slack)
             if result.failed:
                 self.found(result)
         self.cases += 1

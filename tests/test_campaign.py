@@ -68,6 +68,9 @@ def test_campaign_finds_planted_defect_and_promote_makes_it_a_failing_regression
     assert finding["check"]["verdict"] == "OVER_BUDGET" and "assert weight <=" in finding["check"]["reproduction"]
     assert data["as_asked"] and not data["partial"] and data["cluster"] == "local cluster of 1 worker"
     assert "**NEW**" in (out / "campaign.md").read_text()
+    (overshoot,) = data["real_budget"]
+    assert (overshoot["solver"], overshoot["family"]) == (PLANTED, PLANT_FAMILY)
+    assert overshoot["answers"] > 0 and overshoot["over"] > 0, "every fuzzed answer's real memory is tallied"
     stored = FailureStore(db).groups()
     assert list(stored) == [(PLANTED, "OVER_BUDGET")]
     assert stored[(PLANTED, "OVER_BUDGET")].instance.n <= 6, "the first failure of a signature is shrunk"
