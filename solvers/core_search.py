@@ -47,7 +47,7 @@ WINDOW = 62
 """Core steps each state remembers (bits of an int64 that stays non-negative when shifted)."""
 _BITS = (1 << WINDOW) - 1
 LARGE_STATES = 1000
-"""When the states first outnumber this (and each time they double), the cardinality bound is tried."""
+"""When the states first outnumber this, the cardinality bounds are tried (see the search loop)."""
 _MARGIN = 2.0**-40
 """Relative margin of the compiled bound test: its rounding error is a few units of 2**-52."""
 
@@ -152,7 +152,7 @@ def convex_minimum(w, p, sign, count, capacity, scale):
     low = 0
     high = 0
     for i in range(len(p)):
-        high = max(high, p[i]) if sign < 0 else high + p[i]
+        high = max(high, p[i])
     while low < high:
         middle = (low + high) // 2
         here = dantzig_bound(w, p, sign * middle, capacity, scale) - sign * middle * count
@@ -243,6 +243,7 @@ def search(weights, profits, capacity):
     checkpoint_w[0][0] = break_weight
 
     bound_checked_at = LARGE_STATES
+    fewest_helps = False
     bound = floor_bound(break_profit, capacity - break_weight, p[b], w[b], total)
     step = 0
     next_add = b
@@ -346,9 +347,14 @@ def search(weights, profits, capacity):
                     state_bits[count] = state_bits[k]
                     count += 1
             if count > bound_checked_at:
+                # The fewest items an improving selection needs grows with the best value, so that
+                # bound is tried again each time the states double, if it helped the first time.
                 if bound_checked_at == LARGE_STATES:
-                    bound = min(bound, most_items_bound(w, p, capacity, total))
-                bound = min(bound, fewest_items_bound(w, p, capacity, best, total))
+                    fewest = fewest_items_bound(w, p, capacity, best, total)
+                    fewest_helps = fewest < bound
+                    bound = min(bound, fewest, most_items_bound(w, p, capacity, total))
+                elif fewest_helps:
+                    bound = min(bound, fewest_items_bound(w, p, capacity, best, total))
                 bound_checked_at = 2 * count
             if step % WINDOW == 0:
                 kept_w = integers(count)
