@@ -159,8 +159,10 @@ def validate(
             f"memory and runtimes must have the same length, got {len(memory)} and {len(runtimes)}"
         )
     plain = _plain_floats(memory, runtimes, max_memory)
-    if plain is not None:
-        return plain
+    return plain if plain is not None else _checked_one_by_one(memory, runtimes, max_memory)
+
+
+def _checked_one_by_one(memory: list, runtimes: list, max_memory: object) -> tuple[list[float], list[float], float]:
     checked_memory = []
     for i, m in enumerate(memory):
         m = _real(m, f"memory[{i}]")
