@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from fuzz.corpus import load_corpus
+from fuzz.harvested_corpus import load_harvested
 from fuzz.pisinger import generate
 from solvers.contract import SCALE, Instance
 from solvers.registry import SolverEntry
@@ -117,7 +117,7 @@ class PerCallRow:
 
     def instances(self) -> list[Instance]:
         if self.source == "harvested":
-            return [record.instance for record in load_corpus()]
+            return [record.instance for record in load_harvested()]
         families = self.source.split(",")
         return [_pisinger_instance(f, self.items, 1000, seed) for f in families for seed in range(self.count)]
 

@@ -133,8 +133,11 @@ def _plain_floats(
         memory = list(map(float, memory))
         runtimes = list(map(float, runtimes))
         max_memory = float(max_memory)
-        # Sums of non-negative memories bound every product; a finite runtime sum means no inf or nan.
+        # Sums of non-negative memories bound every product; a finite runtime sum means no inf or
+        # nan; n times the largest runtime bounds the positive runtimes' total.
         if (memory and min(memory) < 0) or not math.isfinite(sum(memory) * SCALE) or not math.isfinite(sum(runtimes)):
+            return None
+        if runtimes and max(runtimes) * len(runtimes) >= RUNTIME_TOTAL_LIMIT:
             return None
     except OverflowError:
         return None
