@@ -17,8 +17,12 @@ that may be added (Dantzig's bound on what is left); for a state over it, its pr
 excess times the efficiency of the next item that may be removed. Before an item joins the core,
 the Lagrangian bound of Dembo and Hammer with the break item's efficiency tells whether flipping it
 can lead to a better solution at all; if not, it keeps its break-solution value and never enters.
-The search ends when no state is left (the best solution is optimal) or every item has been in the
-core.
+The search ends when no state is left (the best solution is optimal), when every item has been in
+the core, or when the best solution reaches an upper bound on the optimum: the LP relaxation's at
+first, and once the states first outnumber ``LARGE_STATES``, cardinality bounds (Lagrangian
+relaxations of "at most as many items as the lightest ones that fit" and "at least as many as the
+richest ones an improving selection needs", each minimized over its multiplier), which close
+instances whose profits follow their weights, where the LP bound stays loose.
 
 Recovering the chosen items: every state carries the decisions of the last ``WINDOW`` core steps as
 bits, and every ``WINDOW`` steps the states' weights and bits are kept as a checkpoint. The best
