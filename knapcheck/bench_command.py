@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from knapcheck.targets import entries_for
-from reports.bench import BASELINES, CUDA_ROWS, DEFAULT_TIME_LIMIT, ROWS, render_table, run_bench
+from reports.bench import BASELINES, CUDA_ROWS, DEFAULT_TIME_LIMIT, ROW_GROUPS, ROWS, render_table, run_bench
 from solvers.registry import ours
 from solvers.variants import DP_ONLY
 
@@ -35,8 +35,9 @@ def add_parser(commands) -> None:
         "--rows",
         nargs="+",
         metavar="NAME",
-        choices=[r.name for r in ROWS + CUDA_ROWS],
-        help="rows to run (default: all; --device cuda adds the GPU-only rows)",
+        choices=[*ROW_GROUPS, *(r.name for r in ROWS + CUDA_ROWS + _extra_rows())],
+        help=f"rows or groups of rows to run ({', '.join(ROW_GROUPS)}; default: partitioner, large and real-size;"
+        " --device cuda adds the GPU-only rows)",
     )
     parser.add_argument("--repeats", type=int, default=3, help="fresh processes per solver and row (default: 3)")
     parser.add_argument(
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     baselines = entries_for(args.baselines) if args.baselines else []
     entries = [e for e in measured if e.name not in {b.name for b in baselines}] + baselines
     matrix = ROWS + CUDA_ROWS if gpu else ROWS
-    rows = [r for r in matrix if r.name in args.rows] if args.rows else matrix
+    rows = _chosen_rows(args.rows, matrix) if args.rows else matrix
     if gpu:
         from reports import gpu_bench
 
@@ -86,6 +87,20 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(gpu_bench.variant_table([r for r in rows if r.capacity >= 10**7]))
     return 0
+
+
+def _extra_rows() -> list:
+    return [row for group in ROW_GROUPS.values() for row in group if row not in ROWS]
+
+
+def _chosen_rows(names: list[str], matrix: list) -> list:
+    """The named rows and groups, each row once, in the order named."""
+    chosen = []
+    for name in names:
+        for row in ROW_GROUPS.get(name) or [r for r in matrix + _extra_rows() if r.name == name]:
+            if row not in chosen:
+                chosen.append(row)
+    return chosen
 
 
 def _cuda_available() -> bool:

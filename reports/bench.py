@@ -2,7 +2,9 @@
 
 A row is a seeded, reproducible instance. For every (row, solver) pair ``run_bench`` starts
 ``repeats`` fresh processes (``reports.bench_child``), each timing one call and measuring the peak
-resident memory it added. A child that runs past the time limit is killed and the pair shows
+resident memory it added. A per-call row (``PerCallRow``) is many small problems instead, each
+solved ``rounds`` times in the one process, since a fresh process per call of a few microseconds
+would measure nothing but the process: its time is the median of all those calls. A child that runs past the time limit is killed and the pair shows
 ``timeout``; a pair whose registry entry refuses the size (``SolverEntry.accepts``) is not run and
 shows ``too big``. Once a pair fails, its remaining repeats are skipped, so a full matrix finishes
 in bounded time. ``render_table`` prints medians and, for each of our solvers, ratios against
@@ -22,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from fuzz.harvested_corpus import harvested_record
+from fuzz.harvested_corpus import harvested_record, load_harvested
+from fuzz.pisinger import generate
 from solvers.contract import SCALE, Instance
 from solvers.registry import SolverEntry
 
@@ -51,12 +54,17 @@ class BenchRow:
     harvested: str = ""
     """The name of a record of the harvested corpus (``gpt24@0.3#0``) whose instance this row is."""
 
+    rounds = 1
+
     @property
     def capacity(self) -> int:
         return round(self.max_memory * SCALE)
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in ("name", "n", "max_memory", "total_memory", "seed", "harvested")}
+
+    def instances(self) -> list[Instance]:
+        return [instance_for(self)]
 
 
 def harvested_row(name: str) -> BenchRow:
@@ -68,19 +76,131 @@ HARVESTED_ROWS = ("gpt24@0.3#0", "resnet50@0.3#0", "bert@0.3#0", "moe@0.3#0")
 """The real-size models' knapsacks at budget 0.3, from the committed corpus (fuzz/corpus/harvested_large)."""
 
 
+def _pisinger_instance(family: str, n: int, data_range: int, seed: int) -> Instance:
+    weights, profits, capacity = generate(family, n, data_range, seed, integral=True)
+    return Instance(tuple(w / SCALE for w in weights), tuple(map(float, profits)), capacity / SCALE)
+
+
+@dataclass(frozen=True)
+class PisingerRow:
+    """One instance of a Pisinger class at his sizes (``fuzz.pisinger.generate``): weights in
+    [1, data_range] quantized units, the middle capacity (h = 50 of 100), integer profits as
+    genhard.c makes them."""
+
+    name: str
+    family: str
+    n: int
+    data_range: int
+    seed: int = 0
+    rounds = 1
+
+    @property
+    def capacity(self) -> int:
+        return round(self.instances()[0].max_memory * SCALE)
+
+    def as_dict(self) -> dict:
+        return {"kind": "pisinger", **{k: getattr(self, k) for k in ("name", "family", "n", "data_range", "seed")}}
+
+    def instances(self) -> list[Instance]:
+        return [_pisinger_instance(self.family, self.n, self.data_range, self.seed)]
+
+
+@dataclass(frozen=True)
+class PerCallRow:
+    """Small problems timed call by call in one process: the harvested corpus (``source="harvested"``),
+    or ``count`` seeds of each Pisinger class in ``source`` (comma-separated) with ``items`` items and
+    R = 1000. Each problem is solved ``rounds`` times, round after round; n and C are the largest."""
+
+    name: str
+    source: str
+    rounds: int
+    items: int = 0
+    count: int = 0
+
+    @property
+    def n(self) -> int:
+        return max(i.n for i in self.instances())
+
+    @property
+    def capacity(self) -> int:
+        return max(round(i.max_memory * SCALE) for i in self.instances())
+
+    def as_dict(self) -> dict:
+        return {"kind": "per_call", **{k: getattr(self, k) for k in ("name", "source", "rounds", "items", "count")}}
+
+    def instances(self) -> list[Instance]:
+        if self.source == "harvested":
+            return [record.instance for record in load_harvested()]
+        families = self.source.split(",")
+        return [_pisinger_instance(f, self.items, 1000, seed) for f in families for seed in range(self.count)]
+
+
+Row = BenchRow | PisingerRow | PerCallRow
+
+
+def row_from_dict(data: dict) -> Row:
+    data = dict(data)
+    kind = data.pop("kind", "partitioner")
+    return {"partitioner": BenchRow, "pisinger": PisingerRow, "per_call": PerCallRow}[kind](**data)
+
+
 def _partitioner_rows() -> list[BenchRow]:
     return [BenchRow(f"n={n} budget={b}", n, b) for n in (100, 500, 2000) for b in (0.1, 0.5, 0.9)]
 
 
-ROWS: list[BenchRow] = _partitioner_rows() + [
+PARTITIONER_ROWS: list[BenchRow] = _partitioner_rows()
+"""Partitioner scale: normalized memories, C <= 10 000."""
+LARGE_ROWS: list[BenchRow] = [
     BenchRow("n=1000 C=1e6", 1000, 100.0, total_memory=200.0),
     BenchRow("n=2000 C=1e7", 2000, 1000.0, total_memory=2000.0),
-    *(harvested_row(name) for name in HARVESTED_ROWS),
 ]
-"""The fixed matrix: partitioner scale (normalized memories, C <= 10 000), then large budgets
-(memories summing to twice the budget), then real partitioner instances of the real-size models."""
+"""Large budgets: memories summing to twice the budget."""
+REAL_SIZE_ROWS: list[BenchRow] = [harvested_row(name) for name in HARVESTED_ROWS]
+"""Real partitioner instances of the real-size models."""
+ROWS: list[BenchRow] = PARTITIONER_ROWS + LARGE_ROWS + REAL_SIZE_ROWS
+"""The fixed matrix ``knapcheck bench`` runs by default."""
+PREPARE_ROW = BenchRow("prepare", 40, 0.5)
+PREPARE_TIME_LIMIT = 600.0
+"""Before any measurement, each solver runs once on this row, untimed and with this time limit, so
+that a JIT compiler's on-disk cache (numba's, for expanding_core) is filled before the measured
+processes start: they load the compiled code in their warm-up instead of compiling it there, which
+could take longer than the time limit."""
 CUDA_ROWS: list[BenchRow] = [BenchRow("n=2000 C=1e8", 2000, 10_000.0, total_memory=20_000.0)]
 """Rows ``knapcheck bench --device cuda`` adds: budgets only a GPU solves in seconds."""
+
+PISINGER_CLASSES = (
+    "pisinger_uncorrelated",
+    "pisinger_weakly_correlated",
+    "pisinger_strongly_correlated",
+    "pisinger_inverse_strongly_correlated",
+    "pisinger_almost_strongly_correlated",
+    "pisinger_subset_sum",
+    "pisinger_spanner_weakly_correlated",
+    "pisinger_multiple_strongly_correlated",
+    "pisinger_profit_ceiling",
+    "pisinger_circle",
+)
+"""The classic classes and the hard ones of "Where are the hard knapsack problems?" (spanner,
+mstr, pceil, circle; one spanner class stands for the three)."""
+PISINGER_ROWS: list[PisingerRow] = [
+    PisingerRow(f"{family.removeprefix('pisinger_')} n={n} R={r}", family, n, r)
+    for n, r in ((1000, 1000), (10_000, 10_000))
+    for family in PISINGER_CLASSES
+]
+SMALL_CLASSES = "pisinger_uncorrelated,pisinger_weakly_correlated,pisinger_strongly_correlated,pisinger_subset_sum"
+SMALL_ROWS: list[PerCallRow] = [
+    PerCallRow("harvested corpus", "harvested", rounds=200),
+    *(PerCallRow(f"small n={n}", SMALL_CLASSES, rounds, n, count=5) for n, rounds in ((10, 200), (20, 100), (50, 20))),
+]
+"""Problems of the partitioner's size, per call: real ones, and Pisinger's classic classes (5 seeds each)."""
+ROW_GROUPS: dict[str, list] = {
+    "partitioner": PARTITIONER_ROWS,
+    "large": LARGE_ROWS,
+    "real-size": REAL_SIZE_ROWS,
+    "pisinger": PISINGER_ROWS,
+    "small": SMALL_ROWS,
+}
+"""Names ``knapcheck bench --rows`` takes for a group of rows."""
 
 
 def instance_for(row: dict | BenchRow) -> Instance:
@@ -121,17 +241,17 @@ class Cell:
 
 @dataclass
 class BenchResult:
-    rows: list[BenchRow]
+    rows: list[Row]
     solvers: list[str]
     repeats: int
     time_limit: float
     cells: dict[tuple[str, str], Cell]
 
-    def cell(self, solver: str, row: BenchRow) -> Cell:
+    def cell(self, solver: str, row: Row) -> Cell:
         return self.cells[(solver, row.name)]
 
 
-def measure_once(entry: SolverEntry, row: BenchRow, time_limit: float) -> dict:
+def measure_once(entry: SolverEntry, row: Row, time_limit: float) -> dict:
     """One fresh child process, one call: a dict with status and, when ok, seconds and peak_bytes."""
     spec = json.dumps({"solver": entry.name, "row": row.as_dict()})
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
@@ -155,7 +275,7 @@ def measure_once(entry: SolverEntry, row: BenchRow, time_limit: float) -> dict:
 
 def run_bench(
     entries: Sequence[SolverEntry],
-    rows: Sequence[BenchRow] = ROWS,
+    rows: Sequence[Row] = ROWS,
     repeats: int = 3,
     *,
     time_limit: float = DEFAULT_TIME_LIMIT,
@@ -163,6 +283,8 @@ def run_bench(
 ) -> BenchResult:
     if repeats < 1:
         raise ValueError(f"repeats must be at least 1, got {repeats}")
+    for entry in entries:
+        measure_once(entry, PREPARE_ROW, PREPARE_TIME_LIMIT)
     cells: dict[tuple[str, str], Cell] = {}
     for row in rows:
         for entry in entries:
@@ -230,6 +352,12 @@ def render_table(result: BenchResult, baselines: Sequence[str] = BASELINES) -> s
         f"Medians of {result.repeats} fresh processes per cell; time limit {result.time_limit:g} s per run; "
         "MiB = peak resident memory the call added above the process's RSS before it."
     )
+    per_call = [row for row in result.rows if row.rounds > 1]
+    if per_call:
+        text.append(
+            "Per-call rows (" + ", ".join(row.name for row in per_call) + "): in each process every problem is "
+            "solved round after round, and the time is the median of all those calls (MiB: the peak over all of them)."
+        )
     return "\n".join(text)
 
 

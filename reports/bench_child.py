@@ -4,7 +4,9 @@ The process imports torch, loads the solver, builds the row's instance and warms
 on a tiny instance; then it resets the kernel's peak-RSS mark to the current RSS and calls the
 solver once. It prints one JSON line: the wall time of the call, and the peak resident memory
 above the RSS just before the call (the interpreter, torch, the solver's code and its input
-excluded). On CUDA it also reports the peak of torch's CUDA allocator.
+excluded). On CUDA it also reports the peak of torch's CUDA allocator. A per-call row's problems
+are each solved ``rounds`` times, round after round, every call timed on its own: the time is
+their median, the value the first round's total, the peak the highest over all calls.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 import ctypes
 import gc
 import json
+import math
 import resource
+import statistics
 import sys
 import time
 import traceback
@@ -74,18 +78,20 @@ def _limit_address_space() -> None:
 def measure(spec: dict) -> dict:
     import torch
 
-    from reports.bench import instance_for
+    from reports.bench import row_from_dict
     from solvers.registry import resolve
 
     (entry,) = resolve(spec["solver"])
     solver = entry.load()
-    instance = instance_for(spec["row"])
+    row = row_from_dict(spec["row"])
+    problems = [(list(i.memory), list(i.runtimes), i.max_memory) for i in row.instances()]
     for warm_up in WARM_UP:
         solver(*warm_up)
     # Whatever its registry entry says (a module:NAME spec says cpu), a solver that used CUDA in its
     # warm-up has its kernels synchronized before the clock stops and its device peak reported.
     cuda = torch.cuda.is_initialized()
-    memory, runtimes, max_memory = list(instance.memory), list(instance.runtimes), instance.max_memory
+    calls = [0.0] * (row.rounds * len(problems))
+    values = [0.0] * len(problems)
     gc.collect()
     _trim_heap()
     if cuda:
@@ -94,11 +100,18 @@ def measure(spec: dict) -> dict:
     _limit_address_space()
     fresh_peak = _reset_peak()
     before = _status_kib("VmRSS") if fresh_peak else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    start = time.perf_counter()
-    value, _, _ = solver(memory, runtimes, max_memory)
-    if cuda:
-        torch.cuda.synchronize()
-    seconds = time.perf_counter() - start
+    call = 0
+    for _ in range(row.rounds):
+        for k, problem in enumerate(problems):
+            start = time.perf_counter()
+            value, _, _ = solver(*problem)
+            if cuda:
+                torch.cuda.synchronize()
+            calls[call] = time.perf_counter() - start
+            values[k] = value
+            call += 1
+    seconds = statistics.median(calls)
+    value = math.fsum(values)
     peak = _status_kib("VmHWM") if fresh_peak else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     result = {"status": "ok", "seconds": seconds, "peak_bytes": max(0, peak - before) * 1024, "value": float(value)}
     if cuda:

@@ -40,6 +40,14 @@ OURS = (
         rounding=BUDGET_SAFE,
     ),
     SolverEntry(
+        name="expanding_core",
+        spec="solvers.expanding_core:expanding_core",
+        exact=True,
+        origin="ours",
+        memory_model="undominated (weight, profit) states of a core around the break item, and a"
+        " checkpoint of them every 62 core steps: independent of C",
+    ),
+    SolverEntry(
         name="cuda",
         spec="solvers.cuda_solver:cuda_knapsack",
         exact=True,

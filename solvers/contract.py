@@ -130,6 +130,33 @@ def _real(value: object, name: str) -> float:
     return result
 
 
+_PLAIN_TYPES = frozenset({float, int})
+
+
+def _plain_floats(
+    memory: list, runtimes: list, max_memory: object
+) -> tuple[list[float], list[float], float] | None:
+    """validate's answer for valid lists of Python floats and ints, found by whole-list operations;
+    None for anything else (the item-by-item checks then find the first bad value and name it)."""
+    if type(max_memory) not in _PLAIN_TYPES or not set(map(type, memory)).union(map(type, runtimes)) <= _PLAIN_TYPES:
+        return None
+    try:
+        memory = list(map(float, memory))
+        runtimes = list(map(float, runtimes))
+        max_memory = float(max_memory)
+        # Sums of non-negative memories bound every product; a finite runtime sum means no inf or
+        # nan; n times the largest runtime bounds the positive runtimes' total.
+        if (memory and min(memory) < 0) or not math.isfinite(sum(memory) * SCALE) or not math.isfinite(sum(runtimes)):
+            return None
+        if runtimes and max(runtimes) * len(runtimes) >= RUNTIME_TOTAL_LIMIT:
+            return None
+    except OverflowError:
+        return None
+    if not (max_memory >= 0 and math.isfinite(max_memory * SCALE)):
+        return None
+    return memory, runtimes, max_memory
+
+
 def validate(
     memory: Sequence[float], runtimes: Sequence[float], max_memory: float
 ) -> tuple[list[float], list[float], float]:
@@ -145,6 +172,11 @@ def validate(
         raise ValueError(
             f"memory and runtimes must have the same length, got {len(memory)} and {len(runtimes)}"
         )
+    plain = _plain_floats(memory, runtimes, max_memory)
+    return plain if plain is not None else _checked_one_by_one(memory, runtimes, max_memory)
+
+
+def _checked_one_by_one(memory: list, runtimes: list, max_memory: object) -> tuple[list[float], list[float], float]:
     checked_memory = []
     for i, m in enumerate(memory):
         m = _real(m, f"memory[{i}]")
@@ -245,7 +277,10 @@ def exact_runtimes(runtimes: Sequence[float]) -> tuple[list[int], int]:
     Unlike exact_scale this always succeeds (Python ints are unbounded), so any subset's value can
     be compared exactly, whatever the instance.
     """
-    ratios = [float(r).as_integer_ratio() for r in runtimes]
+    floats = list(map(float, runtimes))
+    if all(map(float.is_integer, floats)):
+        return list(map(int, floats)), 1
+    ratios = [r.as_integer_ratio() for r in floats]
     denominator = max((d for _, d in ratios), default=1)
     return [num * (denominator // d) for num, d in ratios], denominator
 

@@ -5,7 +5,21 @@ from __future__ import annotations
 from fuzz.harvested_corpus import harvested_record
 from fuzz.harvest_models import REAL_SIZE_MODELS
 from knapcheck.cli import main
-from reports.bench import ROWS, BenchResult, BenchRow, Cell, instance_for, measure_once, render_table, run_bench
+from reports.bench import (
+    ROW_GROUPS,
+    ROWS,
+    BenchResult,
+    BenchRow,
+    Cell,
+    PerCallRow,
+    PisingerRow,
+    instance_for,
+    measure_once,
+    render_table,
+    row_from_dict,
+    run_bench,
+)
+from solvers.full_table import full_table
 from solvers.registry import resolve
 from solvers.sliding_hirschberg import sliding_hirschberg
 
@@ -96,3 +110,24 @@ def test_table_shows_medians_ratios_and_failures():
     assert "| 4 | 1.00 | 2 | 2.00 | 0.50x | 0.50x |" in rows["b"]
     assert "timeout > 10 s" in rows["c"] and rows["c"].endswith("| - | - |")
     assert "ours vs torch:base: median speed-up 2.00x over 3 rows; slower on b" in table
+
+
+def test_pisinger_rows_are_the_class_at_pisinger_s_sizes():
+    row = PisingerRow("strong", "pisinger_strongly_correlated", 200, 10_000)
+    assert row_from_dict(row.as_dict()) == row
+    (instance,) = row.instances()
+    weights, capacity = instance.quantized()
+    assert len(weights) == 200 and all(1 <= w <= 10_000 for w in weights) and row.capacity == capacity
+    assert all(r == w + 1000 for w, r in zip(weights, instance.runtimes))
+    assert {(r.n, r.data_range) for r in ROW_GROUPS["pisinger"]} == {(1000, 1000), (10_000, 10_000)}
+
+
+def test_a_per_call_row_times_every_call_in_one_process():
+    row = PerCallRow("few", "pisinger_subset_sum,pisinger_uncorrelated", rounds=3, items=12, count=2)
+    assert row_from_dict(row.as_dict()) == row and row.n == 12
+    instances = row.instances()
+    assert len(instances) == 4
+    (entry,) = resolve("full_table")
+    result = measure_once(entry, row, time_limit=120)
+    assert result["status"] == "ok" and 0 < result["seconds"] < 1
+    assert result["value"] == sum(full_table(list(i.memory), list(i.runtimes), i.max_memory).value for i in instances)

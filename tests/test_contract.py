@@ -4,7 +4,10 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from solvers import contract
 from solvers.contract import Instance, exact_runtimes, exact_scale, float_tolerance, quantize, validate
 from solvers.registry import ours
 
@@ -130,3 +133,29 @@ def test_instance_round_trips_through_a_dict_and_is_validated():
         Instance.from_dict({"memory": [0.1]})
     with pytest.raises(ValueError, match=r"runtimes\[0\] must be finite"):
         Instance((0.1,), (float("nan"),), 1.0)
+
+
+def _outcome(check, *args):
+    try:
+        return check(*args)
+    except (ValueError, OverflowError) as error:
+        return type(error), str(error)
+
+
+numbers = st.one_of(st.floats(), st.integers(-(2**1100), 2**1100), st.sampled_from([1e306, 1.5e308, -1.5e308, -0.0, 5e-324]))
+
+
+@given(st.lists(st.tuples(numbers, numbers), max_size=6), numbers)
+def test_the_fast_path_answers_as_the_item_by_item_checks(items, max_memory):
+    memory, runtimes = [m for m, _ in items], [r for _, r in items]
+    assert _outcome(validate, memory, runtimes, max_memory) == _outcome(
+        contract._checked_one_by_one, memory, runtimes, max_memory
+    )
+
+
+@given(st.lists(st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.integers(-(2**60), 2**60))))
+def test_exact_runtimes_of_integer_floats_take_the_shortcut_to_the_same_answer(runtimes):
+    integers, denominator = exact_runtimes(runtimes)
+    ratios = [float(r).as_integer_ratio() for r in runtimes]
+    assert denominator == max((d for _, d in ratios), default=1)
+    assert integers == [n * (denominator // d) for n, d in ratios]

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from fuzz.differential import check, size_allows
 from fuzz.regression_corpus import RegressionCase, load_regression_corpus, replay
+from solvers.registry import ours
 
 
 
@@ -36,3 +38,12 @@ def test_regression_case(case: RegressionCase):
     if done.verdict.value == case.verdict:
         raise StillDefective(f"{case.solver} still fails: {done.verdict.value}: {done.judgement.detail}")
     assert not done.failed, f"{case.solver} now fails differently: {done.verdict.value}: {done.judgement.detail}"
+
+
+@pytest.mark.parametrize("entry", [pytest.param(entry, id=entry.name) for entry in ours() if entry.exact])
+def test_our_exact_solvers_are_optimal_on_every_case(entry):
+    # The corpus holds upstream's defects; each instance is an edge case every exact solver must get right.
+    for case in load_regression_corpus():
+        if size_allows(entry, case.instance):
+            found = check(entry, case.instance, case.family)
+            assert found.verdict.value == "OPTIMAL", f"{case.id}: {found.verdict}: {found.judgement.detail}"

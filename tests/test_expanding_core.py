@@ -1,0 +1,138 @@
+"""expanding_core against the full-table reference and brute force, and its two ways of running.
+
+Values are compared exactly: as floats on exact instances (identical, no tolerance), as the exact
+fractions of the chosen sets otherwise, where the search on exact integers must still find the
+true optimum (the float64 reference may fall short of it by its rounding, never exceed it).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fuzz.pisinger import generate
+from fuzz import families
+from oracles.brute_force import MAX_ITEMS as BRUTE_FORCE_ITEMS
+from oracles.brute_force import brute_force
+from oracles.exact import set_value, set_weight
+from solvers import core_search
+from solvers import expanding_core as expanding_core_module
+from solvers.contract import SCALE, Instance, exact_scale
+from solvers.expanding_core import expanding_core
+from solvers.full_table import full_table
+
+
+def solve(instance: Instance):
+    return expanding_core(list(instance.memory), list(instance.runtimes), instance.max_memory)
+
+
+def assert_optimal(instance: Instance) -> None:
+    value, saved, recomputable = solve(instance)
+    _, capacity = instance.quantized()
+    assert sorted(saved + recomputable) == list(range(instance.n))
+    assert set_weight(instance, saved) <= capacity
+    reference = full_table(list(instance.memory), list(instance.runtimes), instance.max_memory)
+    if exact_scale(instance.runtimes) is not None:
+        assert value == reference.value
+    else:
+        assert set_value(instance, saved) >= set_value(instance, reference.saved)
+    if instance.n <= BRUTE_FORCE_ITEMS:
+        assert set_value(instance, saved) == brute_force(instance).value
+
+
+@pytest.mark.parametrize("family_name", families.names())
+def test_optimal_on_every_family(family_name):
+    @settings(max_examples=40)
+    @given(families.strategy(family_name))
+    def optimal(instance):
+        assert_optimal(instance)
+
+    optimal()
+
+
+def _pisinger(name: str, n: int, data_range: int, seed: int, integral: bool = False) -> Instance:
+    weights, profits, capacity = generate(name, n, data_range, seed, integral=integral)
+    return Instance(tuple(w / SCALE for w in weights), tuple(map(float, profits)), capacity / SCALE)
+
+
+@pytest.mark.parametrize("integral", [True, False], ids=["compiled", "plain-python"])
+def test_optimal_when_the_best_state_is_older_than_a_checkpoint_window(integral):
+    # This circle instance finds its best state some 250 core steps in, so its items are recovered
+    # through four checkpoints; with float profits the sums need more than int64 (plain Python).
+    assert_optimal(_pisinger("pisinger_circle", 300, 300, 0, integral))
+
+
+@settings(max_examples=100)
+@given(
+    families.strategy("pisinger_almost_strongly_correlated")
+    | families.strategy("pisinger_circle")
+    | families.strategy("tight_budget")
+)
+def test_recovery_through_many_checkpoints(instance):
+    # A window of two steps makes nearly every answer go through checkpoints. Only the plain
+    # Python search runs here: it reads WINDOW at run time, while compiling would freeze it.
+    saved = core_search.WINDOW, core_search._BITS, expanding_core_module.COMPILED_LIMIT
+    core_search.WINDOW, core_search._BITS, expanding_core_module.COMPILED_LIMIT = 2, 3, 0
+    try:
+        assert_optimal(instance)
+    finally:
+        core_search.WINDOW, core_search._BITS, expanding_core_module.COMPILED_LIMIT = saved
+
+
+def test_the_compiled_and_plain_python_searches_find_the_same_optimum():
+    for seed in range(5):
+        weights, profits, capacity = generate("pisinger_almost_strongly_correlated", 120, 200, seed)
+        compiled = core_search.compiled_search(*map(_int64, (weights, profits)), capacity).tolist()
+        plain = core_search.search(weights, profits, capacity)
+        for chosen in (compiled, plain):
+            assert sum(w for w, x in zip(weights, chosen) if x) <= capacity
+        assert sum(p for p, x in zip(profits, compiled) if x) == sum(p for p, x in zip(profits, plain) if x)
+
+
+def _int64(values):
+    import numpy as np
+
+    return np.array(values, dtype=np.int64)
+
+
+def test_runtimes_beyond_int64_are_solved_exactly_in_plain_python():
+    # 2**70 and a runtime of 1 in one instance: the compiled search cannot hold the sums.
+    instance = Instance((0.0003, 0.0002, 0.0002, 0.0001), (2.0**70, 2.0**69, 2.0**69 + 2.0**17, 1.0), 0.0004)
+    value, saved, _ = solve(instance)
+    assert saved == [1, 2] and value == 2.0**70 + 2.0**17
+
+
+def test_zero_weights_are_taken_and_non_positive_runtimes_never():
+    instance = Instance((0.0, 0.0, 0.0, 0.0002, 0.0001), (5.0, 0.0, -3.0, -1.0, 2.0), 0.0)
+    value, saved, recomputable = solve(instance)
+    assert saved == [0] and value == 5.0 and recomputable == [1, 2, 3, 4]
+
+
+def test_huge_capacities_take_everything_that_pays():
+    memory = (1e300, 2e300, 0.5)
+    value, saved, _ = expanding_core(memory, (1.0, 2.0, -1.0), 1e301)
+    assert saved == [0, 1] and value == 3.0
+    value, saved, _ = expanding_core(memory, (1.0, 2.0, 3.0), 2.5e300)
+    assert saved == [1, 2] and value == 5.0
+
+
+def test_deterministic():
+    instance = _pisinger("pisinger_spanner_weakly_correlated", 200, 1000, 1)
+    first = solve(instance)
+    assert all(solve(instance) == first for _ in range(3))
+
+
+small_items = st.lists(
+    st.tuples(st.integers(0, 40), st.one_of(st.integers(-5, 60), st.floats(-1e3, 1e18, allow_nan=False))),
+    max_size=12,
+)
+
+
+@settings(max_examples=150)
+@given(small_items, st.integers(0, 200))
+def test_matches_brute_force_exactly(items, capacity):
+    instance = Instance(tuple(w / SCALE for w, _ in items), tuple(float(r) for _, r in items), capacity / SCALE)
+    value, saved, _ = solve(instance)
+    assert set_weight(instance, saved) <= capacity
+    assert set_value(instance, saved) == brute_force(instance).value
