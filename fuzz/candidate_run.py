@@ -17,6 +17,7 @@ from typing import Callable, Iterable, Sequence
 from fuzz.check import run_check
 from fuzz.families import names
 from fuzz.differential import Check, CheckResult
+from solvers import specs
 from solvers.contract import Instance
 from solvers.entry import SolverEntry
 from solvers.isolation import start_workers
@@ -43,17 +44,48 @@ class CandidateRun:
     def findings(self, role: str) -> list[Check]:
         return [f for f in self.result.findings if self.roles[f.solver.name] == role]
 
-    def is_new(self, failure: Check) -> bool:
-        """A candidate failure whose kind of verdict no baseline solver shows."""
-        return self.roles[failure.solver.name] == CANDIDATE and failure.verdict not in self._baseline_verdicts()
+    def counterparts(self, name: str) -> list[str]:
+        """The baseline solvers a candidate solver is compared with: those whose function has its
+        name (``pr/knapsack.py:dp_knapsack`` against ``torch:dp_knapsack``), else every baseline."""
+        baselines = self.entries(BASELINE)
+        mine = _function_name(next(e for e in self.result.solvers if e.name == name))
+        same = [e.name for e in baselines if _function_name(e) == mine]
+        return same or [e.name for e in baselines]
+
+    def is_regression(self, failure: Check) -> bool:
+        """A candidate failure its baseline does not share: a kind of failure (verdict) the baseline
+        never shows, or one on an instance the baseline passes. Without a baseline, every one."""
+        if self.roles[failure.solver.name] != CANDIDATE:
+            return False
+        baselines = self.counterparts(failure.solver.name)
+        verdict = failure.verdict.value
+        if verdict not in {f.verdict.value for f in self.findings(BASELINE) if f.solver.name in baselines}:
+            return True
+        for failing in self.result.failures_by_instance:
+            checked = [failing[b] for b in baselines if b in failing]
+            if failing.get(failure.solver.name) == verdict and checked and all(v is None for v in checked):
+                return True
+        return False
+
+    def regressions(self) -> list[Check]:
+        return [f for f in self.findings(CANDIDATE) if self.is_regression(f)]
+
+    def gate_failures(self, strict: bool) -> list[Check]:
+        """What fails the report: the candidate's regressions, or with ``strict`` any failure of it."""
+        return self.findings(CANDIDATE) if strict else self.regressions()
 
     def fixed(self) -> list[Check]:
-        """Baseline failures whose kind of verdict no candidate solver shows any more."""
-        candidate = {f.verdict for f in self.findings(CANDIDATE)}
-        return [f for f in self.findings(BASELINE) if f.verdict not in candidate]
+        """Baseline failures whose kind of verdict no candidate compared with that baseline shows."""
+        fixed = []
+        for failure in self.findings(BASELINE):
+            compared = [e.name for e in self.entries(CANDIDATE) if failure.solver.name in self.counterparts(e.name)]
+            if not any(f.verdict == failure.verdict for f in self.findings(CANDIDATE) if f.solver.name in compared):
+                fixed.append(failure)
+        return fixed
 
-    def _baseline_verdicts(self) -> set:
-        return {f.verdict for f in self.findings(BASELINE)}
+
+def _function_name(entry: SolverEntry) -> str:
+    return specs.parse(entry.spec).name
 
 
 def run_candidate(

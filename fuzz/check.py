@@ -68,6 +68,8 @@ def run_check(
                 break
             result.instances += 1
             oracle = optimum(instance)
+            failing: dict[str, str | None] = {}
+            result.failures_by_instance.append(failing)
             for entry in entries:
                 if not size_allows(entry, instance):
                     continue
@@ -76,6 +78,7 @@ def run_check(
                 if done.oracle_disagreement:
                     result.oracle_findings.append(done)
                 result.overshoots.add(entry.name, name, instance, done.judgement.memory_slack)
+                failing[entry.name] = done.verdict.value if done.failed else None
                 if done.failed:
                     known = first_failure.get(done.signature)
                     if known is None or instance.n < known.instance.n:

@@ -68,6 +68,9 @@ class CheckResult:
     """One minimal failing check per distinct signature."""
     oracle_findings: list[Check] = field(default_factory=list)
     """Every check whose oracle was shown wrong (``Check.oracle_disagreement``), with its instance."""
+    failures_by_instance: list[dict[str, str | None]] = field(default_factory=list)
+    """For each checked instance, in order: each solver that checked it, with its failing verdict,
+    or None where it passed (what tells a regression from a failure the baseline shares)."""
     instances: int = 0
     skipped: int = 0
     """Sampled instances left unchecked because the time budget ran out."""

@@ -4,7 +4,8 @@ One file per model (``MODEL.json``), each a list of records: the instance exactl
 handed it to its solver, and where it came from (model, memory budget, the index of the solver call
 within that compile, torch version, backend). Reading it needs no torch: the ``harvested`` family
 (the toy models, ``CORPUS_DIR``) and the ``harvested_large`` family (the real-size models,
-``LARGE_CORPUS_DIR``) sample it in every test, check and campaign.
+``LARGE_CORPUS_DIR``) sample it in every test, check and campaign, and ``knapcheck solve``,
+``check --instances`` and ``report --instances`` read such a file directly (``fuzz.instance_files``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from solvers.contract import Instance
 
 CORPUS_DIR = Path(__file__).parent / "corpus" / "harvested"
 LARGE_CORPUS_DIR = Path(__file__).parent / "corpus" / "harvested_large"
-FORMAT = "knapcheck-harvested-corpus/1"
+SCHEMA_VERSION = 1
+FORMAT = "knapcheck-harvested-corpus"
+LEGACY_FORMAT = "knapcheck-harvested-corpus/1"
+"""What files written before ``schema_version`` say instead of it and ``FORMAT``; read the same."""
 
 
 @dataclass(frozen=True)
@@ -72,15 +76,31 @@ def write_harvested(records: list[Harvested], directory: Path) -> list[Path]:
     written = []
     for model, group in by_model.items():
         path = directory / f"{model}.json"
-        path.write_text(json.dumps({"format": FORMAT, "records": [r.as_dict() for r in group]}, indent=1) + "\n")
+        document = {"schema_version": SCHEMA_VERSION, "format": FORMAT, "records": [r.as_dict() for r in group]}
+        path.write_text(json.dumps(document, indent=1) + "\n")
         written.append(path)
     return written
 
 
+def is_harvested(data: object) -> bool:
+    """Whether a file's parsed JSON is a harvested corpus file (of this schema, or written before it)."""
+    if not isinstance(data, dict):
+        return False
+    current = data.get("format") == FORMAT and data.get("schema_version") == SCHEMA_VERSION
+    return current or data.get("format") == LEGACY_FORMAT
+
+
 def read_harvested_file(path: Path) -> list[Harvested]:
     data = json.loads(path.read_text())
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a harvested corpus file (expected format {FORMAT!r})")
+    if not is_harvested(data):
+        raise ValueError(
+            f"{path} is not a harvested corpus file (expected format {FORMAT!r}, schema_version {SCHEMA_VERSION})"
+        )
+    return harvested_records(data, path)
+
+
+def harvested_records(data: dict, path: Path) -> list[Harvested]:
+    """The records of a harvested corpus file's parsed JSON; ValueError naming the file and record."""
     records = []
     for i, entry in enumerate(data.get("records", [])):
         try:

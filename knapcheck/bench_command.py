@@ -4,19 +4,49 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
+from pathlib import Path
 
-from knapcheck.targets import entries_for
-from reports.bench import BASELINES, CUDA_ROWS, DEFAULT_TIME_LIMIT, ROW_GROUPS, ROWS, render_table, run_bench
-from solvers.registry import ours
-from solvers.variants import DP_ONLY
+from knapcheck import exit_status
+from knapcheck.durations import SYNTAX, duration
+from knapcheck.output_checks import writable_file
+from knapcheck.usage import UsageError, positive_int
+from reports.bench import BASELINES, CUDA_ROWS, DEFAULT_TIME_LIMIT, ROW_GROUPS, ROWS
+
+EXAMPLES = """\
+examples:
+  knapcheck bench                                   our CPU solvers against both upstream solvers
+  knapcheck bench --rows "n=1000 C=1e6" small --repeats 5 --json bench.json
+  knapcheck bench --solvers pr/knapsack.py:dp_knapsack --baselines torch:dp_knapsack --time-limit 2m
+  knapcheck bench --device cuda                     adds the GPU-only rows and the kernel tables"""
+
+
+def _wrapped(names: list[str]) -> str:
+    return textwrap.fill(", ".join(f'"{name}"' if " " in name else name for name in names), width=96,
+                         initial_indent="    ", subsequent_indent="    ")
+
+
+def row_list() -> str:
+    groups = "\n".join(f"  {name}:\n{_wrapped([row.name for row in rows])}" for name, rows in ROW_GROUPS.items())
+    return (
+        "rows (--rows NAME ...: rows or groups of rows; default: every row of partitioner, large and real-size):\n"
+        f"{groups}\n  with --device cuda also:\n{_wrapped([row.name for row in CUDA_ROWS])}"
+    )
 
 
 def add_parser(commands) -> None:
     parser = commands.add_parser(
         "bench",
-        help="time and peak memory of solvers over a fixed matrix of instances, with ratios against upstream",
+        help="time and peak memory of solvers side by side, with ratios",
+        description=textwrap.dedent("""\
+            Time and peak memory of solvers over a fixed matrix of instance rows, each measurement
+            in its own fresh process, side by side with upstream's solvers in the same run. Prints
+            one table: a row per instance row, a column per solver (median time, peak memory), and
+            ratio columns against the first baseline (its figure / the solver's: above 1 is better)."""),
+        epilog="\n\n".join([EXAMPLES, row_list(), exit_status.help_text(None)]),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--device", default="cpu", help="device of our solvers to measure (default: cpu)")
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="device of our solvers to measure (default: cpu)")
     parser.add_argument(
         "--solvers",
         nargs="+",
@@ -29,46 +59,59 @@ def add_parser(commands) -> None:
         nargs="*",
         metavar="SPEC",
         default=list(BASELINES),
-        help=f"upstream solvers every row is compared with (default: {' '.join(BASELINES)})",
+        help=f"upstream solvers every row is compared with; ratios are against the first (default: {' '.join(BASELINES)})",
     )
-    parser.add_argument(
-        "--rows",
-        nargs="+",
-        metavar="NAME",
-        choices=[*ROW_GROUPS, *(r.name for r in ROWS + CUDA_ROWS + _extra_rows())],
-        help=f"rows or groups of rows to run ({', '.join(ROW_GROUPS)}; default: partitioner, large and real-size;"
-        " --device cuda adds the GPU-only rows)",
-    )
-    parser.add_argument("--repeats", type=int, default=3, help="fresh processes per solver and row (default: 3)")
-    parser.add_argument(
-        "--time-limit",
-        type=float,
-        default=DEFAULT_TIME_LIMIT,
-        help=f"seconds one run may take before it counts as a timeout (default: {DEFAULT_TIME_LIMIT:g})",
-    )
+    parser.add_argument("--rows", nargs="+", metavar="NAME", help="rows or groups of rows to run (listed below)")
+    parser.add_argument("--repeats", type=positive_int, default=3, metavar="N",
+                        help="fresh processes per solver and row (default: 3)")
+    parser.add_argument("--time-limit", type=duration, default=DEFAULT_TIME_LIMIT, metavar="DURATION",
+                        help=f"how long one run may take before it counts as a timeout: {SYNTAX}"
+                        f" (default: {DEFAULT_TIME_LIMIT:g}s)")
+    parser.add_argument("--json", type=Path, metavar="PATH", help="also write every measurement and median as JSON")
     parser.set_defaults(run=run)
 
 
+def chosen_rows(names: list[str] | None, gpu: bool) -> list:
+    """The named rows and groups, each row once, in the order named (default: ``ROWS``, and the GPU
+    rows on cuda); UsageError naming an unknown one."""
+    matrix = ROWS + CUDA_ROWS if gpu else ROWS
+    if not names:
+        return matrix
+    known = {row.name: [row] for row in matrix + [row for group in ROW_GROUPS.values() for row in group]}
+    known.update(ROW_GROUPS)
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise UsageError(f"--rows: unknown {', '.join(map(repr, unknown))}; see knapcheck bench --help for the rows and groups")
+    chosen = []
+    for name in names:
+        chosen += [row for row in known[name] if row not in chosen]
+    return chosen
+
+
 def run(args: argparse.Namespace) -> int:
-    if args.repeats < 1:
-        raise SystemExit("knapcheck bench: --repeats must be at least 1")
-    if args.time_limit <= 0:
-        raise SystemExit("knapcheck bench: --time-limit must be positive")
+    import json
+
+    from knapcheck.targets import entries_for
+    from reports.bench import run_bench
+    from reports.bench_table import bench_json, bench_table, table_markdown
+    from reports.environment import environment
+    from solvers.registry import ours
+    from solvers.variants import DP_ONLY
+
+    gpu = args.device == "cuda"
+    rows = chosen_rows(args.rows, gpu)
+    if args.json:
+        writable_file(args.json, "--json")
     if args.solvers:
         measured = entries_for(args.solvers)
     else:
         measured = [e for e in ours() if e.device == args.device]
-        if not measured:
-            raise SystemExit(f"knapcheck bench: no registered solver of ours runs on device {args.device!r}")
         measured += entries_for([DP_ONLY[args.device]]) if args.device in DP_ONLY else []
-    gpu = args.device == "cuda"
+    baselines = entries_for(args.baselines) if args.baselines else []
     if gpu and not _cuda_available():
         print("knapcheck bench: no CUDA device here, so no GPU rows (the cuda solver's correctness is tested on CPU)")
-        return 0
-    baselines = entries_for(args.baselines) if args.baselines else []
+        return exit_status.OK
     entries = [e for e in measured if e.name not in {b.name for b in baselines}] + baselines
-    matrix = ROWS + CUDA_ROWS if gpu else ROWS
-    rows = _chosen_rows(args.rows, matrix) if args.rows else matrix
     if gpu:
         from reports import gpu_bench
 
@@ -76,7 +119,8 @@ def run(args: argparse.Namespace) -> int:
     result = run_bench(
         entries, rows, args.repeats, time_limit=args.time_limit, progress=lambda m: print(m, file=sys.stderr, flush=True)
     )
-    print(render_table(result, [b.name for b in baselines]))
+    baseline_names = [b.name for b in baselines]
+    print(table_markdown(bench_table(result, baseline_names)))
     if gpu:
         print()
         print(gpu_bench.rate_table(result, bandwidth, [e.name for e in measured]))
@@ -86,21 +130,10 @@ def run(args: argparse.Namespace) -> int:
         print(gpu_bench.span_table())
         print()
         print(gpu_bench.variant_table([r for r in rows if r.capacity >= 10**7]))
-    return 0
-
-
-def _extra_rows() -> list:
-    return [row for group in ROW_GROUPS.values() for row in group if row not in ROWS]
-
-
-def _chosen_rows(names: list[str], matrix: list) -> list:
-    """The named rows and groups, each row once, in the order named."""
-    chosen = []
-    for name in names:
-        for row in ROW_GROUPS.get(name) or [r for r in matrix + _extra_rows() if r.name == name]:
-            if row not in chosen:
-                chosen.append(row)
-    return chosen
+    if args.json:
+        document = {**bench_json(result, baseline_names), "environment": environment()}
+        args.json.write_text(json.dumps(document, indent=2) + "\n")
+    return exit_status.OK
 
 
 def _cuda_available() -> bool:

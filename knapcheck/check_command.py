@@ -1,38 +1,99 @@
-"""`knapcheck check`: the differential check over the registry; exit 1 if any of ours failed or an
-oracle was shown wrong (then the check itself cannot be trusted)."""
+"""`knapcheck check`: the differential check over the registry, the families and the regression corpus."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from fuzz.check import run_check
-from fuzz import families
-from knapcheck.targets import add_targets_argument, entries_for
-from reports.check_report import render_json, render_text
+from knapcheck import exit_status
+from knapcheck.inputs import add_instance_arguments, checked_families, family_list, stored_instances
+from knapcheck.solver_log import default_path, solver_log
+from knapcheck.targets import add_targets_argument, entries_for, load_targets
+from knapcheck.output_checks import writable_file
+from knapcheck.usage import non_negative_int, positive_int
+
+EXAMPLES = """\
+examples:
+  knapcheck check                                    our solvers and the installed torch's
+  knapcheck check --targets torch:dp_knapsack        gate one upstream solver (exit 1 if it fails)
+  knapcheck check --targets pr/knapsack.py:dp_knapsack --families tiny flop_scale --per-family 10
+  knapcheck check --targets full_table --instances mlp.json --json check.json"""
 
 
 def add_parser(commands) -> None:
-    parser = commands.add_parser("check", help="cross-check solvers against the exact oracles")
+    parser = commands.add_parser(
+        "check",
+        help="cross-check solvers against the exact oracles",
+        description="Judge every target on each family's fixed, seeded sample and on every instance of"
+        " the regression corpus, against exact oracles (CP-SAT, brute force); each distinct failure"
+        " (solver, verdict) is shrunk to a minimal reproduction. Solvers' own output goes to a log.",
+        epilog="\n\n".join([EXAMPLES, family_list(), exit_status.help_text(
+            "a failure of a named exact target (--targets), or, without --targets, of one of our solvers;"
+            " or an oracle shown wrong (then no verdict can be trusted)"
+        )]),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_targets_argument(parser)
-    parser.add_argument("--per-family", type=int, default=40, help="generated instances per family (default: 40)")
-    parser.add_argument("--families", nargs="+", choices=families.names(), default=families.names())
-    parser.add_argument("--seed", type=int, default=0, help="seed of the generated instances (default: 0)")
+    parser.add_argument("--per-family", type=positive_int, default=40, metavar="N",
+                        help="generated instances per family (default: 40)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the generated instances (default: 0)")
+    add_instance_arguments(parser)
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the result as JSON")
+    parser.add_argument("--solver-log", type=Path, metavar="PATH",
+                        help="where the solvers' own output goes (default: a file in the temporary directory,"
+                        " named at the end when anything was written)")
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    if args.per_family < 1:
-        raise SystemExit("knapcheck check: --per-family must be at least 1")
-    entries = entries_for(args.targets)
-    result = run_check(
-        entries, args.families, args.per_family, args.seed, progress=lambda m: print(m, file=sys.stderr, flush=True)
+def gated(entries: list, named: bool) -> list[str]:
+    """The solvers whose failures fail the check: the named exact targets, or ours when none was named."""
+    return [e.name for e in entries if (e.exact if named else e.ours)]
+
+
+def gate_line(names: list[str], failing: list, named: bool, oracle_findings: int) -> str:
+    rule = (
+        "a failure of a named exact target fails the check"
+        if named
+        else "a failure of one of our solvers fails the check (upstream's are shown, not counted: name them"
+        " with --targets to count them)"
     )
-    print(render_text(result))
+    problems = [f"{f.solver.name} {f.verdict.value}" for f in failing]
+    if oracle_findings:
+        problems.append(f"an oracle shown wrong {oracle_findings} times, so no verdict can be trusted")
+    if not problems:
+        return f"gate: {rule}: passed ({len(names)} gated solvers)"
+    return f"gate: {rule}: FAILED ({', '.join(problems)})"
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from fuzz.check import run_check
+    from reports.check_report import render_json, render_text
+
+    family_names = checked_families(args.families)
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(render_json(result), indent=2))
-    return 1 if result.our_failures() or result.oracle_findings else 0
+        writable_file(args.json, "--json")
+    log = writable_file(args.solver_log, "--solver-log") if args.solver_log else default_path("check")
+    stored = stored_instances(args.regressions, args.instances)
+    entries = entries_for(args.targets)
+    with solver_log(log, "check"):
+        load_targets(entries)
+        result = run_check(
+            entries, family_names, args.per_family, args.seed,
+            progress=lambda m: print(m, file=sys.stderr, flush=True), stored=stored.instances,
+        )
+    named = bool(args.targets)
+    names = gated(entries, named)
+    failing = [f for f in result.findings if f.solver.name in names]
+    gate = gate_line(names, failing, named, len(result.oracle_findings))
+    print(render_text(result, stored.description(len(family_names), args.per_family)))
+    print()
+    print(gate)
+    if args.json:
+        document = render_json(result)
+        document["sources"] = stored.counts
+        document["gate"] = {"solvers": names, "failed": [list(f.signature) for f in failing], "summary": gate}
+        args.json.write_text(json.dumps(document, indent=2) + "\n")
+    return exit_status.FAILED if failing or result.oracle_findings else exit_status.OK

@@ -1,46 +1,91 @@
-"""The `knapcheck` command line: parses arguments and hands them to one command module each."""
+"""The `knapcheck` command line: parses arguments and hands them to one command module each.
+
+Only the module of the command being run is imported (and each imports torch, the oracles and the
+solvers only when it runs), so `knapcheck CMD --help` and `knapcheck --version` answer at once.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+import traceback
 
-from knapcheck import (
-    bench_command,
-    check_command,
-    fuzz_command,
-    harvest_command,
-    promote_command,
-    report_command,
-    solve_command,
-    solvers_command,
-)
-from knapcheck.exit_status import USAGE
-from knapcheck.usage import UsageError
+from knapcheck import exit_status
+from knapcheck.usage import ArgumentParser, UsageError
 
-COMMANDS = [
-    check_command,
-    solvers_command,
-    solve_command,
-    harvest_command,
-    fuzz_command,
-    promote_command,
-    bench_command,
-    report_command,
-]
+COMMANDS = {
+    "check": ("check_command", "cross-check solvers against the exact oracles"),
+    "report": ("report_command", "regression report and gate: a candidate solver against a baseline"),
+    "solve": ("solve_command", "run solvers on an instance file and judge each answer"),
+    "solvers": ("solvers_command", "list the registered solvers and the installed torch's"),
+    "bench": ("bench_command", "time and peak memory of solvers side by side, with ratios"),
+    "fuzz": ("fuzz_command", "run a fuzz campaign, storing every failure as it is found"),
+    "promote": ("promote_command", "turn a campaign's stored failures into regression corpus cases"),
+    "export-tests": ("export_tests_command", "write the corpus's upstream cases as a PyTorch test file"),
+    "harvest": ("harvest_command", "record the knapsacks torch.compile solves for built-in models"),
+}
+
+DESCRIPTION = """\
+knapcheck: a correctness suite for PyTorch's 0/1 knapsack solvers (activation checkpointing).
+Run `knapcheck COMMAND --help` for a command's options, examples and exit statuses."""
+
+
+def version_text() -> str:
+    """knapcheck's version and those of torch and ortools, read without importing them."""
+    from reports.environment import installed_version, knapcheck_version
+
+    versions = [f"knapcheck {knapcheck_version()}"]
+    versions += [f"{name} {installed_version(name) or 'not installed'}" for name in ("torch", "ortools")]
+    return ", ".join(versions)
+
+
+class _Version(argparse.Action):
+    def __init__(self, option_strings, dest, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the versions of knapcheck, torch and ortools")
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        print(version_text())
+        parser.exit()
+
+
+def _command_in(argv: list[str]) -> str | None:
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def build_parser(command: str | None) -> ArgumentParser:
+    """The parser, with full options for ``command`` only (the others are listed by name)."""
+    parser = ArgumentParser(
+        prog="knapcheck",
+        description=DESCRIPTION,
+        epilog=exit_status.help_text("what the command checks failed (each command's help says what)"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action=_Version)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (module, summary) in COMMANDS.items():
+        if name == command:
+            importlib.import_module(f"knapcheck.{module}").add_parser(commands)
+        else:
+            commands.add_parser(name, help=summary)
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="knapcheck", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    for command in COMMANDS:
-        command.add_parser(commands)
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(_command_in(argv)).parse_args(argv)
     try:
         return args.run(args)
     except UsageError as exc:
-        print(f"knapcheck {args.command}: {exc}", file=sys.stderr)
-        return USAGE
+        print(f"knapcheck {args.command}: " + " ".join(str(exc).split()), file=sys.stderr)
+        return exit_status.USAGE
+    except KeyboardInterrupt:
+        print(f"knapcheck {args.command}: interrupted", file=sys.stderr)
+        return exit_status.INTERRUPTED
+    except Exception:
+        traceback.print_exc()
+        print(f"knapcheck {args.command}: stopped by an internal error (above); please report it", file=sys.stderr)
+        return exit_status.INCOMPLETE
 
 
 if __name__ == "__main__":

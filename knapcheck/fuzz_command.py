@@ -22,8 +22,8 @@ from fuzz.campaign import DEFAULT_CALL_LIMIT, NEW, CampaignPlan, CampaignResult,
 from fuzz.campaign_cluster import CampaignCannotStart
 from fuzz.example_database import check_redis, directory_of, is_redis
 from fuzz.store import write_atomically
-from knapcheck.durations import duration_parser
-from knapcheck.exit_status import INCOMPLETE, INTERRUPTED, OK, OURS_FAILED
+from knapcheck.durations import duration
+from knapcheck.exit_status import FAILED, INCOMPLETE, INTERRUPTED, OK
 from knapcheck.output_checks import writable_directory
 from knapcheck.targets import add_targets_argument, entries_for
 from knapcheck.usage import UsageError
@@ -31,8 +31,6 @@ from reports.campaign_report import progress_line, progress_view, render_json, r
 from reports.progress_display import ProgressDisplay
 from solvers.output_capture import STDERR, STDOUT, captured
 
-duration = duration_parser("--time", bare_seconds=False)
-call_limit = duration_parser("--call-limit", bare_seconds=True)
 LOG = "campaign.log"
 """In --out: what the campaign's processes print besides the progress (solver chatter, Dask's log)."""
 PLAIN_PROGRESS_SECONDS = 10.0
@@ -40,7 +38,7 @@ PLAIN_PROGRESS_SECONDS = 10.0
 
 def add_parser(commands) -> None:
     parser = commands.add_parser("fuzz", help="run a fuzz campaign on a Dask cluster, storing every failure as it is found")
-    parser.add_argument("--time", type=duration, required=True, metavar="DURATION", help="how long: 30s, 10m, 8h")
+    parser.add_argument("--time", type=duration, required=True, metavar="DURATION", help="how long: 30 or 30s, 10m, 8h")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes of the local cluster (default: one per CPU)")
     parser.add_argument(
         "--scheduler", metavar="tcp://HOST:PORT", help="run on an existing Dask cluster instead of a local one (--jobs is then ignored)"
@@ -62,7 +60,7 @@ def add_parser(commands) -> None:
         "--seed", type=int, help="reproducible generation (Hypothesis then uses no example database); default: random"
     )
     parser.add_argument(
-        "--call-limit", type=call_limit, default=DEFAULT_CALL_LIMIT, metavar="DURATION",
+        "--call-limit", type=duration, default=DEFAULT_CALL_LIMIT, metavar="DURATION",
         help=f"longest one call of an isolated target may take (default: {DEFAULT_CALL_LIMIT:g}s)",
     )
     parser.set_defaults(run=run)
@@ -90,10 +88,7 @@ def _plan(args: argparse.Namespace) -> CampaignPlan:
         database = str(db)
         store = writable_directory(args.store, "--store") if args.store is not None else db
     writable_directory(store / "failures", "--store" if args.store is not None else "--db")
-    try:
-        entries = entries_for(args.targets)
-    except SystemExit as exc:
-        raise UsageError(str(exc).removeprefix("knapcheck: ")) from None
+    entries = entries_for(args.targets)
     return CampaignPlan(
         entries=entries,
         families=args.families,
@@ -172,5 +167,5 @@ def exit_status(result: CampaignResult, report_written: bool = True) -> int:
     if result.interrupted:
         return INTERRUPTED
     if result.our_failures() or result.oracle_disagreements:
-        return OURS_FAILED
+        return FAILED
     return OK if result.as_asked and report_written else INCOMPLETE

@@ -1,35 +1,90 @@
-"""`knapcheck promote`: stored campaign failures become permanent regression cases in the corpus."""
+"""`knapcheck promote`: stored campaign failures become permanent regression cases in a corpus.
+
+It writes to the corpus named by ``--corpus``, or, run inside a knapcheck repository, to that
+repository's ``fuzz/corpus/regressions.json`` (the one the package ships); and says which. Outside
+a repository without ``--corpus`` it refuses: the installed package's copy is not the place.
+"""
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
-from fuzz.regression_corpus import REGRESSION_CORPUS, promote
-from fuzz.store import FailureStore
+from knapcheck import exit_status
+from knapcheck.output_checks import writable_file
+from knapcheck.usage import UsageError
+
+CORPUS_IN_REPOSITORY = Path("fuzz") / "corpus" / "regressions.json"
+
+EXAMPLES = """\
+examples:
+  knapcheck promote --db campaign-db                   inside a knapcheck checkout: its corpus
+  knapcheck promote --db campaign-db --corpus my-corpus.json --solvers torch:dp_knapsack
+  knapcheck report --candidate ... --regressions my-corpus.json --out report"""
 
 
 def add_parser(commands) -> None:
-    parser = commands.add_parser("promote", help="turn a campaign's stored failures into regression cases")
+    parser = commands.add_parser(
+        "promote",
+        help="turn a campaign's stored failures into regression corpus cases",
+        description="Add a campaign's stored failures to a regression corpus (each once): our solvers'"
+        " cases must pass from then on, upstream's are expected failures. Writes to --corpus, or, run"
+        " inside a knapcheck repository, to its fuzz/corpus/regressions.json; says which.",
+        epilog="\n\n".join([EXAMPLES, exit_status.help_text(None)]),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--db", type=Path, required=True, metavar="DIR", help="the campaign's failure store")
-    parser.add_argument("--corpus", type=Path, default=REGRESSION_CORPUS, help=f"corpus file (default: {REGRESSION_CORPUS})")
+    parser.add_argument("--corpus", type=Path, metavar="PATH",
+                        help="corpus file to add to (default: the repository's, when run inside a knapcheck repository)")
     parser.add_argument("--solvers", nargs="+", metavar="NAME", help="promote only these solvers' failures")
     parser.set_defaults(run=run)
 
 
+def repository_corpus(start: Path) -> Path | None:
+    """The corpus of the knapcheck repository that holds ``start``, if it is inside one."""
+    for directory in [start, *start.parents]:
+        pyproject = directory / "pyproject.toml"
+        corpus = directory / CORPUS_IN_REPOSITORY
+        if corpus.is_file() and pyproject.is_file() and re.search(r'^name\s*=\s*"knapcheck"', pyproject.read_text(), re.M):
+            return corpus
+    return None
+
+
+def target_corpus(named: Path | None) -> tuple[Path, str]:
+    """The corpus to write, and why that one."""
+    if named is not None:
+        return named, "named by --corpus"
+    found = repository_corpus(Path.cwd().resolve())
+    if found is None:
+        raise UsageError(
+            "not inside a knapcheck repository, so name the corpus to write with --corpus"
+            " (the installed package's corpus is not written to)"
+        )
+    return found, "the repository's corpus, found from the current directory"
+
+
 def run(args: argparse.Namespace) -> int:
+    from fuzz.regression_corpus import promote
+    from fuzz.store import FailureStore
+
     if not (args.db / "failures").is_dir():
-        raise SystemExit(f"knapcheck promote: {args.db} holds no failure store (no {args.db / 'failures'})")
+        raise UsageError(f"--db {args.db} holds no failure store (no {args.db / 'failures'})")
+    corpus, why = target_corpus(args.corpus)
+    writable_file(corpus, "--corpus")
     store = FailureStore(args.db)
     stored = store.groups().values()
     for bad in store.bad_files:
         print(f"knapcheck promote: skipped unreadable {bad.path} ({bad.reason}); moved to {bad.moved_to}", file=sys.stderr)
     if args.solvers:
         stored = [s for s in stored if s.solver in args.solvers]
-    added = promote(stored, args.corpus)
+    try:
+        added = promote(stored, corpus)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     for case in added:
         kind = "ours: must pass" if case.ours else "upstream: strict xfail"
         print(f"added {case.id} ({case.solver} {case.verdict}, family {case.family}, n={case.instance.n}; {kind})")
-    print(f"{len(added)} new regression cases in {args.corpus}")
-    return 0
+    print(f"{len(added)} cases added to {corpus} ({why})")
+    return exit_status.OK

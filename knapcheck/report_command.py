@@ -1,54 +1,73 @@
-"""`knapcheck report`: a regression report for a candidate solver against a baseline.
+"""`knapcheck report`: a regression report and gate for a candidate solver against a baseline.
 
-Writes report.md (a pull-request comment), report.json (for machines) and report.html (with plots)
-to --out. Exit status 1 when the candidate has any failure, 0 when it passed every check.
+Writes report.md (a pull-request comment), report.json (for machines), report.html (with plots) and
+solvers.log (what the solvers printed) to --out. Everything that can be wrong with the command line
+(an output directory that cannot be written, a corpus or instance file that cannot be read, a target
+that cannot be loaded) is found before the first instance is checked.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
+import textwrap
 from pathlib import Path
 
-from fuzz.candidate_run import run_candidate
-from fuzz.regression_corpus import REGRESSION_CORPUS, load_regression_corpus
-from fuzz import families
-from knapcheck.durations import duration_parser
-from knapcheck.targets import entries_for
-from reports.environment import environment
-from reports.bench import run_bench
-from reports.regression_report import (
-    BENCH_ROWS,
-    Performance,
-    Report,
-    performance_from,
-    render_html,
-    render_json,
-    render_markdown,
-)
-duration = duration_parser("--time", bare_seconds=True)
+from knapcheck import exit_status
+from knapcheck.durations import SYNTAX, duration
+from knapcheck.inputs import add_instance_arguments, checked_families, family_list, stored_instances
+from knapcheck.solver_log import solver_log
+from knapcheck.targets import SPEC_FORMS, entries_for, load_targets
+from knapcheck.output_checks import writable_directory
+from knapcheck.usage import non_negative_int, positive_int
+
+EXAMPLES = """\
+examples:
+  knapcheck report --candidate pr/knapsack.py:dp_knapsack --baseline torch:dp_knapsack --out report
+  knapcheck report --candidate pr/knapsack.py:dp_knapsack --baseline base/knapsack.py:dp_knapsack \\
+      --time 5m --bench-repeats 0 --out report          a quick gate, no benchmark
+  knapcheck report --candidate torch --baseline full_table --strict --out report
+  knapcheck report --candidate full_table --instances harvested/mlp.json --out report"""
+
+GATE = """\
+gate:
+  by default (regression rule) the report fails when the candidate fails where its baseline does
+  not: a kind of failure (verdict) the baseline never shows, or a failure on an instance the
+  baseline passes. Each candidate solver is compared with the baseline solvers of the same function
+  name (pr/knapsack.py:dp_knapsack with torch:dp_knapsack), else with every baseline solver; without
+  a baseline every candidate failure counts. --strict: any candidate failure fails the report.
+  report.md's first lines say which rule applied and its outcome."""
 
 
 def add_parser(commands) -> None:
-    parser = commands.add_parser("report", help="regression report for a candidate solver against a baseline")
-    parser.add_argument("--candidate", nargs="+", required=True, metavar="SPEC",
-                        help="solvers under review: torch, torch:NAME, FILE.py:NAME, module:NAME or a registered name")
+    parser = commands.add_parser(
+        "report",
+        help="regression report and gate: a candidate solver against a baseline",
+        description=textwrap.dedent("""\
+            Check a candidate solver (say, a pull request's knapsack.py) and a baseline on every
+            instance family and on the regression corpus packaged with knapcheck, shrink each
+            distinct failure, benchmark both, and write report.md (a PR comment), report.json,
+            report.html and solvers.log to --out. Every solver runs in its own worker process."""),
+        epilog="\n\n".join([EXAMPLES, GATE, family_list(), exit_status.help_text(
+            "the gate failed: a regression (with --strict, any candidate failure), or an oracle shown wrong"
+        )]),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--candidate", nargs="+", required=True, metavar="SPEC", help=f"solvers under review: {SPEC_FORMS}")
     parser.add_argument("--baseline", nargs="+", default=[], metavar="SPEC", help="solvers to compare against")
-    parser.add_argument("--time", type=duration, default=600.0, metavar="BUDGET",
-                        help="time budget for checking and shrinking, e.g. 300, 10m (default: 10m)")
-    parser.add_argument("--per-family", type=int, default=40, help="generated instances per family (default: 40)")
-    parser.add_argument("--families", nargs="+", choices=families.names(), default=families.names(), metavar="FAMILY",
-                        help="instance families to sample (default: all of them)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the generated instances (default: 0)")
-    parser.add_argument("--regressions", type=Path, default=REGRESSION_CORPUS, metavar="PATH",
-                        help=f"regression corpus whose instances are checked too (default: {REGRESSION_CORPUS})")
-    parser.add_argument("--bench-repeats", type=int, default=3, metavar="N",
+    parser.add_argument("--strict", action="store_true", help="fail on any candidate failure, not only on regressions")
+    parser.add_argument("--time", type=duration, default=600.0, metavar="DURATION",
+                        help=f"time budget for checking and shrinking: {SYNTAX} (default: 10m)")
+    parser.add_argument("--per-family", type=positive_int, default=40, metavar="N",
+                        help="generated instances per family (default: 40)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the generated instances (default: 0)")
+    add_instance_arguments(parser)
+    parser.add_argument("--bench-repeats", type=non_negative_int, default=3, metavar="N",
                         help="fresh processes per benchmark cell; 0 skips the benchmark (default: 3)")
-    parser.add_argument("--bench-time-limit", type=duration_parser("--bench-time-limit", bare_seconds=True), default=60.0, metavar="SECONDS",
-                        help="time limit of one benchmark run (default: 60)")
-    parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory for the three reports")
+    parser.add_argument("--bench-time-limit", type=duration, default=60.0, metavar="DURATION",
+                        help=f"time limit of one benchmark run: {SYNTAX} (default: 60s)")
+    parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory for the reports")
     parser.set_defaults(run=run)
 
 
@@ -57,11 +76,15 @@ def command_line(args: argparse.Namespace) -> str:
     words = ["knapcheck", "report", "--candidate", *args.candidate]
     if args.baseline:
         words += ["--baseline", *args.baseline]
+    if args.strict:
+        words.append("--strict")
     words += ["--time", f"{args.time:g}", "--per-family", str(args.per_family), "--seed", str(args.seed)]
-    if list(args.families) != families.names():
+    if args.families:
         words += ["--families", *args.families]
-    if args.regressions != REGRESSION_CORPUS:
+    if args.regressions:
         words += ["--regressions", str(args.regressions)]
+    if args.instances:
+        words += ["--instances", *map(str, args.instances)]
     words += ["--bench-repeats", str(args.bench_repeats)]
     if args.bench_repeats:
         words += ["--bench-time-limit", f"{args.bench_time_limit:g}"]
@@ -69,31 +92,43 @@ def command_line(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.per_family < 1:
-        raise SystemExit("knapcheck report: --per-family must be at least 1")
-    if args.bench_repeats < 0:
-        raise SystemExit("knapcheck report: --bench-repeats must be 0 or more")
-    candidate, baseline = entries_for(args.candidate), entries_for(args.baseline) if args.baseline else []
+    import json
+
+    from fuzz.candidate_run import run_candidate
+    from reports.bench import run_bench
+    from reports.environment import environment
+    from reports.regression_report import (
+        BENCH_ROWS,
+        Performance,
+        Report,
+        performance_from,
+        render_html,
+        render_json,
+        render_markdown,
+    )
+    from solvers.registry import with_isolation
+
+    family_names = checked_families(args.families)
+    out = writable_directory(args.out, "--out")
+    stored = stored_instances(args.regressions, args.instances)
+    candidate = [with_isolation(e) for e in entries_for(args.candidate)]
+    baseline = [with_isolation(e) for e in entries_for(args.baseline)] if args.baseline else []
     progress = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
-    try:
-        cases = load_regression_corpus(args.regressions)
-        stored = {"regression corpus": [case.instance for case in cases]} if cases else {}
+    with solver_log(out / "solvers.log", "report"):
+        load_targets(candidate + baseline)
         regression = run_candidate(
-            candidate, baseline, args.families, args.per_family, args.seed, args.time, progress, stored
+            candidate, baseline, family_names, args.per_family, args.seed, args.time, progress, stored.instances
         )
-    except ValueError as exc:
-        raise SystemExit(f"knapcheck report: {exc}") from None
     if args.bench_repeats:
         entries = list({e.name: e for e in candidate + baseline}.values())
         bench = run_bench(entries, BENCH_ROWS, args.bench_repeats, time_limit=args.bench_time_limit, progress=progress)
         performance = performance_from(bench, [e.name for e in baseline])
     else:
         performance = Performance(note="Not measured (--bench-repeats 0).")
-    report = Report(command_line(args), regression, environment(), performance)
-    args.out.mkdir(parents=True, exist_ok=True)
+    report = Report(command_line(args), regression, environment(), performance, strict=args.strict)
     markdown = render_markdown(report)
-    (args.out / "report.md").write_text(markdown)
-    (args.out / "report.json").write_text(json.dumps(render_json(report), indent=2) + "\n")
-    (args.out / "report.html").write_text(render_html(report))
+    (out / "report.md").write_text(markdown)
+    (out / "report.json").write_text(json.dumps(render_json(report), indent=2) + "\n")
+    (out / "report.html").write_text(render_html(report))
     print(markdown)
-    return 1 if regression.findings("candidate") else 0
+    return exit_status.FAILED if report.gate_failed else exit_status.OK

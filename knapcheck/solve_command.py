@@ -1,4 +1,4 @@
-"""`knapcheck solve SPEC FILE.json`: every solver a spec names on one instance file, each answer and verdict."""
+"""`knapcheck solve SPEC FILE`: solvers on the instances of a file, each answer in the same shape, judged."""
 
 from __future__ import annotations
 
@@ -6,35 +6,58 @@ import argparse
 import json
 from pathlib import Path
 
-from fuzz.differential import check
-from knapcheck.targets import entries_for
-from oracles.optimum import optimum
-from solvers.contract import Instance
-from solvers.isolation import start_workers
+from knapcheck import exit_status
+from knapcheck.solver_log import default_path, solver_log
+from knapcheck.targets import SPEC_FORMS, entries_for, load_targets
+from knapcheck.output_checks import writable_file
+from knapcheck.usage import UsageError
+
+EXAMPLES = """\
+examples:
+  knapcheck solve full_table instance.json
+  knapcheck solve torch instance.json                every solver of the installed torch
+  knapcheck solve torch:dp_knapsack fuzz/corpus/harvested/mlp.json --json
+  knapcheck solve pr/knapsack.py:dp_knapsack instance.json
+
+An instance file is {"memory": [...], "runtimes": [...], "max_memory": ...}; a file knapcheck
+harvest wrote holds several instances, and each is solved."""
 
 
 def add_parser(commands) -> None:
-    parser = commands.add_parser("solve", help="run solvers on one instance file and judge each")
-    parser.add_argument("solver", help="a solver spec, e.g. full_table, torch:dp_knapsack or torch (every torch solver)")
-    parser.add_argument("file", type=Path, help='JSON: {"memory": [...], "runtimes": [...], "max_memory": ...}')
+    parser = commands.add_parser(
+        "solve",
+        help="run solvers on an instance file and judge each answer",
+        description="Run the solvers a spec names on every instance of a file; print each answer in the"
+        " same shape (value, saved, recomputable, or the error), the proven optimum and the verdict.",
+        epilog="\n\n".join([EXAMPLES, exit_status.help_text("a solver's answer failed, or the oracle was shown wrong")]),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("solver", metavar="SPEC", help=f"the solvers: {SPEC_FORMS}")
+    parser.add_argument("file", type=Path, metavar="FILE", help="an instance file, or a file knapcheck harvest wrote")
+    parser.add_argument("--json", action="store_true", help="print JSON (schema_version 1) instead of text")
+    parser.add_argument("--solver-log", type=Path, metavar="PATH",
+                        help="where the solvers' own output goes (default: a file in the temporary directory)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from fuzz.differential import check
+    from fuzz.instance_files import read_instances
+    from oracles.optimum import optimum
+    from reports.solve_report import render_json, render_text
+
     try:
-        instance = Instance.from_dict(json.loads(args.file.read_text()))
-    except (OSError, json.JSONDecodeError, ValueError) as exc:
-        raise SystemExit(f"knapcheck solve: cannot read instance {args.file}: {exc}") from None
+        instances = read_instances(args.file)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    log = writable_file(args.solver_log, "--solver-log") if args.solver_log else default_path("solve")
     entries = entries_for([args.solver])
-    start_workers(entries)
-    oracle = optimum(instance)
-    failed = False
-    for entry in entries:
-        done = check(entry, instance, oracle=oracle)
-        answer = done.outcome.answer if done.outcome.returned else done.outcome.error
-        print(f"solver:  {entry.name}")
-        print(f"answer:  {answer!r}")
-        print(f"optimum: {float(done.oracle.value)!r} ({done.oracle.name}{'' if done.oracle.proven else ', unproven'})")
-        print(f"verdict: {done.verdict.value}{': ' + done.judgement.detail if done.judgement.detail else ''}")
-        failed = failed or done.failed or bool(done.oracle_disagreement)
-    return 1 if failed else 0
+    results = []
+    with solver_log(log, "solve"):
+        load_targets(entries)
+        for found in instances:
+            oracle = optimum(found.instance)
+            results += [(found.label, check(entry, found.instance, oracle=oracle)) for entry in entries]
+    print(json.dumps(render_json(results), indent=2) if args.json else render_text(results))
+    failed = any(done.failed or done.oracle_disagreement for _, done in results)
+    return exit_status.FAILED if failed else exit_status.OK

@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import argparse
 
-from solvers.registry import registered, torch_entries
+from knapcheck import exit_status
 
 
 def add_parser(commands) -> None:
-    parser = commands.add_parser("solvers", help="list the registered solvers and the installed torch's")
+    parser = commands.add_parser(
+        "solvers",
+        help="list the registered solvers and the installed torch's",
+        description="List our registered solvers and the installed torch's: exact or heuristic, device,"
+        " origin, size limits and memory model.",
+        epilog=exit_status.help_text(None),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from solvers.registry import registered, torch_entries
+
     for entry in registered() + torch_entries():
         kind = "exact" if entry.exact else "heuristic"
         limits = [f"n*(C+1) <= {entry.max_cells:,}"] if entry.max_cells else []
@@ -21,4 +30,4 @@ def run(args: argparse.Namespace) -> int:
         print(f"{entry.name:40} {kind:9} {entry.device:5} {entry.origin:18} {limit}")
         if entry.memory_model:
             print(f"{'':40} memory: {entry.memory_model}")
-    return 0
+    return exit_status.OK

@@ -1,15 +1,28 @@
-"""Turning the command line's solver specs into registry entries, with a clear error for a bad one."""
+"""The command line's solver specs: turned into registry entries and loaded before any work.
+
+A spec that names nothing, a file that does not exist or does not import, a missing function or
+something that is not a solver (``os:getcwd``) is a usage error, reported before the first instance
+is drawn: a table of verdicts about code that never ran would mislead.
+"""
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from solvers.registry import SolverEntry, ours, resolve_all
+from knapcheck.usage import UsageError
+
+if TYPE_CHECKING:
+    from solvers.entry import SolverEntry
 
 DEFAULT_TARGETS = ("ours", "torch")
+SPEC_FORMS = "ours, torch, torch:NAME, FILE.py:NAME, module:NAME or a registered name"
 
 
 def entries_for(specs: list[str] | None) -> list[SolverEntry]:
+    """The registry entries the specs name (``ours``: every solver of ours), each once, in order."""
+    from solvers.registry import ours, resolve_all
+
     specs = specs or list(DEFAULT_TARGETS)
     expanded: list[str] = []
     for spec in specs:
@@ -17,7 +30,32 @@ def entries_for(specs: list[str] | None) -> list[SolverEntry]:
     try:
         return resolve_all(expanded)
     except ValueError as exc:
-        raise SystemExit(f"knapcheck: {exc}") from None
+        raise UsageError(str(exc)) from None
+
+
+def load_targets(entries: list[SolverEntry]) -> None:
+    """Load every entry's solver now: isolated ones in their worker processes (started side by
+    side), the others here. UsageError naming each one that cannot be loaded."""
+    from solvers.isolation import start_workers
+
+    problems = [
+        _reason(name, outcome.error) for name, outcome in start_workers([e for e in entries if e.isolate]).items()
+    ]
+    for entry in entries:
+        if not entry.isolate:
+            try:
+                entry.load()
+            except ValueError as exc:
+                problems.append(_reason(entry.name, str(exc)))
+    if problems:
+        raise UsageError("cannot load " + "; ".join(problems))
+
+
+def _reason(name: str, error: str) -> str:
+    """The loader's own words (``solvers.specs``), without the layers a worker wraps them in."""
+    for wrapper in ("while loading the target: ", f"cannot load {name}: ", "ValueError: "):
+        error = error.removeprefix(wrapper)
+    return error if error.startswith(name) else f"{name}: {error}"
 
 
 def add_targets_argument(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +63,5 @@ def add_targets_argument(parser: argparse.ArgumentParser) -> None:
         "--targets",
         nargs="+",
         metavar="SPEC",
-        help="solvers to check: ours, torch, torch:NAME, FILE.py:NAME, module:NAME or a registered name "
-        f"(default: {' '.join(DEFAULT_TARGETS)})",
+        help=f"solvers to check: {SPEC_FORMS} (default: {' '.join(DEFAULT_TARGETS)})",
     )

@@ -7,8 +7,8 @@ solved ``rounds`` times in the one process, since a fresh process per call of a 
 would measure nothing but the process: its time is the median of all those calls. A child that runs past the time limit is killed and the pair shows
 ``timeout``; a pair whose registry entry refuses the size (``SolverEntry.accepts``) is not run and
 shows ``too big``. Once a pair fails, its remaining repeats are skipped, so a full matrix finishes
-in bounded time. ``render_table`` prints medians and, for each of our solvers, ratios against
-upstream baselines, all measured in the same run.
+in bounded time. ``reports.bench_table`` shows the medians side by side, with ratios against
+upstream baselines measured in the same run.
 """
 
 from __future__ import annotations
@@ -303,81 +303,3 @@ def run_bench(
                 shown = cell.failure or f"{cell.median_seconds:.3g} s"
                 progress(f"{row.name}: {entry.name}: {shown}")
     return BenchResult(list(rows), [e.name for e in entries], repeats, time_limit, cells)
-
-
-def _seconds(cell: Cell) -> str:
-    return f"{cell.median_seconds:.3g}" if cell.ran else cell.failure
-
-
-def _mib(cell: Cell) -> str:
-    return f"{cell.median_peak / 2**20:.2f}" if cell.ran else "-"
-
-
-def _ratio(numerator: Cell, denominator: Cell, of: str) -> str:
-    if not (numerator.ran and denominator.ran):
-        return "-"
-    top = getattr(numerator, of)
-    bottom = getattr(denominator, of)
-    return f"{top / bottom:.2f}x" if bottom > 0 else "-"
-
-
-def render_table(result: BenchResult, baselines: Sequence[str] = BASELINES) -> str:
-    """A Markdown table: per solver the median seconds and peak MiB, then for each of our solvers
-    its speed-up (baseline time / ours) and memory ratio (ours / baseline) against each baseline."""
-    baselines = [b for b in baselines if b in result.solvers]
-    ours = [s for s in result.solvers if s not in baselines]
-    header = ["row", "n", "C"]
-    for solver in result.solvers:
-        header += [f"{solver} s", f"{solver} MiB"]
-    for solver in ours:
-        for baseline in baselines:
-            short = baseline.removeprefix("torch:")
-            header += [f"{solver} speed-up vs {short}", f"{solver} memory vs {short}"]
-    lines = [header]
-    for row in result.rows:
-        line = [row.name, str(row.n), str(row.capacity)]
-        for solver in result.solvers:
-            cell = result.cell(solver, row)
-            line += [_seconds(cell), _mib(cell)]
-        for solver in ours:
-            mine = result.cell(solver, row)
-            for baseline in baselines:
-                theirs = result.cell(baseline, row)
-                line += [_ratio(theirs, mine, "median_seconds"), _ratio(mine, theirs, "median_peak")]
-        lines.append(line)
-    text = ["| " + " | ".join(cells) + " |" for cells in lines]
-    text.insert(1, "|" + "|".join("---" for _ in header) + "|")
-    text += ["", *(summary(result, solver, baseline) for solver in ours for baseline in baselines)]
-    text.append(
-        f"Medians of {result.repeats} fresh processes per cell; time limit {result.time_limit:g} s per run; "
-        "MiB = peak resident memory the call added above the process's RSS before it."
-    )
-    per_call = [row for row in result.rows if row.rounds > 1]
-    if per_call:
-        text.append(
-            "Per-call rows (" + ", ".join(row.name for row in per_call) + "): in each process every problem is "
-            "solved round after round, and the time is the median of all those calls (MiB: the peak over all of them)."
-        )
-    return "\n".join(text)
-
-
-def summary(result: BenchResult, solver: str, baseline: str) -> str:
-    """The median speed-up over the rows our solver ran (a baseline past the time limit counts as
-    taking the limit, a lower bound), and the rows where ours was slower."""
-    speedups, slower = [], []
-    for row in result.rows:
-        mine, theirs = result.cell(solver, row), result.cell(baseline, row)
-        if not mine.ran:
-            continue
-        if theirs.ran:
-            speedups.append(theirs.median_seconds / mine.median_seconds)
-            if theirs.median_seconds < mine.median_seconds:
-                slower.append(row.name)
-        elif theirs.failure.startswith("timeout"):
-            speedups.append(result.time_limit / mine.median_seconds)
-    if not speedups:
-        return f"{solver} vs {baseline}: no row both ran"
-    return (
-        f"{solver} vs {baseline}: median speed-up {statistics.median(speedups):.2f}x over {len(speedups)} rows; "
-        f"slower on {', '.join(slower) if slower else 'no row'}"
-    )

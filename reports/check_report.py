@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fuzz import families
 from fuzz.differential import Check, CheckResult
 from oracles.verdict import Verdict
 from reports import real_budget
@@ -29,10 +30,17 @@ def verdict_table(result: CheckResult) -> str:
     return "\n".join(lines)
 
 
+def source(failure: Check) -> str:
+    """Where the failure was found: a family's sample, or stored instances (the regression corpus, a file)."""
+    if failure.family in families.names():
+        return f"family {failure.family}"
+    return f"stored instances: {failure.family}"
+
+
 def describe(failure: Check) -> str:
     returned = failure.outcome.answer if failure.outcome.returned else failure.outcome.error
     lines = [
-        f"{failure.solver.name}: {failure.verdict.value} (found by family {failure.family}, n={failure.instance.n})",
+        f"{failure.solver.name}: {failure.verdict.value} (found in {source(failure)}, shrunk to n={failure.instance.n})",
         f"  detail:   {failure.judgement.detail}",
         f"  expected: {float(failure.oracle.value)!r} with saved={list(failure.oracle.saved)} ({failure.oracle.name})",
         f"  returned: {returned!r}",
@@ -46,15 +54,17 @@ def describe_oracle_finding(finding: Check) -> str:
     """An oracle finding: the oracle (or the checker), not the solver, is wrong on this instance."""
     return "\n".join(
         [
-            f"{finding.oracle.name} on {finding.solver.name}'s answer (family {finding.family}, n={finding.instance.n}):",
+            f"{finding.oracle.name} on {finding.solver.name}'s answer ({source(finding)}, n={finding.instance.n}):",
             f"  {finding.oracle_disagreement}",
             f"  instance: {finding.instance.as_dict()}",
         ]
     )
 
 
-def render_text(result: CheckResult) -> str:
-    parts = [f"{result.instances} instances, {len(result.solvers)} solvers", "", verdict_table(result)]
+def render_text(result: CheckResult, sources: str = "") -> str:
+    """The verdict table and each failure's reproduction; ``sources`` says where the instances came from."""
+    where = f" ({sources})" if sources else ""
+    parts = [f"{result.instances} instances{where}, {len(result.solvers)} solvers", "", verdict_table(result)]
     parts += ["", real_budget.render_text(result.overshoots)]
     if result.findings:
         parts += ["", f"{len(result.findings)} distinct failures (solver, verdict), each shrunk to a minimal instance:"]

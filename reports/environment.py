@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("torch", "ortools", "hypothesis", "numpy", "scipy")
 
 
-def _version(package: str) -> str | None:
+def installed_version(package: str) -> str | None:
     try:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
@@ -22,7 +22,7 @@ def _version(package: str) -> str | None:
 
 def knapcheck_version() -> str:
     """The installed distribution's version, else the one in the source tree's pyproject.toml."""
-    installed = _version("knapcheck")
+    installed = installed_version("knapcheck")
     if installed:
         return installed
     pyproject = ROOT / "pyproject.toml"
@@ -72,5 +72,5 @@ def environment() -> dict:
         "cpu": _cpu_model(),
         "cpu_count": os.cpu_count(),
         "torch": _torch(),
-        "versions": {package: _version(package) for package in PACKAGES},
+        "versions": {package: installed_version(package) for package in PACKAGES},
     }

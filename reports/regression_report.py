@@ -11,10 +11,10 @@ from html import escape
 
 from fuzz.differential import Check
 from fuzz.candidate_run import BASELINE, CANDIDATE, CandidateRun
-from fuzz import families
 from reports import real_budget
-from reports.bench import BenchResult, BenchRow, render_table
-from reports.check_report import describe_oracle_finding, failure_json, oracle_finding_json, verdict_rows
+from reports.bench import BenchResult, BenchRow
+from reports.bench_table import Table, bench_table, table_html, table_markdown
+from reports.check_report import describe_oracle_finding, failure_json, oracle_finding_json, source, verdict_rows
 from reports.reproduction import snippet
 from reports.svg_plot import line_chart
 from solvers.contract import SCALE
@@ -30,11 +30,11 @@ against capacity, one line per solver."""
 
 @dataclass
 class Performance:
-    """The benchmark part: rows of measurements, their table as text, or why there are none."""
+    """The benchmark part: its measurements, their table, or why there are none."""
 
     rows: list[dict] = field(default_factory=list)
-    """Each has solver, capacity, median_seconds and peak_bytes; more keys pass through to JSON."""
-    table: str = ""
+    """Each has solver, row, n, capacity, median_seconds and peak_bytes (raw medians) and failure."""
+    table: Table | None = None
     note: str = ""
 
 
@@ -55,7 +55,7 @@ def performance_from(result: BenchResult, baselines: list[str]) -> Performance:
                     "failure": cell.failure,
                 }
             )
-    return Performance(rows=rows, table=render_table(result, baselines))
+    return Performance(rows=rows, table=bench_table(result, baselines))
 
 
 @dataclass
@@ -64,6 +64,30 @@ class Report:
     run: CandidateRun
     environment: dict
     performance: Performance
+    strict: bool = False
+
+    @property
+    def gate_failures(self) -> list[Check]:
+        return self.run.gate_failures(self.strict)
+
+    @property
+    def gate_failed(self) -> bool:
+        """The gate fails on the rule's failures, and whenever an oracle was shown wrong (then no
+        verdict of the run can be trusted, a pass included)."""
+        return bool(self.gate_failures or self.run.result.oracle_findings)
+
+
+REGRESSION = "regression"
+"""A candidate failure its baseline does not share (the only failures that fail the default gate)."""
+ALSO_IN_BASELINE = "also in baseline"
+FIXED = "fixed by the candidate"
+BASELINE_ONLY = "baseline"
+
+REGRESSION_RULE = (
+    "the regression rule (the default): the report fails when the candidate fails where its baseline"
+    " does not (a kind of failure the baseline never shows, or on an instance the baseline passes)"
+)
+STRICT_RULE = "the strict rule (--strict): the report fails on any failure of the candidate"
 
 
 def _specs(report: Report, role: str) -> str:
@@ -72,48 +96,51 @@ def _specs(report: Report, role: str) -> str:
 
 
 def _status(report: Report, failure: Check) -> str:
-    """new / also in baseline for the candidate's failures (just candidate without a baseline);
-    fixed by the candidate / baseline for the baseline's."""
     if report.run.roles[failure.solver.name] == BASELINE:
-        return "fixed by the candidate" if failure in report.run.fixed() else "baseline"
-    if not report.run.entries(BASELINE):
-        return "candidate"
-    return "new" if report.run.is_new(failure) else "also in baseline"
+        return FIXED if failure in report.run.fixed() else BASELINE_ONLY
+    return REGRESSION if report.run.is_regression(failure) else ALSO_IN_BASELINE
 
 
-def _summary(report: Report) -> tuple[str, str]:
-    """The verdict in one sentence (shown in bold) and what follows it."""
+def _gate(report: Report) -> tuple[str, str]:
+    """The gate's outcome (shown in bold) and the rest of its sentence: the rule and what decided."""
+    rule = STRICT_RULE if report.strict else REGRESSION_RULE
+    failing = report.gate_failures
     candidate = report.run.findings(CANDIDATE)
+    decided = []
+    if failing:
+        what = "failure" if report.strict else "regression"
+        listed = ", ".join(f"{f.solver.name} {f.verdict.value}" for f in failing)
+        decided.append(f"{_count(len(failing), what, what + 's')}: {listed}.")
+    elif candidate:
+        decided.append(f"The baseline shares each of the candidate's {_count(len(candidate), 'distinct failure', 'distinct failures')}.")
+    else:
+        decided.append("The candidate passed every check.")
+    oracle_findings = len(report.run.result.oracle_findings)
+    if oracle_findings:
+        decided.append(f"The oracle was shown wrong {_count(oracle_findings, 'time', 'times')}, so no verdict can be trusted.")
+    decided.append(f"Exit status {1 if report.gate_failed else 0}.")
+    return f"Gate: {'FAILED' if report.gate_failed else 'passed'}", f" under {rule}. {' '.join(decided)}"
+
+
+def _summary(report: Report) -> str:
+    """Besides the gate: what the candidate no longer shows of the baseline's failures."""
     fixed = report.run.fixed()
-    if not candidate:
-        rest = f" The baseline has {_count(len(fixed), 'kind', 'kinds')} of failure." if fixed else ""
-        return "The candidate passed every check.", rest
-    headline = f"The candidate has {_count(len(candidate), 'distinct failure', 'distinct failures')}"
-    rest = " (by solver and verdict)"
-    if report.run.entries(BASELINE):
-        new = [f for f in candidate if report.run.is_new(f)]
-        rest += f", {len(new)} of a kind the baseline does not show"
-    rest += "."
-    if fixed:
-        rest += f" It no longer shows {_count(len(fixed), 'kind', 'kinds')} of failure the baseline has."
-    return headline, rest
+    if not fixed:
+        return ""
+    return f"The candidate no longer shows {_count(len(fixed), 'kind', 'kinds')} of failure the baseline has."
 
 
 def _count(number: int, one: str, many: str) -> str:
     return f"{number} {one if number == 1 else many}"
 
 
-def _source(failure: Check) -> str:
-    return f"family `{failure.family}`" if failure.family in families.names() else f"the `{failure.family}`"
-
-
 def _correctness_line(report: Report) -> str:
     result = report.run.result
     sources = _count(len(report.run.families), "family", "families")
     for name, count in report.run.stored.items():
-        sources += f" and {_count(count, 'stored case', 'stored cases')} ({name})"
+        sources += f", {count} from the {name}"
     solvers = _count(len(result.solvers), "solver", "solvers")
-    line = f"{_count(result.instances, 'instance', 'instances')} from {sources}, {solvers}, {report.run.seconds:.0f} s"
+    line = f"{_count(result.instances, 'instance', 'instances')} ({sources}), {solvers}, {report.run.seconds:.0f} s"
     if result.skipped:
         line += f"; {result.skipped} sampled instances left unchecked when the time budget ran out"
     return line
@@ -151,7 +178,7 @@ def _failure_markdown(index: int, failure: Check, status: str, with_snippet: boo
     lines = [
         f"### {index}. `{failure.solver.name}`: {failure.verdict.value} ({status})",
         "",
-        f"- found in {_source(failure)}, shrunk to n={failure.instance.n}",
+        f"- found in {source(failure)}, shrunk to n={failure.instance.n}",
     ]
     if failure.judgement.detail:
         lines.append(f"- {failure.judgement.detail}")
@@ -162,7 +189,7 @@ def _failure_markdown(index: int, failure: Check, status: str, with_snippet: boo
         lines.append(f"- returned `{_returned(failure)[:300]}`")
     lines.append("")
     if with_snippet:
-        lines += ["```python", snippet(failure), "```", ""]
+        lines += ["<details><summary>Reproduction</summary>", "", "```python", snippet(failure), "```", "", "</details>", ""]
     else:
         lines += ["(reproduction left out to fit a comment: see report.json)", ""]
     return lines
@@ -194,24 +221,24 @@ def render_markdown(report: Report) -> str:
 
 
 def _markdown(report: Report, with_snippets: int) -> str:
+    """Headline and verdict table first (what a reviewer reads in a PR comment), then details."""
     lines = [
         f"# knapcheck report: {_specs(report, CANDIDATE)}",
         "",
-        f"Candidate: {_specs(report, CANDIDATE)}. Baseline: {_specs(report, BASELINE)}.",
+        "**{}**{}".format(*_gate(report)),
         "",
-        "**{}**{}".format(*_summary(report)),
+        f"Candidate: {_specs(report, CANDIDATE)}. Baseline: {_specs(report, BASELINE)}. {_summary(report)}".rstrip(),
         "",
-        "## Correctness",
+        *_markdown_table(*_verdict_table(report)),
         "",
         _correctness_line(report) + f". {_isolation_line(report)} Each distinct failure (solver and verdict) "
         "is shrunk to a minimal instance. Differences in which of several optimal sets a solver saves, or in "
         "the order of the indices, are not failures.",
         "",
-        *_markdown_table(*_verdict_table(report)),
-        "",
         f"### {real_budget.TITLE}",
         "",
         *real_budget.markdown_lines(report.run.result.overshoots),
+        "",
     ]
     ordered = _ordered_findings(report)
     if ordered:
@@ -223,18 +250,38 @@ def _markdown(report: Report, with_snippets: int) -> str:
         lines += ["## Oracle findings", "", "The oracle, not the solver, was shown wrong here (judged UNVERIFIED):", ""]
         lines += ["```", *(describe_oracle_finding(f) for f in oracle_findings), "```", ""]
     lines += ["## Performance", ""]
-    if report.performance.table:
-        lines += [report.performance.table, ""]
+    if report.performance.table is not None:
+        lines += [table_markdown(report.performance.table), ""]
     if report.performance.note:
         lines += [report.performance.note, ""]
-    lines += ["## Environment", "", *_markdown_table(["", ""], _environment_rows(report.environment)), ""]
-    lines += ["Produced by:", "", "```", report.command, "```", ""]
+    lines += [
+        "## Environment",
+        "",
+        f"<details><summary>{_environment_summary(report.environment)}</summary>",
+        "",
+        *_markdown_table(["", ""], _environment_rows(report.environment)),
+        "",
+        "</details>",
+        "",
+        "Produced by:",
+        "",
+        "```",
+        report.command,
+        "```",
+        "",
+    ]
     return "\n".join(lines)
 
 
+def _environment_summary(environment: dict) -> str:
+    torch = environment["torch"]
+    device = f"CUDA: {torch['gpu']}" if torch["cuda_available"] else "CPU only"
+    return f"knapcheck {environment['knapcheck']}, torch {torch['version']}, {device}"
+
+
 def _ordered_findings(report: Report) -> list[tuple[Check, str]]:
-    """Candidate failures first (new ones before those the baseline shares), then the baseline's."""
-    order = {"new": 0, "candidate": 0, "also in baseline": 1, "fixed by the candidate": 2, "baseline": 3}
+    """Candidate failures first (regressions before those the baseline shares), then the baseline's."""
+    order = {REGRESSION: 0, ALSO_IN_BASELINE: 1, FIXED: 2, BASELINE_ONLY: 3}
     pairs = [(f, _status(report, f)) for f in report.run.result.findings]
     return sorted(pairs, key=lambda pair: order[pair[1]])
 
@@ -269,6 +316,11 @@ def render_json(report: Report) -> dict:
             ],
             "oracle_findings": [oracle_finding_json(f) for f in result.oracle_findings],
             "real_budget": real_budget.to_json(result.overshoots),
+        },
+        "gate": {
+            "rule": "strict" if report.strict else "regression",
+            "passed": not report.gate_failed,
+            "failing": [list(f.signature) for f in report.gate_failures],
         },
         "performance": {"rows": report.performance.rows, "note": report.performance.note},
     }
@@ -307,7 +359,7 @@ body { font-family: sans-serif; max-width: 1000px; margin: 2em auto; line-height
 table { border-collapse: collapse; margin: 1em 0; }
 td, th { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
 pre { background: #f6f8fa; padding: 8px; overflow-x: auto; }
-.new { color: #b00020; }
+.regression { color: #b00020; }
 """
 
 
@@ -326,23 +378,23 @@ def render_html(report: Report) -> str:
         f"<title>knapcheck report: {escape(_specs(report, CANDIDATE))}</title>",
         f"<style>{_STYLE}</style></head><body>",
         f"<h1>knapcheck report: {escape(_specs(report, CANDIDATE))}</h1>",
-        f"<p>Candidate: {escape(_specs(report, CANDIDATE))}. Baseline: {escape(_specs(report, BASELINE))}.</p>",
-        "<p><strong>{}</strong>{}</p>".format(*map(escape, _summary(report))),
-        "<h2>Correctness</h2>",
-        f"<p>{escape(_correctness_line(report))}. {escape(_isolation_line(report))}</p>",
+        "<p><strong>{}</strong>{}</p>".format(*map(escape, _gate(report))),
+        f"<p>Candidate: {escape(_specs(report, CANDIDATE))}. Baseline: {escape(_specs(report, BASELINE))}."
+        f" {escape(_summary(report))}</p>",
         _html_table(*_verdict_table(report)),
+        f"<p>{escape(_correctness_line(report))}. {escape(_isolation_line(report))}</p>",
         *_real_budget_html(report),
     ]
     ordered = _ordered_findings(report)
     if ordered:
         parts.append("<h2>Failures</h2>")
     for index, (failure, status) in enumerate(ordered, 1):
-        css = ' class="new"' if status == "new" else ""
+        css = ' class="regression"' if status == REGRESSION else ""
         parts += [
             f"<h3>{index}. <code>{escape(failure.solver.name)}</code>: {failure.verdict.value} "
             f"<span{css}>({escape(status)})</span></h3>",
             "<ul>",
-            f"<li>found in {escape(_source(failure)).replace('`', '')}, shrunk to n={failure.instance.n}</li>",
+            f"<li>found in {escape(source(failure))}, shrunk to n={failure.instance.n}</li>",
             f"<li>{escape(failure.judgement.detail)}</li>" if failure.judgement.detail else "",
             f"<li>expected {float(failure.oracle.value)!r} with saved={list(failure.oracle.saved)} "
             f"({escape(failure.oracle.name)})</li>",
@@ -355,8 +407,8 @@ def render_html(report: Report) -> str:
         parts += [f"<pre>{escape(describe_oracle_finding(f))}</pre>" for f in report.run.result.oracle_findings]
     parts.append("<h2>Performance</h2>")
     parts += plots(report.performance)
-    if report.performance.table:
-        parts.append(f"<pre>{escape(report.performance.table)}</pre>")
+    if report.performance.table is not None:
+        parts.append(table_html(report.performance.table))
     if report.performance.note:
         parts.append(f"<p>{escape(report.performance.note)}</p>")
     parts += [

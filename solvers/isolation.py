@@ -24,6 +24,7 @@ address space than it uses once initialised, so workers of ``device="cuda"`` ent
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import resource
 import signal
@@ -32,6 +33,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from pathlib import Path
 
 from solvers import lifetime, specs
 from solvers.contract import Instance
@@ -156,7 +158,10 @@ class Worker:
         memory = "" if self.limits.memory is None else str(self.limits.memory)
         command = [sys.executable, "-c", _WORKER_MAIN, str(os.getpid()), str(theirs.fileno()), self.spec, memory]
         environment = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-        self._process = lifetime.launch(command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=environment)
+        with _worker_output() as output:
+            self._process = lifetime.launch(
+                command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=output, stderr=output, env=environment
+            )
         theirs.close()
         self._conn = Connection(ours.detach())
 
@@ -218,6 +223,25 @@ class Worker:
 
 
 _WORKERS: dict[tuple[str, Limits], Worker] = {}
+_worker_output_path: Path | None = None
+"""Where workers send their stdout and stderr (None: where this process's go)."""
+
+
+def send_worker_output_to(path: Path | None) -> None:
+    """Workers append their stdout and stderr to ``path`` (None: they share this process's), so
+    what solvers print (HiGHS writes its log to file descriptor 1 from C) never mixes with a
+    command's results. Running workers are stopped when the destination changes; they start again
+    on their next call, writing to the new one."""
+    global _worker_output_path
+    path = None if path is None else Path(path)
+    if path != _worker_output_path:
+        stop_workers()
+        _worker_output_path = path
+
+
+def _worker_output():
+    """The file a worker about to start writes to, opened for appending; or no file."""
+    return open(_worker_output_path, "ab") if _worker_output_path is not None else contextlib.nullcontext()
 
 
 def _worker(entry: SolverEntry, limits: Limits | None) -> Worker:

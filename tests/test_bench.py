@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import statistics
+
 from fuzz.harvested_corpus import harvested_record
 from fuzz.harvest_models import REAL_SIZE_MODELS
 from knapcheck.cli import main
@@ -15,10 +18,10 @@ from reports.bench import (
     PisingerRow,
     instance_for,
     measure_once,
-    render_table,
     row_from_dict,
     run_bench,
 )
+from reports.bench_table import bench_table, labels, table_markdown
 from solvers.full_table import full_table
 from solvers.registry import resolve
 from solvers.sliding_hirschberg import sliding_hirschberg
@@ -63,23 +66,30 @@ def test_a_run_past_the_time_limit_is_a_timeout():
     assert measure_once(entry, SMALL, time_limit=0.05)["status"] == "timeout > 0.05 s"
 
 
-def test_bench_command_measures_in_a_fresh_process(capsys, monkeypatch):
-    monkeypatch.setattr("reports.bench.ROWS", [SMALL])
+def test_bench_command_measures_in_a_fresh_process_and_writes_the_raw_medians(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("knapcheck.bench_command.ROWS", [SMALL])
-    assert main(["bench", "--solvers", "sliding_hirschberg", "--baselines", "--repeats", "1"]) == 0
+    path = tmp_path / "bench.json"
+    assert main(["bench", "--solvers", "sliding_hirschberg", "--baselines", "--repeats", "2", "--json", str(path)]) == 0
     table = capsys.readouterr().out
     line = next(line for line in table.splitlines() if line.startswith("| small |"))
-    seconds, mib = (float(x) for x in line.strip("| ").split(" | ")[3:5])
-    assert seconds > 0 and mib >= 0
+    seconds, peak = line.strip("| ").split(" | ")[2].split(", ")
+    assert seconds.endswith(" ms") or seconds.endswith(" s")
+    assert peak.endswith("iB") or peak == "< 4 KiB"
+    data = json.loads(path.read_text())
+    assert data["schema_version"] == 1 and data["environment"]["torch"]["version"]
+    (cell,) = data["cells"]
+    assert (cell["solver"], cell["row"], len(cell["seconds"]), cell["failure"]) == ("sliding_hirschberg", "small", 2, None)
+    assert cell["median_seconds"] == statistics.median(cell["seconds"])
 
 
 def test_by_default_our_solvers_are_measured_with_the_dp_only_variant(capsys, monkeypatch):
-    monkeypatch.setattr("reports.bench.ROWS", [SMALL])
     monkeypatch.setattr("knapcheck.bench_command.ROWS", [SMALL])
     assert main(["bench", "--baselines", "--repeats", "1"]) == 0
-    header = capsys.readouterr().out.splitlines()[0]
-    for solver in ("full_table", "sliding_hirschberg", "solvers.variants:sliding_hirschberg_dp_only"):
-        assert f"| {solver} s |" in header
+    out = capsys.readouterr().out
+    header = out.splitlines()[0]
+    for solver in ("full_table", "sliding_hirschberg", "sliding_hirschberg_dp_only"):
+        assert f"| {solver} |" in header
+    assert "sliding_hirschberg_dp_only = solvers.variants:sliding_hirschberg_dp_only" in out
 
 
 def test_the_child_returns_the_solver_s_value():
@@ -90,26 +100,49 @@ def test_the_child_returns_the_solver_s_value():
     assert result["value"] == sliding_hirschberg(list(instance.memory), list(instance.runtimes), instance.max_memory).value
 
 
+def test_table_shows_medians_and_ratios_that_all_point_the_same_way():
+    """Speed-up used to be baseline/ours but memory ours/baseline, and small ratios printed 0.00x."""
+    table = bench_table(_result(), ["torch:base"])
+    rows = {row[0]: row for row in table.rows}
+    assert table.header == ["row", "C", "ours", "base", "ours vs base"]
+    assert rows["a"][2:] == ["2 s, < 4 KiB", "6 s, < 4 KiB", "3x, -"]
+    assert rows["b"][2:] == ["4 s, 1 MiB", "2 s, 2 MiB", "0.5x, 2x"]
+    assert rows["c"][2:] == ["5 s, 1 MiB", "timeout > 10 s", "-"]
+    assert rows["d"][2:] == ["1,000 s, 1 GiB", "1.23 s, 1 MiB", "0.00123x, 0.000977x"]
+    text = table_markdown(table)
+    assert "base = torch:base" in text and "above 1: the solver is faster, or leaner" in text
+    assert "ours vs torch:base: 1.25x as fast on the median of 4 rows; slower on b, d." in text
+
+
+def test_labels_are_function_names_unless_that_is_ambiguous():
+    assert labels(["full_table", "torch:dp_knapsack", "solvers.variants:dp_only"]) == {
+        "full_table": "full_table", "torch:dp_knapsack": "dp_knapsack", "solvers.variants:dp_only": "dp_only"}
+    assert labels(["/pr/knapsack.py:dp_knapsack", "torch:dp_knapsack"]) == {
+        "/pr/knapsack.py:dp_knapsack": "knapsack.py:dp_knapsack", "torch:dp_knapsack": "torch:dp_knapsack"}
+
+
+def test_the_default_table_fits_a_page():
+    """The README's table had 25 columns: every solver's figures in one, ratios against one baseline."""
+    names = ["full_table", "sliding_hirschberg", "solvers.variants:sliding_hirschberg_dp_only",
+             "torch:dp_knapsack_sliding_hirschberg", "torch:dp_knapsack"]
+    cells = {(name, row.name): Cell(name, row.name, [0.0123], [12 * 2**20]) for name in names for row in ROWS}
+    table = bench_table(BenchResult(ROWS, names, 3, 150.0, cells), names[3:])
+    assert len(table.header) == 2 + len(names) + 3
+
+
 def _result() -> BenchResult:
-    rows = [BenchRow("a", 10, 0.5), BenchRow("b", 20, 0.5), BenchRow("c", 30, 0.5)]
+    rows = [BenchRow("a", 10, 0.5), BenchRow("b", 20, 0.5), BenchRow("c", 30, 0.5), BenchRow("d", 40, 0.5)]
     cells = {
         ("ours", "a"): Cell("ours", "a", [1.0, 2.0, 9.0], [100, 200, 300]),
         ("ours", "b"): Cell("ours", "b", [4.0], [2**20]),
         ("ours", "c"): Cell("ours", "c", [5.0], [2**20]),
+        ("ours", "d"): Cell("ours", "d", [1000.0], [2**30]),
         ("torch:base", "a"): Cell("torch:base", "a", [4.0, 8.0, 6.0], [100, 100, 100]),
         ("torch:base", "b"): Cell("torch:base", "b", [2.0], [2**21]),
         ("torch:base", "c"): Cell("torch:base", "c", failure="timeout > 10 s"),
+        ("torch:base", "d"): Cell("torch:base", "d", [1.23], [2**20]),
     }
     return BenchResult(rows, ["ours", "torch:base"], 3, 10.0, cells)
-
-
-def test_table_shows_medians_ratios_and_failures():
-    table = render_table(_result(), ["torch:base"])
-    rows = {line.split(" | ")[0].strip("| "): line for line in table.splitlines() if line.startswith("| ")}
-    assert "| 2 | 0.00 | 6 | 0.00 | 3.00x | 2.00x |" in rows["a"]
-    assert "| 4 | 1.00 | 2 | 2.00 | 0.50x | 0.50x |" in rows["b"]
-    assert "timeout > 10 s" in rows["c"] and rows["c"].endswith("| - | - |")
-    assert "ours vs torch:base: median speed-up 2.00x over 3 rows; slower on b" in table
 
 
 def test_pisinger_rows_are_the_class_at_pisinger_s_sizes():

@@ -34,7 +34,7 @@ from test_store import BAD_FILES
 from fuzz.differential import check
 from fuzz.store import FailureStore, group_name
 from knapcheck.cli import main
-from knapcheck.exit_status import INCOMPLETE, INTERRUPTED, OK, OURS_FAILED, USAGE
+from knapcheck.exit_status import INCOMPLETE, INTERRUPTED, OK, FAILED, USAGE
 from solvers.contract import Instance
 from solvers.entry import SolverEntry
 from solvers.registry import register, resolve_one, unregister
@@ -102,7 +102,7 @@ def test_an_isolated_target_that_segfaults_is_a_stored_crash_and_the_workers_liv
 def test_one_of_ours_that_segfaults_in_the_worker_is_retried_isolated_stored_and_fails_the_run(tmp_path, register_ours):
     register_ours("planted_segfault", SEGFAULT_SPEC)
     arguments = _fuzz(tmp_path, "--targets", "planted_segfault", "--families", "tiny", time="8s")
-    assert main(arguments) == OURS_FAILED, "the retry, not the deadline, must come first: a few seconds' margin"
+    assert main(arguments) == FAILED, "the retry, not the deadline, must come first: a few seconds' margin"
     data = report(tmp_path / "out")
     assert data["units_retried"] and data["workers_lost"], "the first attempt died with its worker"
     (finding,) = data["findings"]

@@ -12,7 +12,7 @@ from fuzz.campaign import NEW, CampaignResult, Finding, Progress
 from fuzz.differential import CheckResult
 from fuzz.store import StoredFailure
 from fuzz.unit_ledger import LostUnit
-from knapcheck.exit_status import INCOMPLETE, INTERRUPTED, OK, OURS_FAILED
+from knapcheck.exit_status import INCOMPLETE, INTERRUPTED, OK, FAILED
 from knapcheck.fuzz_command import exit_status
 from oracles.verdict import Verdict
 from reports.campaign_report import progress_line, progress_view
@@ -60,12 +60,12 @@ LOST = LostUnit("fuzz tiny", 3, "killed its worker 3 times; not retried")
     [
         ({}, OK),
         ({"findings": [replace(OUR_FAILURE, stored=replace(OUR_FAILURE.stored, ours=False))]}, OK),
-        ({"findings": [OUR_FAILURE]}, OURS_FAILED),
-        ({"oracle_disagreements": [Path("oracle-disagreements/1.json")]}, OURS_FAILED),
+        ({"findings": [OUR_FAILURE]}, FAILED),
+        ({"oracle_disagreements": [Path("oracle-disagreements/1.json")]}, FAILED),
         ({"units_lost": [LOST]}, INCOMPLETE),
         ({"workers_lost": ["tcp://127.0.0.1:1"]}, INCOMPLETE),
         ({"store_errors": ["ours CRASH: disk full"]}, INCOMPLETE),
-        ({"findings": [OUR_FAILURE], "units_retried": [LOST]}, OURS_FAILED),
+        ({"findings": [OUR_FAILURE], "units_retried": [LOST]}, FAILED),
         ({"findings": [OUR_FAILURE], "interrupted": True}, INTERRUPTED),
     ],
 )

@@ -12,6 +12,7 @@ from knapcheck.cli import main
 
 def test_harvest_command_reproduces_the_committed_corpus(tmp_path, capsys):
     assert main(["harvest", "--model", "mlp", "--budgets", "0.1,0.3", "--out", str(tmp_path)]) == 0
+    assert json.loads((tmp_path / "mlp.json").read_text())["schema_version"] == 1
     records = read_harvested_file(tmp_path / "mlp.json")
     assert [r.budget for r in records] == [0.1, 0.3]
     for record in records:
@@ -31,14 +32,21 @@ def test_bad_budgets_are_named_by_index():
         check_budgets([float("nan")])
 
 
-def test_bad_budget_text_is_a_clean_exit(tmp_path):
-    with pytest.raises(SystemExit, match=r"item 1"):
-        main(["harvest", "--model", "mlp", "--budgets", "0.1,half", "--out", str(tmp_path)])
+def test_bad_budgets_and_outputs_are_usage_errors_before_compiling(tmp_path, capsys):
+    assert main(["harvest", "--model", "mlp", "--budgets", "0.1,half", "--out", str(tmp_path)]) == 2
+    assert "--budgets: item 1" in capsys.readouterr().err
+    assert main(["harvest", "--model", "mlp", "--budgets", "0.1,1.5", "--out", str(tmp_path)]) == 2
+    assert "--budgets: budgets[1]" in capsys.readouterr().err
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert main(["harvest", "--model", "mlp", "--budgets", "0.1", "--out", str(blocker / "out")]) == 2
+    out, err = capsys.readouterr()
+    assert "--out" in err and out == ""
 
 
 def test_a_malformed_corpus_record_is_named(tmp_path):
     path = tmp_path / "bad.json"
-    path.write_text(json.dumps({"format": FORMAT, "records": [{"model": "mlp"}]}))
+    path.write_text(json.dumps({"schema_version": 1, "format": FORMAT, "records": [{"model": "mlp"}]}))
     with pytest.raises(ValueError, match=r"records\[0\].*missing"):
         read_harvested_file(path)
     path.write_text(json.dumps({"records": []}))

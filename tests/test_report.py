@@ -13,7 +13,7 @@ import fuzz.check
 from fuzz.candidate_run import run_candidate
 from fuzz.differential import check
 from knapcheck.cli import main
-from knapcheck.report_command import duration
+from knapcheck.durations import duration
 from reports import real_budget
 from reports.environment import environment
 from reports.bench import BenchResult, Cell
@@ -27,10 +27,10 @@ from reports.regression_report import (
     render_json,
     render_markdown,
 )
-from oracles.result import OracleResult
-from reports.reproduction import snippet
 from solvers.contract import Instance
 from solvers.entry import SolverEntry
+from oracles.result import OracleResult
+from reports.reproduction import snippet
 from solvers.registry import register, resolve, unregister
 from reproductions import assert_each_fails
 
@@ -49,8 +49,14 @@ def test_a_report_on_torch_solvers_shows_each_distinct_failure_once_with_a_repro
 
     markdown = (out / "report.md").read_text()
     assert len(markdown.encode()) < 60_000
-    for heading in ("## Correctness", f"### {real_budget.TITLE}", "## Failures", "## Performance", "## Environment"):
-        assert heading in markdown
+    lines = markdown.splitlines()
+    assert lines[2].startswith("**Gate: FAILED** under the regression rule")
+    table = next(i for i, line in enumerate(lines) if line.startswith("| solver | role | kind | OPTIMAL |"))
+    assert table < lines.index("## Failures")
+    for heading in (f"### {real_budget.TITLE}", "## Failures", "## Performance", "## Environment"):
+        assert heading in lines
+    failures = [line for line in lines if line.startswith("### ") and line[4].isdigit()]
+    assert markdown.count("<details><summary>Reproduction</summary>") == len(failures) > 0
     html = (out / "report.html").read_text()
     assert html.startswith("<!DOCTYPE html>") and "## " not in html
     assert real_budget.TITLE in html
@@ -66,7 +72,8 @@ def test_a_report_on_torch_solvers_shows_each_distinct_failure_once_with_a_repro
     assert len(signatures) == len(set(signatures))
     assert ("torch:dp_knapsack_sliding_hirschberg", "OVER_BUDGET") in signatures
     assert ("torch:dp_knapsack", "WRONG_VALUE") in signatures
-    assert all(f["role"] == "candidate" and f["status"] == "new" for f in failures)
+    assert all(f["role"] == "candidate" and f["status"] == "regression" for f in failures)
+    assert data["gate"] == {"rule": "regression", "passed": False, "failing": [list(s) for s in signatures]}
     assert_each_fails(failures)
 
 
@@ -82,7 +89,7 @@ def test_benchmark_cells_become_rows_a_table_and_plots():
     by_key = {(r["solver"], r["capacity"]): r for r in performance.rows}
     assert by_key[("candidate_solver", rows[0].capacity)]["median_seconds"] == pytest.approx(0.4)
     assert by_key[("candidate_solver", rows[1].capacity)]["failure"].startswith("timeout")
-    assert "2.00x" in performance.table
+    assert ["n=1000 C=1e+03", "1,000", "400 ms, 1 MiB", "800 ms, 1 MiB", "2x, 1x"] in performance.table.rows
     time_plot, memory_plot = plots(performance)
     assert time_plot.count("<polyline") == 2
 
@@ -107,7 +114,7 @@ def test_time_budgets_read_as_seconds(text, seconds):
 
 @pytest.mark.parametrize("text", ["", "0", "-5", "ten", "5d"])
 def test_a_bad_time_budget_is_refused(text):
-    with pytest.raises(Exception, match="--time"):
+    with pytest.raises(Exception, match="positive duration"):
         duration(text)
 
 
@@ -130,19 +137,21 @@ def test_failures_are_compared_by_kind_between_candidate_and_baseline(planted_pa
     assert run.result.instances == 4 and run.stored == {"corpus": 1}
     report = Report("knapcheck report ...", run, environment(), Performance(note="not measured"))
     statuses = {f["verdict"]: f["status"] for f in render_json(report)["correctness"]["failures"]}
-    assert statuses == {"OVER_BUDGET": "new", "SUBOPTIMAL": "fixed by the candidate"}
+    assert statuses == {"OVER_BUDGET": "regression", "SUBOPTIMAL": "fixed by the candidate"}
     markdown = render_markdown(report)
-    assert "**The candidate has 1 distinct failure** (by solver and verdict), 1 of a kind" in markdown
-    assert markdown.index("OVER_BUDGET (new)") < markdown.index("SUBOPTIMAL (fixed by the candidate)")
-    assert "<strong>The candidate has 1 distinct failure</strong>" in render_html(report)
+    assert "**Gate: FAILED** under the regression rule" in markdown.splitlines()[2]
+    assert markdown.index("OVER_BUDGET (regression)") < markdown.index("SUBOPTIMAL (fixed by the candidate)")
+    assert "- found in family tight_budget" in markdown or "- found in stored instances: corpus" in markdown
+    assert "<strong>Gate: FAILED</strong> under the regression rule" in render_html(report)
 
 
-def test_a_candidate_that_cannot_be_loaded_stops_the_report_with_its_error(tmp_path):
+def test_a_candidate_that_cannot_be_loaded_stops_the_report_with_its_error(tmp_path, capsys):
     broken = tmp_path / "broken.py"
     broken.write_text("raise ImportError('no module named fancy_kernels')\n")
-    with pytest.raises(SystemExit, match="fancy_kernels"):
-        main(["report", "--candidate", f"{broken}:solve", "--out", str(tmp_path / "out")])
-    assert not (tmp_path / "out").exists()
+    assert main(["report", "--candidate", f"{broken}:solve", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "fancy_kernels" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out" / "report.md").exists()
 
 
 def test_an_oracle_shown_wrong_is_in_every_output_and_the_report_goes_on(monkeypatch):

@@ -53,14 +53,14 @@ def test_group_names_differ_for_solvers_that_slug_alike():
     assert group_name(("a/b.py:f", "CRASH")) != group_name(("a_b.py:f", "CRASH"))
 
 
-@pytest.mark.parametrize("text, seconds", [("30s", 30), ("10m", 600), ("8h", 28800), ("1.5h", 5400)])
+@pytest.mark.parametrize("text, seconds", [("30", 30), ("30s", 30), ("10m", 600), ("8h", 28800), ("1.5h", 5400)])
 def test_duration_units(text, seconds):
     assert duration(text) == seconds
 
 
-@pytest.mark.parametrize("text", ["8", "0s", "-1m", "2d", "h"])
+@pytest.mark.parametrize("text", ["0s", "-1m", "2d", "h"])
 def test_duration_rejects_what_it_cannot_read(text):
-    with pytest.raises(argparse.ArgumentTypeError, match="--time"):
+    with pytest.raises(argparse.ArgumentTypeError, match="positive duration"):
         duration(text)
 
 

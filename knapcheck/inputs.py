@@ -1,0 +1,83 @@
+"""What `check` and `report` check besides the families' samples: the regression corpus, instance files.
+
+The corpus packaged with knapcheck (``fuzz/corpus/regressions.json``, inside the installed package)
+is checked by default, from any directory; ``--regressions PATH`` names another, which must exist.
+``--instances FILE ...`` adds instance files and files ``knapcheck harvest`` wrote. Every file is
+read before any work: a missing or malformed one is a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from knapcheck.usage import UsageError
+
+CORPUS_SOURCE = "regression corpus"
+
+
+def family_list() -> str:
+    """The family names, once, for a help epilog (argparse would repeat choices in every usage line)."""
+    from fuzz import families
+
+    names = textwrap.fill(", ".join(families.names()), width=96, initial_indent="  ", subsequent_indent="  ")
+    return f"instance families (--families NAME ...; default: all):\n{names}"
+
+
+def checked_families(names: list[str] | None) -> list[str]:
+    """The families asked for (all by default); UsageError naming an unknown one."""
+    from fuzz import families
+
+    known = families.names()
+    if names is None:
+        return known
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise UsageError(f"--families: unknown {', '.join(map(repr, unknown))}; known: {', '.join(known)}")
+    return list(dict.fromkeys(names))
+
+
+def add_instance_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--families", nargs="+", metavar="NAME", help="instance families to sample (default: all; listed below)")
+    parser.add_argument("--regressions", type=Path, metavar="PATH",
+                        help="regression corpus whose instances are checked too (default: the corpus packaged with knapcheck)")
+    parser.add_argument("--instances", type=Path, nargs="+", default=[], metavar="FILE",
+                        help="instance files, or files knapcheck harvest wrote, whose instances are checked too")
+
+
+@dataclass
+class StoredInstances:
+    """Instances to check besides the families' samples, by source name."""
+
+    instances: dict[str, list] = field(default_factory=dict)
+    corpus: Path | None = None
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {name: len(found) for name, found in self.instances.items()}
+
+    def description(self, families: int, per_family: int) -> str:
+        """Where the instances came from, in one line."""
+        parts = [f"{families} families x {per_family} sampled"]
+        for name, count in self.counts.items():
+            where = f" ({self.corpus})" if name == CORPUS_SOURCE else ""
+            parts.append(f"{count} {'cases of the ' + name if name == CORPUS_SOURCE else 'from ' + name}{where}")
+        return ", ".join(parts)
+
+
+def stored_instances(regressions: Path | None, files: list[Path]) -> StoredInstances:
+    """The corpus's instances (the packaged corpus when ``regressions`` is None) and the files'."""
+    from fuzz.instance_files import read_instances
+    from fuzz.regression_corpus import REGRESSION_CORPUS, load_regression_corpus
+
+    corpus = REGRESSION_CORPUS if regressions is None else regressions
+    try:
+        cases = load_regression_corpus(corpus)
+        stored = StoredInstances({CORPUS_SOURCE: [case.instance for case in cases]}, corpus=Path(corpus))
+        for path in files:
+            stored.instances[str(path)] = [found.instance for found in read_instances(path)]
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return stored

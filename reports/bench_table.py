@@ -1,0 +1,177 @@
+"""A benchmark's results for people and for machines: one table, and JSON with the raw medians.
+
+The table has one row per instance row and one column per solver (median time, peak memory), then
+one ratio column per measured solver against the reference, the first baseline. Every ratio points
+the same way: the reference's figure divided by the solver's, for time and for memory alike, so
+above 1 the solver is faster or leaner. Solvers are labelled by their function's name where that is
+unambiguous (the legend under the table gives their specs), so the table fits a page.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from html import escape
+from pathlib import PurePath
+from typing import Sequence
+
+from reports.bench import BenchResult, Cell
+
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class Table:
+    header: list[str]
+    rows: list[list[str]]
+    notes: list[str] = field(default_factory=list)
+    """Lines under the table: the legend, the ratios' meaning, summaries."""
+
+
+def labels(solvers: Sequence[str]) -> dict[str, str]:
+    """Short, unambiguous column labels: the function's name, else ``where:name`` with only the
+    file's or module's last part, else the full name."""
+    for shorten in (_function, _last_part, str):
+        short = {s: shorten(s) for s in solvers}
+        if len(set(short.values())) == len(short):
+            return short
+    return {s: s for s in solvers}
+
+
+def _function(solver: str) -> str:
+    return solver.rpartition(":")[2]
+
+
+def _last_part(solver: str) -> str:
+    """``where:name`` with only the file's name or the module's last part (``knapsack.py:dp_knapsack``)."""
+    where, colon, name = solver.rpartition(":")
+    where = PurePath(where).name if where.endswith(".py") else where.rpartition(".")[2]
+    return f"{where}{colon}{name}"
+
+
+def significant(value: float) -> str:
+    """Three significant digits, without an exponent: 0.00123, 4.56, 789, 1,234."""
+    return f"{value:.3g}" if abs(value) < 999.5 else f"{value:,.0f}"
+
+
+def duration(seconds: float) -> str:
+    return f"{significant(seconds * 1000)} ms" if seconds < 0.9995 else f"{significant(seconds)} s"
+
+
+def size(peak_bytes: float) -> str:
+    """Peak memory to 3 significant digits; under one page (4 KiB) the measurement cannot tell."""
+    if peak_bytes < 4096:
+        return "< 4 KiB"
+    for unit, scale in (("KiB", 2**10), ("MiB", 2**20)):
+        if peak_bytes < 999.5 * scale:
+            return f"{significant(peak_bytes / scale)} {unit}"
+    return f"{significant(peak_bytes / 2**30)} GiB"
+
+
+def ratio(reference: float, solver: float) -> str:
+    return f"{significant(reference / solver)}x" if solver > 0 and reference > 0 else "-"
+
+
+def _measured(cell: Cell) -> str:
+    return f"{duration(cell.median_seconds)}, {size(cell.median_peak)}" if cell.ran else cell.failure
+
+
+def _ratios(reference: Cell, cell: Cell) -> str:
+    if not (reference.ran and cell.ran):
+        return "-"
+    memory = ratio(reference.median_peak, cell.median_peak) if min(reference.median_peak, cell.median_peak) >= 4096 else "-"
+    return f"{ratio(reference.median_seconds, cell.median_seconds)}, {memory}"
+
+
+def bench_table(result: BenchResult, baselines: Sequence[str]) -> Table:
+    """The table of ``result``; ratio columns against the first of ``baselines`` that was measured."""
+    baselines = [b for b in baselines if b in result.solvers]
+    measured = [s for s in result.solvers if s not in baselines]
+    label = labels(result.solvers)
+    reference = baselines[0] if baselines else None
+    header = ["row", "C", *(label[s] for s in result.solvers)]
+    if reference:
+        header += [f"{label[s]} vs {label[reference]}" for s in measured]
+    rows = []
+    for row in result.rows:
+        line = [row.name, f"{row.capacity:,}", *(_measured(result.cell(s, row)) for s in result.solvers)]
+        if reference:
+            line += [_ratios(result.cell(reference, row), result.cell(s, row)) for s in measured]
+        rows.append(line)
+    notes = [
+        f"Each cell: median time and peak memory of {result.repeats} fresh process{'es' if result.repeats > 1 else ''} (time limit"
+        f" {result.time_limit:g} s per run); memory is the peak resident memory the call added."
+    ]
+    legend = [f"{label[s]} = {s}" for s in result.solvers if label[s] != s]
+    if legend:
+        notes.append("Solvers: " + "; ".join(legend) + ".")
+    if reference:
+        notes.append(
+            f"Ratios: {label[reference]}'s time / the solver's time, then {label[reference]}'s memory / the"
+            " solver's memory (above 1: the solver is faster, or leaner)."
+        )
+    notes += [summary(result, solver, baseline) for solver in measured for baseline in baselines]
+    return Table(header, rows, notes)
+
+
+def summary(result: BenchResult, solver: str, baseline: str) -> str:
+    """The median time ratio (baseline / solver) over the rows the solver ran (a baseline past the
+    time limit counts as taking the limit: a lower bound), and the rows where the solver was slower."""
+    speedups, slower = [], []
+    for row in result.rows:
+        mine, theirs = result.cell(solver, row), result.cell(baseline, row)
+        if not mine.ran:
+            continue
+        if theirs.ran:
+            speedups.append(theirs.median_seconds / mine.median_seconds)
+            if theirs.median_seconds < mine.median_seconds:
+                slower.append(row.name)
+        elif theirs.failure.startswith("timeout"):
+            speedups.append(result.time_limit / mine.median_seconds)
+    if not speedups:
+        return f"{solver} vs {baseline}: no row both ran."
+    return (
+        f"{solver} vs {baseline}: {significant(statistics.median(speedups))}x as fast on the median of {len(speedups)} rows;"
+        f" slower on {', '.join(slower) if slower else 'no row'}."
+    )
+
+
+def table_markdown(table: Table) -> str:
+    lines = ["| " + " | ".join(table.header) + " |", "|" + "---|" * len(table.header)]
+    lines += ["| " + " | ".join(row) + " |" for row in table.rows]
+    return "\n".join(lines + ([""] + table.notes if table.notes else []))
+
+
+def table_html(table: Table) -> str:
+    head = "".join(f"<th>{escape(cell)}</th>" for cell in table.header)
+    body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in table.rows)
+    notes = "".join(f"<p>{escape(note)}</p>" for note in table.notes)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{notes}"
+
+
+def bench_json(result: BenchResult, baselines: Sequence[str]) -> dict:
+    """Every cell's raw measurements and medians, for machines (``knapcheck bench --json``)."""
+    cells = []
+    for row in result.rows:
+        for solver in result.solvers:
+            cell = result.cell(solver, row)
+            cells.append(
+                {
+                    "solver": solver,
+                    "row": row.name,
+                    "median_seconds": cell.median_seconds if cell.ran else None,
+                    "median_peak_bytes": cell.median_peak if cell.ran else None,
+                    "seconds": list(cell.seconds),
+                    "peak_bytes": list(cell.peak_bytes),
+                    "failure": cell.failure or None,
+                }
+            )
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "repeats": result.repeats,
+        "time_limit": result.time_limit,
+        "solvers": list(result.solvers),
+        "baselines": [b for b in baselines if b in result.solvers],
+        "rows": [{**row.as_dict(), "capacity": row.capacity} for row in result.rows],
+        "cells": cells,
+    }

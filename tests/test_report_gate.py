@@ -1,0 +1,107 @@
+"""`knapcheck report` as a pull-request gate: which failures fail it, and what its first lines say.
+
+Default (regression rule): exit 1 when the candidate fails where its baseline does not, with a kind
+of failure the baseline never shows or on an instance the baseline passes. --strict: exit 1 on any
+candidate failure. The report used to exit 1 on any candidate failure, whatever the baseline did.
+"""
+
+import inspect
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from knapcheck import exit_status
+from knapcheck.cli import main
+from reports.bench import BenchResult, Cell
+from reports.regression_report import BENCH_ROWS, performance_from
+from reports.bench_table import table_html
+
+PLANTED = Path(__file__).resolve().parent / "planted"
+
+
+@pytest.fixture
+def empty_corpus(tmp_path):
+    path = tmp_path / "empty-corpus.json"
+    path.write_text('{"schema_version": 1, "cases": []}')
+    return path
+
+
+def report(tmp_path, empty_corpus, *options) -> tuple[int, dict, str]:
+    out = tmp_path / "out"
+    status = main(["report", *options, "--families", "tiny", "--per-family", "12", "--regressions", str(empty_corpus),
+                   "--bench-repeats", "0", "--out", str(out)])
+    return status, json.loads((out / "report.json").read_text()), (out / "report.md").read_text()
+
+
+def test_a_kind_of_failure_the_baseline_never_shows_is_a_regression(tmp_path, empty_corpus):
+    status, data, markdown = report(tmp_path, empty_corpus, "--candidate", "planted.wrong_answers:takes_everything",
+                                    "--baseline", "planted.wrong_answers:takes_nothing")
+    assert status == exit_status.FAILED
+    assert data["gate"] == {"rule": "regression", "passed": False,
+                            "failing": [["planted.wrong_answers:takes_everything", "OVER_BUDGET"]]}
+    assert markdown.splitlines()[2].startswith("**Gate: FAILED** under the regression rule (the default)")
+
+
+def test_the_same_kind_of_failure_on_an_instance_the_baseline_passes_is_a_regression(tmp_path, empty_corpus):
+    """Both are SUBOPTIMAL, on different instances: comparing kinds alone would pass this."""
+    status, data, markdown = report(tmp_path, empty_corpus, "--candidate", "planted.gate:fails_on_many",
+                                    "--baseline", "planted.gate:fails_on_few")
+    assert status == exit_status.FAILED
+    statuses = {(f["solver"], f["status"]) for f in data["correctness"]["failures"]}
+    assert statuses == {("planted.gate:fails_on_many", "regression"), ("planted.gate:fails_on_few", "baseline")}
+
+
+def test_failures_the_baseline_shares_pass_the_gate_but_not_a_strict_one(tmp_path, empty_corpus):
+    copy = tmp_path / "wrong_answers.py"
+    shutil.copy(PLANTED / "wrong_answers.py", copy)
+    options = ["--candidate", f"{copy}:takes_nothing", "--baseline", "planted.wrong_answers:takes_nothing"]
+    status, data, markdown = report(tmp_path, empty_corpus, *options)
+    assert status == exit_status.OK
+    assert [f["status"] for f in data["correctness"]["failures"]] == ["also in baseline", "baseline"]
+    assert markdown.splitlines()[2].startswith("**Gate: passed** under the regression rule")
+    status, data, markdown = report(tmp_path, empty_corpus, *options, "--strict")
+    assert status == exit_status.FAILED and data["gate"]["rule"] == "strict"
+    assert markdown.splitlines()[2].startswith("**Gate: FAILED** under the strict rule (--strict)")
+
+
+def test_without_a_baseline_every_candidate_failure_counts(tmp_path, empty_corpus):
+    status, data, _ = report(tmp_path, empty_corpus, "--candidate", "planted.wrong_answers:takes_nothing")
+    assert status == exit_status.FAILED and data["correctness"]["failures"][0]["status"] == "regression"
+
+
+def test_a_pull_request_file_against_torch_from_another_directory(tmp_path, monkeypatch):
+    """The packaged corpus is checked from any directory (the default used to be a relative path,
+    so run from a PyTorch checkout it silently checked no case); a planted regression in a copy of
+    torch's knapsack.py fails the gate, the unchanged copy passes it."""
+    from torch._functorch._activation_checkpointing import knapsack
+
+    source = Path(inspect.getsourcefile(knapsack)).read_text()
+    line = "    quantized_max_memory = round(max_memory * S)\n"
+    assert source.count(line) >= 1
+    pull_request = tmp_path / "pr"
+    pull_request.mkdir()
+    (pull_request / "unchanged.py").write_text(source)
+    (pull_request / "planted.py").write_text(source.replace(line, line.rstrip() + " + 1\n", 1))
+    monkeypatch.chdir(tmp_path)
+    results = {}
+    for name in ("unchanged", "planted"):
+        out = tmp_path / f"report-{name}"
+        status = main(["report", "--candidate", f"pr/{name}.py:dp_knapsack", "--baseline", "torch:dp_knapsack",
+                       "--families", "tiny", "--per-family", "5", "--bench-repeats", "0", "--out", str(out)])
+        results[name] = status, json.loads((out / "report.json").read_text())
+    assert results["unchanged"][0] == exit_status.OK
+    assert results["planted"][0] == exit_status.FAILED
+    planted = f"{(pull_request / 'planted.py').resolve()}:dp_knapsack"
+    assert [planted, "OVER_BUDGET"] in results["planted"][1]["gate"]["failing"]
+    for _, data in results.values():
+        assert data["correctness"]["stored"] == {"regression corpus": 20}
+
+
+def test_the_html_report_shows_the_performance_as_a_table():
+    """It used to show a Markdown pipe table inside <pre>."""
+    cells = {(solver, row.name): Cell(solver, row.name, [0.1], [2**20]) for solver in ("a", "torch:b") for row in BENCH_ROWS}
+    table = performance_from(BenchResult(BENCH_ROWS, ["a", "torch:b"], 1, 60.0, cells), ["torch:b"]).table
+    html = table_html(table)
+    assert html.startswith("<table><thead><tr><th>row</th>") and "|---" not in html and "<pre>" not in html
