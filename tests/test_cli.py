@@ -1,6 +1,8 @@
 """The `knapcheck` command line, run in-process: check's gate, usage errors, help, solve, promote."""
 
 import json
+import re
+import shlex
 import subprocess
 import sys
 from fractions import Fraction
@@ -194,20 +196,20 @@ def test_solve_prints_the_same_shape_for_every_solver(tmp_path, capsys):
     path.write_text(json.dumps(INSTANCE))
     assert main(["solve", "full_table", str(path)]) == 0
     ours = capsys.readouterr().out
-    assert main(["solve", "torch:dp_knapsack_sliding_hirschberg", str(path)]) == 1
+    assert main(["solve", "torch", str(path)]) == 1
     theirs = capsys.readouterr().out
     assert "verdict:      OPTIMAL" in ours and "verdict:      OVER_BUDGET" in theirs
-    for out in (ours, theirs):
-        assert [line.split(":")[0] for line in out.splitlines()] == [
+    blocks = [ours, *theirs.split("\n\n")]
+    assert len(blocks) == 5 and "solver:       torch:greedy_knapsack" in theirs
+    for block in blocks:
+        assert [line.split(":")[0] for line in block.strip().splitlines()] == [
             "instance", "solver", "value", "saved", "recomputable", "optimum", "verdict"
         ]
-        assert "Solution(" not in out
-    assert main(["solve", "torch", str(path), "--json"]) == 1
-    data = json.loads(capsys.readouterr().out)
-    assert data["schema_version"] == 1
-    shapes = {r["solver"]: set(r) for r in data["results"]}
-    assert len(shapes) == 4 and "torch:greedy_knapsack" in shapes
-    assert all({"value", "saved", "recomputable", "optimum", "verdict"} <= keys for keys in shapes.values())
+        assert "Solution(" not in block
+    assert main(["solve", "full_table", str(path), "--json"]) == 0
+    (result,) = json.loads(capsys.readouterr().out)["results"]
+    assert (result["value"], result["saved"], result["recomputable"]) == (7.0, [0, 2, 3], [1])
+    assert {"optimum", "verdict", "detail", "failed", "instance", "solver"} <= set(result)
 
 
 def test_solve_reads_a_harvested_file(capsys):
@@ -223,11 +225,12 @@ def test_check_reads_instance_and_harvested_files(tmp_path, empty_corpus, capsys
     instance = tmp_path / "instance.json"
     instance.write_text(json.dumps(INSTANCE))
     harvested = ROOT / "fuzz" / "corpus" / "harvested" / "conv.json"
-    status = main(["check", "--targets", "torch:dp_knapsack_sliding_hirschberg", "--families", "tiny", "--per-family", "1",
+    status = main(["check", "--targets", "planted.wrong_answers:takes_everything", "--families", "tiny", "--per-family", "1",
                    "--regressions", str(empty_corpus), "--instances", str(instance), str(harvested)])
     out = capsys.readouterr().out
-    assert status == 1 and f"1 from {instance}" in out
-    assert f"stored instances: {instance}" in out
+    records = len(json.loads(harvested.read_text())["records"])
+    assert status == 1 and f"1 from {instance}, {records} from {harvested}" in out
+    assert f"{1 + records + 1} instances" in out
 
 
 def test_bad_instance_files_are_usage_errors(tmp_path, capsys):
@@ -270,3 +273,12 @@ def test_an_oracle_shown_wrong_is_reported_with_its_instance_and_the_check_goes_
     assert len(data["oracle_findings"]) == verdicts["UNVERIFIED"] >= 1
     finding = data["oracle_findings"][0]
     assert finding["oracle"] == "lying" and Instance.from_dict(finding["instance"]).n >= 1
+
+
+def test_the_example_workflow_runs_a_report_command_that_parses():
+    workflow = (ROOT / "docs" / "pr-gate.yml").read_text()
+    command = re.search(r"^ *(knapcheck report .*)$", workflow.replace("\\\n", ""), re.M)[1]
+    argv = shlex.split(command.replace("$KNAPSACK", "torch/_functorch/_activation_checkpointing/knapsack.py"))
+    args = build_parser("report").parse_args(argv[1:])
+    assert [spec.split("/")[0] for spec in args.candidate + args.baseline] == ["pr", "pr", "base", "base"]
+    assert not args.strict and 'cat knapcheck-report/report.md >> "$GITHUB_STEP_SUMMARY"' in workflow
