@@ -62,8 +62,7 @@ class StoredInstances:
         """Where the instances came from, in one line."""
         parts = [f"{families} families x {per_family} sampled"]
         for name, count in self.counts.items():
-            where = f" ({self.corpus})" if name == CORPUS_SOURCE else ""
-            parts.append(f"{count} {'cases of the ' + name if name == CORPUS_SOURCE else 'from ' + name}{where}")
+            parts.append(f"{count} cases of the {name} at {self.corpus}" if name == CORPUS_SOURCE else f"{count} from {name}")
         return ", ".join(parts)
 
 

@@ -18,6 +18,8 @@ from typing import Sequence
 from reports.bench import BenchResult, Cell
 
 SCHEMA_VERSION = 1
+PAGE = 4096
+"""Peak memory is measured in pages: below one, the measurement cannot tell sizes apart."""
 
 
 @dataclass
@@ -59,8 +61,8 @@ def duration(seconds: float) -> str:
 
 
 def size(peak_bytes: float) -> str:
-    """Peak memory to 3 significant digits; under one page (4 KiB) the measurement cannot tell."""
-    if peak_bytes < 4096:
+    """Peak memory to 3 significant digits (under one page: too small to tell)."""
+    if peak_bytes < PAGE:
         return "< 4 KiB"
     for unit, scale in (("KiB", 2**10), ("MiB", 2**20)):
         if peak_bytes < 999.5 * scale:
@@ -79,7 +81,7 @@ def _measured(cell: Cell) -> str:
 def _ratios(reference: Cell, cell: Cell) -> str:
     if not (reference.ran and cell.ran):
         return "-"
-    memory = ratio(reference.median_peak, cell.median_peak) if min(reference.median_peak, cell.median_peak) >= 4096 else "-"
+    memory = ratio(reference.median_peak, cell.median_peak) if min(reference.median_peak, cell.median_peak) >= PAGE else "-"
     return f"{ratio(reference.median_seconds, cell.median_seconds)}, {memory}"
 
 

@@ -14,9 +14,11 @@ import pytest
 
 from knapcheck import exit_status
 from knapcheck.cli import main
+from fuzz.candidate_run import CandidateRun
+from fuzz.differential import CheckResult
 from reports.bench import BenchResult, Cell
-from reports.regression_report import BENCH_ROWS, performance_from
-from reports.bench_table import table_html
+from reports.environment import environment
+from reports.regression_report import BENCH_ROWS, Report, performance_from, render_html
 
 PLANTED = Path(__file__).resolve().parent / "planted"
 
@@ -102,6 +104,9 @@ def test_a_pull_request_file_against_torch_from_another_directory(tmp_path, monk
 def test_the_html_report_shows_the_performance_as_a_table():
     """It used to show a Markdown pipe table inside <pre>."""
     cells = {(solver, row.name): Cell(solver, row.name, [0.1], [2**20]) for solver in ("a", "torch:b") for row in BENCH_ROWS}
-    table = performance_from(BenchResult(BENCH_ROWS, ["a", "torch:b"], 1, 60.0, cells), ["torch:b"]).table
-    html = table_html(table)
-    assert html.startswith("<table><thead><tr><th>row</th>") and "|---" not in html and "<pre>" not in html
+    performance = performance_from(BenchResult(BENCH_ROWS, ["a", "torch:b"], 1, 60.0, cells), ["torch:b"])
+    run = CandidateRun({}, CheckResult([]), [], {}, 0.0, None)
+    html = render_html(Report("knapcheck report ...", run, environment(), performance))
+    performance_part = html[html.index("<h2>Performance</h2>"):html.index("<h2>Environment</h2>")]
+    assert "<table><thead><tr><th>row</th><th>C</th><th>a</th><th>b</th><th>a vs b</th></tr></thead>" in performance_part
+    assert "|---" not in html and "<pre>" not in performance_part
