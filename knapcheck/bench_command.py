@@ -41,8 +41,8 @@ def add_parser(commands) -> None:
         description=textwrap.dedent("""\
             Time and peak memory of solvers over a fixed matrix of instance rows, each measurement
             in its own fresh process, side by side with upstream's solvers in the same run. Prints
-            one table: a row per instance row, a column per solver (median time, peak memory), and
-            ratio columns against the first baseline (its figure / the solver's: above 1 is better)."""),
+            a table with a row per instance row and a column per solver (median time, peak memory),
+            then the ratios against the first baseline (its figure / the solver's: above 1 is better)."""),
         epilog="\n\n".join([EXAMPLES, row_list(), exit_status.help_text(None)]),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
     from knapcheck.targets import entries_for
     from reports.bench import run_bench
-    from reports.bench_table import bench_json, bench_table, table_markdown
+    from reports.bench_table import bench_json, bench_tables, tables_markdown
     from reports.environment import environment
     from solvers.registry import ours
     from solvers.variants import DP_ONLY
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         entries, rows, args.repeats, time_limit=args.time_limit, progress=lambda m: print(m, file=sys.stderr, flush=True)
     )
     baseline_names = [b.name for b in baselines]
-    print(table_markdown(bench_table(result, baseline_names)))
+    print(tables_markdown(bench_tables(result, baseline_names)))
     if gpu:
         print()
         print(gpu_bench.rate_table(result, bandwidth, [e.name for e in measured]))

@@ -1,10 +1,10 @@
-"""A benchmark's results for people and for machines: one table, and JSON with the raw medians.
+"""A benchmark's results for people and for machines: two narrow tables, and JSON with the raw medians.
 
-The table has one row per instance row and one column per solver (median time, peak memory), then
-one ratio column per measured solver against the reference, the first baseline. Every ratio points
-the same way: the reference's figure divided by the solver's, for time and for memory alike, so
-above 1 the solver is faster or leaner. Solvers are labelled by their function's name where that is
-unambiguous (the legend under the table gives their specs), so the table fits a page.
+The first table has one row per instance row and one column per solver (median time, peak memory);
+the second, one ratio column per measured solver against the reference, the first baseline. Every
+ratio points the same way: the reference's figure divided by the solver's, for time and for memory
+alike, so above 1 the solver is faster or leaner. Solvers are labelled by their function's name
+where that is unambiguous (the legend under the tables gives their specs), so each table fits a page.
 """
 
 from __future__ import annotations
@@ -24,10 +24,16 @@ PAGE = 4096
 
 @dataclass
 class Table:
+    title: str
     header: list[str]
     rows: list[list[str]]
+
+
+@dataclass
+class BenchTables:
+    tables: list[Table]
     notes: list[str] = field(default_factory=list)
-    """Lines under the table: the legend, the ratios' meaning, summaries."""
+    """Lines under the tables: the legend, the ratios' meaning, summaries."""
 
 
 def labels(solvers: Sequence[str]) -> dict[str, str]:
@@ -85,35 +91,37 @@ def _ratios(reference: Cell, cell: Cell) -> str:
     return f"{ratio(reference.median_seconds, cell.median_seconds)}, {memory}"
 
 
-def bench_table(result: BenchResult, baselines: Sequence[str]) -> Table:
-    """The table of ``result``; ratio columns against the first of ``baselines`` that was measured."""
+def bench_tables(result: BenchResult, baselines: Sequence[str]) -> BenchTables:
+    """The measurements of ``result``, and their ratios against the first of ``baselines`` measured."""
     baselines = [b for b in baselines if b in result.solvers]
     measured = [s for s in result.solvers if s not in baselines]
     label = labels(result.solvers)
-    reference = baselines[0] if baselines else None
-    header = ["row", "C", *(label[s] for s in result.solvers)]
-    if reference:
-        header += [f"{label[s]} vs {label[reference]}" for s in measured]
-    rows = []
-    for row in result.rows:
-        line = [row.name, f"{row.capacity:,}", *(_measured(result.cell(s, row)) for s in result.solvers)]
-        if reference:
-            line += [_ratios(result.cell(reference, row), result.cell(s, row)) for s in measured]
-        rows.append(line)
+    tables = [
+        Table(
+            "Median time and peak memory",
+            ["row", "C", *(label[s] for s in result.solvers)],
+            [[row.name, f"{row.capacity:,}", *(_measured(result.cell(s, row)) for s in result.solvers)] for row in result.rows],
+        )
+    ]
     notes = [
-        f"Each cell: median time and peak memory of {result.repeats} fresh process{'es' if result.repeats > 1 else ''} (time limit"
-        f" {result.time_limit:g} s per run); memory is the peak resident memory the call added."
+        f"Each cell: median time and peak memory of {result.repeats} fresh process{'es' if result.repeats > 1 else ''}"
+        f" (time limit {result.time_limit:g} s per run); memory is the peak resident memory the call added."
     ]
     legend = [f"{label[s]} = {s}" for s in result.solvers if label[s] != s]
     if legend:
         notes.append("Solvers: " + "; ".join(legend) + ".")
-    if reference:
-        notes.append(
-            f"Ratios: {label[reference]}'s time / the solver's time, then {label[reference]}'s memory / the"
-            " solver's memory (above 1: the solver is faster, or leaner)."
+    if baselines and measured:
+        reference = baselines[0]
+        tables.append(
+            Table(
+                f"Ratios against {label[reference]}: its time / the solver's, its memory / the solver's",
+                ["row", *(label[s] for s in measured)],
+                [[row.name, *(_ratios(result.cell(reference, row), result.cell(s, row)) for s in measured)] for row in result.rows],
+            )
         )
+        notes.append("Ratios above 1: the solver is faster, or leaner, than the reference.")
     notes += [summary(result, solver, baseline) for solver in measured for baseline in baselines]
-    return Table(header, rows, notes)
+    return BenchTables(tables, notes)
 
 
 def summary(result: BenchResult, solver: str, baseline: str) -> str:
@@ -138,17 +146,21 @@ def summary(result: BenchResult, solver: str, baseline: str) -> str:
     )
 
 
-def table_markdown(table: Table) -> str:
-    lines = ["| " + " | ".join(table.header) + " |", "|" + "---|" * len(table.header)]
-    lines += ["| " + " | ".join(row) + " |" for row in table.rows]
-    return "\n".join(lines + ([""] + table.notes if table.notes else []))
+def tables_markdown(tables: BenchTables) -> str:
+    lines: list[str] = []
+    for table in tables.tables:
+        lines += [f"{table.title}:", "", "| " + " | ".join(table.header) + " |", "|" + "---|" * len(table.header)]
+        lines += ["| " + " | ".join(row) + " |" for row in table.rows] + [""]
+    return "\n".join(lines + tables.notes).rstrip()
 
 
-def table_html(table: Table) -> str:
-    head = "".join(f"<th>{escape(cell)}</th>" for cell in table.header)
-    body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in table.rows)
-    notes = "".join(f"<p>{escape(note)}</p>" for note in table.notes)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{notes}"
+def tables_html(tables: BenchTables) -> str:
+    parts = []
+    for table in tables.tables:
+        head = "".join(f"<th>{escape(cell)}</th>" for cell in table.header)
+        body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in table.rows)
+        parts.append(f"<p>{escape(table.title)}:</p><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+    return "".join(parts) + "".join(f"<p>{escape(note)}</p>" for note in tables.notes)
 
 
 def bench_json(result: BenchResult, baselines: Sequence[str]) -> dict:

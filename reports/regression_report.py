@@ -13,7 +13,7 @@ from fuzz.differential import Check
 from fuzz.candidate_run import BASELINE, CANDIDATE, CandidateRun
 from reports import real_budget
 from reports.bench import BenchResult, BenchRow
-from reports.bench_table import Table, bench_table, table_html, table_markdown
+from reports.bench_table import BenchTables, bench_tables, tables_html, tables_markdown
 from reports.check_report import describe_oracle_finding, failure_json, oracle_finding_json, source, verdict_rows
 from reports.reproduction import snippet
 from reports.svg_plot import line_chart
@@ -34,7 +34,7 @@ class Performance:
 
     rows: list[dict] = field(default_factory=list)
     """Each has solver, row, n, capacity, median_seconds and peak_bytes (raw medians) and failure."""
-    table: Table | None = None
+    tables: BenchTables | None = None
     note: str = ""
 
 
@@ -55,7 +55,7 @@ def performance_from(result: BenchResult, baselines: list[str]) -> Performance:
                     "failure": cell.failure,
                 }
             )
-    return Performance(rows=rows, table=bench_table(result, baselines))
+    return Performance(rows=rows, tables=bench_tables(result, baselines))
 
 
 @dataclass
@@ -250,8 +250,8 @@ def _markdown(report: Report, with_snippets: int) -> str:
         lines += ["## Oracle findings", "", "The oracle, not the solver, was shown wrong here (judged UNVERIFIED):", ""]
         lines += ["```", *(describe_oracle_finding(f) for f in oracle_findings), "```", ""]
     lines += ["## Performance", ""]
-    if report.performance.table is not None:
-        lines += [table_markdown(report.performance.table), ""]
+    if report.performance.tables is not None:
+        lines += [tables_markdown(report.performance.tables), ""]
     if report.performance.note:
         lines += [report.performance.note, ""]
     lines += [
@@ -407,8 +407,8 @@ def render_html(report: Report) -> str:
         parts += [f"<pre>{escape(describe_oracle_finding(f))}</pre>" for f in report.run.result.oracle_findings]
     parts.append("<h2>Performance</h2>")
     parts += plots(report.performance)
-    if report.performance.table is not None:
-        parts.append(table_html(report.performance.table))
+    if report.performance.tables is not None:
+        parts.append(tables_html(report.performance.tables))
     if report.performance.note:
         parts.append(f"<p>{escape(report.performance.note)}</p>")
     parts += [
