@@ -86,5 +86,5 @@ def run(args: argparse.Namespace) -> int:
     for case in added:
         kind = "ours: must pass" if case.ours else "upstream: strict xfail"
         print(f"added {case.id} ({case.solver} {case.verdict}, family {case.family}, n={case.instance.n}; {kind})")
-    print(f"{len(added)} cases added to {corpus} ({why})")
+    print(f"{len(added)} {'case' if len(added) == 1 else 'cases'} added to {corpus} ({why})")
     return exit_status.OK

@@ -36,7 +36,7 @@ def test_inside_a_repository_it_writes_the_repository_s_corpus(store, repository
     monkeypatch.chdir(repository / "docs")
     assert main(["promote", "--db", str(store)]) == 0
     corpus = repository / "fuzz" / "corpus" / "regressions.json"
-    assert f"1 cases added to {corpus} (the repository's corpus" in capsys.readouterr().out
+    assert f"1 case added to {corpus} (the repository's corpus" in capsys.readouterr().out
     assert [case.solver for case in load_regression_corpus(corpus)] == ["takes_everything"]
 
 
@@ -46,7 +46,7 @@ def test_elsewhere_it_needs_a_corpus_named(store, tmp_path, monkeypatch, capsys)
     assert "name the corpus to write with --corpus" in capsys.readouterr().err
     named = tmp_path / "mine.json"
     assert main(["promote", "--db", str(store), "--corpus", str(named)]) == 0
-    assert f"1 cases added to {named} (named by --corpus)" in capsys.readouterr().out
+    assert f"1 case added to {named} (named by --corpus)" in capsys.readouterr().out
     assert json.loads(named.read_text())["schema_version"] == 1
 
 

@@ -181,6 +181,6 @@ def test_promote_takes_the_good_files_and_names_the_bad_one(tmp_path, capsys):
     corpus = tmp_path / "corpus.json"
     assert main(["promote", "--db", str(tmp_path / "db"), "--corpus", str(corpus)]) == 0
     captured = capsys.readouterr()
-    assert "1 new regression cases" in captured.out
+    assert "1 case added to" in captured.out
     assert str(bad) in captured.err and "'instance' must be a JSON dict" in captured.err
     assert json.loads(corpus.read_text())["cases"][0]["solver"] == "takes_everything"
