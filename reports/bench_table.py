@@ -120,6 +120,12 @@ def bench_tables(result: BenchResult, baselines: Sequence[str]) -> BenchTables:
             )
         )
         notes.append("Ratios above 1: the solver is faster, or leaner, than the reference.")
+    per_call = [row.name for row in result.rows if row.rounds > 1]
+    if per_call:
+        notes.append(
+            f"Per-call rows ({', '.join(per_call)}): in each process every problem is solved round after round;"
+            " the time is the median of all those calls, the memory the peak over all of them."
+        )
     notes += [summary(result, solver, baseline) for solver in measured for baseline in baselines]
     return BenchTables(tables, notes)
 
