@@ -22,8 +22,9 @@ examples:
 
 
 def _wrapped(names: list[str]) -> str:
-    return textwrap.fill(", ".join(f'"{name}"' if " " in name else name for name in names), width=96,
-                         initial_indent="    ", subsequent_indent="    ")
+    """The names, quoted where they hold a space, wrapped between names only."""
+    quoted = [f'"{name}"'.replace(" ", "\xa0") if " " in name else name for name in names]
+    return textwrap.fill(", ".join(quoted), width=96, initial_indent="    ", subsequent_indent="    ").replace("\xa0", " ")
 
 
 def row_list() -> str:
