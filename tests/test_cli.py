@@ -109,6 +109,8 @@ def test_an_unwritable_output_is_refused_before_any_work(tmp_path, capsys):
     assert "--json" in err and "cannot write there" in err
     err = one_line_usage_error(capsys, ["check", "--targets", "full_table", "--json", str(tmp_path)])
     assert "is a directory" in err
+    err = one_line_usage_error(capsys, ["report", "--candidate", "full_table", "--out", str(blocker / "report")])
+    assert "--out" in err and "cannot write there" in err
 
 
 def test_a_missing_or_malformed_corpus_is_a_usage_error(tmp_path, capsys):
