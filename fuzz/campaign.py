@@ -41,9 +41,9 @@ from fuzz.store import BadFile, FailureStore, Signature, StoredFailure, record_n
 from fuzz.unit_ledger import LostUnit, UnitLedger
 from oracles.verdict import Verdict
 from solvers.entry import SolverEntry
-from solvers.isolation import STARTUP_TIME_LIMIT
+from solvers.isolation import DEFAULT_TIME_LIMIT, STARTUP_TIME_LIMIT
 
-DEFAULT_CALL_LIMIT = 60.0
+DEFAULT_CALL_LIMIT = DEFAULT_TIME_LIMIT
 """Seconds one isolated call may take (``--call-limit``)."""
 MAX_SLICE_SECONDS = 20.0
 MIN_SLICE_SECONDS = 1.0

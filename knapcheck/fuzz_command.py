@@ -16,30 +16,48 @@ import signal
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from fuzz import families
-from fuzz.campaign import DEFAULT_CALL_LIMIT, NEW, CampaignPlan, CampaignResult, grace_seconds, run_campaign
-from fuzz.campaign_cluster import CampaignCannotStart
-from fuzz.example_database import check_redis, directory_of, is_redis
-from fuzz.store import write_atomically
+from knapcheck import exit_status as statuses
 from knapcheck.durations import duration
 from knapcheck.exit_status import FAILED, INCOMPLETE, INTERRUPTED, OK
+from knapcheck.inputs import checked_families, family_list
 from knapcheck.output_checks import writable_directory
 from knapcheck.targets import add_targets_argument, entries_for
-from knapcheck.usage import UsageError
-from reports.campaign_report import progress_line, progress_view, render_json, render_markdown
-from reports.progress_display import ProgressDisplay
-from solvers.output_capture import STDERR, STDOUT, captured
+from knapcheck.usage import UsageError, positive_int
+from solvers.isolation import DEFAULT_TIME_LIMIT as DEFAULT_CALL_LIMIT
+
+if TYPE_CHECKING:
+    from fuzz.campaign import CampaignPlan, CampaignResult
 
 LOG = "campaign.log"
 """In --out: what the campaign's processes print besides the progress (solver chatter, Dask's log)."""
 PLAIN_PROGRESS_SECONDS = 10.0
 
 
+EXAMPLES = """\
+examples:
+  knapcheck fuzz --time 8h --db nightly --out nightly/report             a local cluster, one worker per CPU
+  knapcheck fuzz --time 30m --jobs 2 --db db --out out --targets ours torch:dp_knapsack
+  knapcheck fuzz --time 8h --scheduler tcp://HOST:8786 --db /shared/db --out out
+  knapcheck fuzz --time 8h --db redis://HOST:6379/0 --store /shared/store --out out"""
+
+
 def add_parser(commands) -> None:
-    parser = commands.add_parser("fuzz", help="run a fuzz campaign on a Dask cluster, storing every failure as it is found")
+    parser = commands.add_parser(
+        "fuzz",
+        help="run a fuzz campaign on a Dask cluster, storing every failure as it is found",
+        description="Fuzz the targets on every family for --time, on a local Dask cluster of --jobs"
+        " worker processes or on an existing cluster (--scheduler). Every failure is stored the"
+        " moment it is found; campaign.md and campaign.json summarize the run.",
+        epilog="\n\n".join([EXAMPLES, family_list(), statuses.help_text(
+            "one of our solvers failed, or an oracle was shown wrong (then no verdict can be trusted)"
+        )]),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--time", type=duration, required=True, metavar="DURATION", help="how long: 30 or 30s, 10m, 8h")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes of the local cluster (default: one per CPU)")
+    parser.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
+                        help="worker processes of the local cluster (default: one per CPU)")
     parser.add_argument(
         "--scheduler", metavar="tcp://HOST:PORT", help="run on an existing Dask cluster instead of a local one (--jobs is then ignored)"
     )
@@ -52,10 +70,7 @@ def add_parser(commands) -> None:
     )
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help=f"where campaign.md, campaign.json and {LOG} go")
     add_targets_argument(parser)
-    parser.add_argument(
-        "--families", nargs="+", choices=families.names(), default=families.names(), metavar="FAMILY",
-        help="instance families to fuzz (default: every one in fuzz/families.py)",
-    )
+    parser.add_argument("--families", nargs="+", metavar="NAME", help="instance families to fuzz (default: all; listed below)")
     parser.add_argument(
         "--seed", type=int, help="reproducible generation (Hypothesis then uses no example database); default: random"
     )
@@ -68,8 +83,10 @@ def add_parser(commands) -> None:
 
 def _plan(args: argparse.Namespace) -> CampaignPlan:
     """The campaign the arguments ask for, every output checked before any work (UsageError otherwise)."""
-    if args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
+    from fuzz.campaign import CampaignPlan
+    from fuzz.example_database import check_redis, directory_of, is_redis
+
+    family_names = checked_families(args.families)
     if args.scheduler is not None and "://" not in args.scheduler:
         raise UsageError(f"--scheduler must be an address such as tcp://HOST:8786, got {args.scheduler!r}")
     out = writable_directory(args.out, "--out")
@@ -91,7 +108,7 @@ def _plan(args: argparse.Namespace) -> CampaignPlan:
     entries = entries_for(args.targets)
     return CampaignPlan(
         entries=entries,
-        families=args.families,
+        families=family_names,
         duration=args.time,
         store=store,
         database=None if args.seed is not None else database,
@@ -117,6 +134,12 @@ class _CtrlC:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fuzz.campaign import grace_seconds, run_campaign
+    from fuzz.campaign_cluster import CampaignCannotStart
+    from reports.campaign_report import progress_line, progress_view
+    from reports.progress_display import ProgressDisplay
+    from solvers.output_capture import STDERR, STDOUT, captured
+
     plan = _plan(args)
     ctrl_c = _CtrlC()
     previous = signal.signal(signal.SIGINT, ctrl_c)
@@ -143,6 +166,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(out: Path, result: CampaignResult) -> int:
+    from fuzz.campaign import NEW
+    from fuzz.store import write_atomically
+    from reports.campaign_report import render_json, render_markdown
+
     markdown, report = out / "campaign.md", out / "campaign.json"
     written = True
     try:
