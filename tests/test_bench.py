@@ -23,6 +23,7 @@ from reports.bench import (
 )
 from reports.bench_table import bench_tables, labels, tables_markdown
 from solvers.full_table import full_table
+from solvers import registry
 from solvers.registry import resolve
 from solvers.sliding_hirschberg import sliding_hirschberg
 
@@ -83,8 +84,18 @@ def test_bench_command_measures_in_a_fresh_process_and_writes_the_raw_medians(tm
 
 
 def test_by_default_our_solvers_are_measured_with_the_dp_only_variant(capsys, monkeypatch):
+    """Which solvers a plain run measures (the fresh-process measurement itself is tested above)."""
+    measured = []
+
+    def measure_once(entry, row, time_limit):
+        measured.append(entry.name)
+        return {"status": "ok", "seconds": 0.01, "peak_bytes": 0, "value": 0.0}
+
+    monkeypatch.setattr("reports.bench.measure_once", measure_once)
     monkeypatch.setattr("knapcheck.bench_command.ROWS", [SMALL])
     assert main(["bench", "--baselines", "--repeats", "1"]) == 0
+    ours_on_cpu = [e.name for e in registry.ours() if e.device == "cpu"]
+    assert set(measured) == {*ours_on_cpu, "solvers.variants:sliding_hirschberg_dp_only"}
     out = capsys.readouterr().out
     header = next(line for line in out.splitlines() if line.startswith("| row |"))
     for solver in ("full_table", "sliding_hirschberg", "sliding_hirschberg_dp_only"):
