@@ -15,6 +15,10 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED_MODULE_SPEC = "planted.off_by_one_split:off_by_one_hirschberg"
 PLANTED_SIGNATURE = (PLANTED_MODULE_SPEC, "OVER_BUDGET")
+EAGER_PLANT = "planted.wrong_answers:takes_everything"
+"""A plant that fails on nearly every instance, for tests about the campaign's machinery (a cluster,
+Redis) that must not depend on how many cases a loaded machine gets through before a subtle one shows."""
+EAGER_SIGNATURE = (EAGER_PLANT, "OVER_BUDGET")
 PLANT_FAMILY = "tight_budget"
 """A nightly campaign takes every family in turn; the tests' short ones take only this one, where
 the plant (it needs three or more items and a budget that a subset fills) shows within a second or

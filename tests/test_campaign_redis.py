@@ -9,7 +9,7 @@ import time
 
 import pytest
 import redis
-from campaigns import PLANT_FAMILY, PLANTED_MODULE_SPEC, PLANTED_SIGNATURE, report
+from campaigns import EAGER_PLANT, EAGER_SIGNATURE, PLANT_FAMILY, report
 
 from fuzz.store import FailureStore
 from knapcheck.cli import main
@@ -49,9 +49,9 @@ def redis_url(tmp_path):
 def test_a_campaign_shares_its_examples_through_redis_and_stores_failures_under_store(tmp_path, redis_url):
     store, out = tmp_path / "store", tmp_path / "out"
     command = ["fuzz", "--time", "6s", "--jobs", "2", "--db", redis_url, "--store", str(store), "--out", str(out)]
-    command += ["--targets", PLANTED_MODULE_SPEC, "--families", PLANT_FAMILY]
+    command += ["--targets", EAGER_PLANT, "--families", PLANT_FAMILY]
     assert main(command) == 0, "the plant is not one of our solvers"
-    assert list(FailureStore(store).groups()) == [PLANTED_SIGNATURE]
+    assert list(FailureStore(store).groups()) == [EAGER_SIGNATURE]
     assert report(out)["as_asked"]
     keys = redis.Redis.from_url(redis_url).keys("*")
     assert keys, "Hypothesis wrote its examples to Redis"
