@@ -87,9 +87,10 @@ def dask(entries, families: list[str], duration: float, jobs: int, scratch: Path
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m reports.campaign_bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--time", type=float, default=30.0, metavar="SECONDS", help="each campaign's length (default 30)")
-    parser.add_argument("--rounds", type=int, default=1, help="times each way runs; medians are shown (default 1)")
+    parser.add_argument("--rounds", type=int, default=1, metavar="N", help="times each way runs; medians are shown (default 1)")
     parser.add_argument("--targets", nargs="+", default=["ours"], metavar="SPEC")
-    parser.add_argument("--families", nargs="+", choices=families.names(), default=families.names())
+    parser.add_argument("--families", nargs="+", choices=families.names(), default=families.names(), metavar="FAMILY",
+                        help=f"default: every family ({', '.join(families.names())})")
     args = parser.parse_args(argv)
     specs = [e.name for e in ours()] if args.targets == ["ours"] else args.targets
     entries = resolve_all(specs)
