@@ -55,6 +55,9 @@ STOP_WAIT_SECONDS = 5.0
 """After Ctrl-C, how long units get to send what they have before the cluster is stopped."""
 POLL_SECONDS = 0.1
 WORKERS_POLL_SECONDS = 1.0
+UNITS_PER_THREAD = 2
+"""Units in flight per worker thread: one running and the next already waiting on the worker, so a
+worker does not sit idle between units while the campaign process notices and submits the next."""
 
 NEW, KNOWN, FIXED, UNTARGETED, UNCHECKED = "new", "known", "fixed", "untargeted", "unchecked"
 
@@ -321,7 +324,7 @@ class _Campaign:
                 polled = now
                 self._poll_workers(client)
             threads = sum(self.workers.values())
-            while stopping_since is None and len(futures) < max(1, threads):
+            while stopping_since is None and len(futures) < max(1, threads) * UNITS_PER_THREAD:
                 if self.pending and now < deadline:
                     submit(self.pending.popleft())
                 elif deadline - now >= MIN_SLICE_SECONDS:
