@@ -35,18 +35,18 @@ def row_list() -> str:
     )
 
 
-def add_parser(commands) -> None:
-    parser = commands.add_parser(
-        "bench",
-        help="time and peak memory of solvers side by side, with ratios",
-        description=textwrap.dedent("""\
-            Time and peak memory of solvers over a fixed matrix of instance rows, each measurement
-            in its own fresh process, side by side with upstream's solvers in the same run. Prints
-            a table with a row per instance row and a column per solver (median time, peak memory),
-            then the ratios against the first baseline (its figure / the solver's: above 1 is better)."""),
-        epilog="\n\n".join([EXAMPLES, row_list(), exit_status.help_text(None)]),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+DESCRIPTION = textwrap.dedent("""\
+    Time and peak memory of solvers over a fixed matrix of instance rows, each measurement
+    in its own fresh process, side by side with upstream's solvers in the same run. Prints
+    a table with a row per instance row and a column per solver (median time, peak memory),
+    then the ratios against the first baseline (its figure / the solver's: above 1 is better).""")
+
+
+def epilog() -> str:
+    return "\n\n".join([EXAMPLES, row_list(), exit_status.help_text(None)])
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="device of our solvers to measure (default: cpu)")
     parser.add_argument(
         "--solvers",

@@ -21,19 +21,21 @@ examples:
   knapcheck check --targets full_table --instances mlp.json --json check.json"""
 
 
-def add_parser(commands) -> None:
-    parser = commands.add_parser(
-        "check",
-        help="cross-check solvers against the exact oracles",
-        description="Judge every target on each family's fixed, seeded sample and on every instance of"
-        " the regression corpus, against exact oracles (CP-SAT, brute force); each distinct failure"
-        " (solver, verdict) is shrunk to a minimal reproduction. Solvers' own output goes to a log.",
-        epilog="\n\n".join([EXAMPLES, family_list(), exit_status.help_text(
-            "a failure of a named exact target (--targets), or, without --targets, of one of our solvers;"
-            " or an oracle shown wrong (then no verdict can be trusted)"
-        )]),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+DESCRIPTION = (
+    "Judge every target on each family's fixed, seeded sample and on every instance of"
+    " the regression corpus, against exact oracles (CP-SAT, brute force); each distinct failure"
+    " (solver, verdict) is shrunk to a minimal reproduction. Solvers' own output goes to a log."
+)
+
+
+def epilog() -> str:
+    return "\n\n".join([EXAMPLES, family_list(), exit_status.help_text(
+        "a failure of a named exact target (--targets), or, without --targets, of one of our solvers;"
+        " or an oracle shown wrong (then no verdict can be trusted)"
+    )])
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_targets_argument(parser)
     parser.add_argument("--per-family", type=positive_int, default=40, metavar="N",
                         help="generated instances per family (default: 40)")

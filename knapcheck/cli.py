@@ -1,5 +1,8 @@
 """The `knapcheck` command line: parses arguments and hands them to one command module each.
 
+A command module gives its help (``DESCRIPTION``, ``epilog()``: examples, lists, exit statuses) and
+its options (``add_arguments``); its one-line summary is in ``COMMANDS``.
+
 Only the module of the command being run is imported (and each imports torch, the oracles and the
 solvers only when it runs), so `knapcheck CMD --help` and `knapcheck --version` answer at once.
 """
@@ -63,9 +66,13 @@ def build_parser(command: str | None) -> ArgumentParser:
     )
     parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, (module, summary) in COMMANDS.items():
+    for name, (module_name, summary) in COMMANDS.items():
         if name == command:
-            importlib.import_module(f"knapcheck.{module}").add_parser(commands)
+            module = importlib.import_module(f"knapcheck.{module_name}")
+            module.add_arguments(commands.add_parser(
+                name, help=summary, description=module.DESCRIPTION, epilog=module.epilog(),
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+            ))
         else:
             commands.add_parser(name, help=summary)
     return parser

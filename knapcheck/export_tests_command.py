@@ -16,17 +16,19 @@ examples:
   knapcheck export-tests --regressions my-corpus.json --out test/functorch/test_knapsack_cases.py"""
 
 
-def add_parser(commands) -> None:
-    parser = commands.add_parser(
-        "export-tests",
-        help="write the corpus's upstream cases as a PyTorch test file",
-        description="Write the regression corpus's upstream cases as a test file in PyTorch's style"
-        " (torch.testing._internal.common_utils.TestCase, run_tests()), ready for"
-        " test/functorch/test_ac_knapsack.py: each test asserts the partition, the budget, the"
-        " reported value and optimality, with the proven optimum inline. It imports nothing of knapcheck.",
-        epilog="\n\n".join([EXAMPLES, exit_status.help_text(None)]),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+DESCRIPTION = (
+    "Write the regression corpus's upstream cases as a test file in PyTorch's style"
+    " (torch.testing._internal.common_utils.TestCase, run_tests()), ready for"
+    " test/functorch/test_ac_knapsack.py: each test asserts the partition, the budget, the"
+    " reported value and optimality, with the proven optimum inline. It imports nothing of knapcheck."
+)
+
+
+def epilog() -> str:
+    return "\n\n".join([EXAMPLES, exit_status.help_text(None)])
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, required=True, metavar="FILE.py", help="the test file to write")
     parser.add_argument("--regressions", type=Path, metavar="PATH",
                         help="regression corpus to export (default: the corpus packaged with knapcheck)")

@@ -43,18 +43,20 @@ examples:
   knapcheck fuzz --time 8h --db redis://HOST:6379/0 --store /shared/store --out out"""
 
 
-def add_parser(commands) -> None:
-    parser = commands.add_parser(
-        "fuzz",
-        help="run a fuzz campaign on a Dask cluster, storing every failure as it is found",
-        description="Fuzz the targets on every family for --time, on a local Dask cluster of --jobs"
-        " worker processes or on an existing cluster (--scheduler). Every failure is stored the"
-        " moment it is found; campaign.md and campaign.json summarize the run.",
-        epilog="\n\n".join([EXAMPLES, family_list(), statuses.help_text(
-            "one of our solvers failed, or an oracle was shown wrong (then no verdict can be trusted)"
-        )]),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+DESCRIPTION = (
+    "Fuzz the targets on every family for --time, on a local Dask cluster of --jobs"
+    " worker processes or on an existing cluster (--scheduler). Every failure is stored the"
+    " moment it is found; campaign.md and campaign.json summarize the run."
+)
+
+
+def epilog() -> str:
+    return "\n\n".join([EXAMPLES, family_list(), statuses.help_text(
+        "one of our solvers failed, or an oracle was shown wrong (then no verdict can be trusted)"
+    )])
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time", type=duration, required=True, metavar="DURATION", help="how long: 30 or 30s, 10m, 8h")
     parser.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
                         help="worker processes of the local cluster (default: one per CPU)")

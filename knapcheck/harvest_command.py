@@ -20,16 +20,18 @@ examples:
   knapcheck check --instances harvested/mlp.json     check it with every solver"""
 
 
-def add_parser(commands) -> None:
-    parser = commands.add_parser(
-        "harvest",
-        help="record the knapsacks torch.compile solves for built-in models",
-        description="Compile built-in models (fuzz.harvest_models.MODELS) afresh under each activation"
-        " memory budget and record every knapsack torch's partitioner solves, with its provenance, in"
-        " DIR/MODEL.json (schema_version 1), a file solve, check --instances and report --instances read.",
-        epilog="\n\n".join([EXAMPLES, exit_status.help_text(None)]),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+DESCRIPTION = (
+    "Compile built-in models (fuzz.harvest_models.MODELS) afresh under each activation"
+    " memory budget and record every knapsack torch's partitioner solves, with its provenance, in"
+    " DIR/MODEL.json (schema_version 1), a file solve, check --instances and report --instances read."
+)
+
+
+def epilog() -> str:
+    return "\n\n".join([EXAMPLES, exit_status.help_text(None)])
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", nargs="+", required=True, metavar="NAME",
                         help="built-in models to compile (an unknown name is answered with the list)")
     parser.add_argument(

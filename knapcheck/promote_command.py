@@ -25,16 +25,18 @@ examples:
   knapcheck report --candidate ... --regressions my-corpus.json --out report"""
 
 
-def add_parser(commands) -> None:
-    parser = commands.add_parser(
-        "promote",
-        help="turn a campaign's stored failures into regression corpus cases",
-        description="Add a campaign's stored failures to a regression corpus (each once): our solvers'"
-        " cases must pass from then on, upstream's are expected failures. Writes to --corpus, or, run"
-        " inside a knapcheck repository, to its fuzz/corpus/regressions.json; says which.",
-        epilog="\n\n".join([EXAMPLES, exit_status.help_text(None)]),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+DESCRIPTION = (
+    "Add a campaign's stored failures to a regression corpus (each once): our solvers'"
+    " cases must pass from then on, upstream's are expected failures. Writes to --corpus, or, run"
+    " inside a knapcheck repository, to its fuzz/corpus/regressions.json; says which."
+)
+
+
+def epilog() -> str:
+    return "\n\n".join([EXAMPLES, exit_status.help_text(None)])
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", type=Path, required=True, metavar="DIR", help="the campaign's failure store")
     parser.add_argument("--corpus", type=Path, metavar="PATH",
                         help="corpus file to add to (default: the repository's, when run inside a knapcheck repository)")

@@ -40,20 +40,20 @@ gate:
   report.md's first lines say which rule applied and its outcome."""
 
 
-def add_parser(commands) -> None:
-    parser = commands.add_parser(
-        "report",
-        help="regression report and gate: a candidate solver against a baseline",
-        description=textwrap.dedent("""\
-            Check a candidate solver (say, a pull request's knapsack.py) and a baseline on every
-            instance family and on the regression corpus packaged with knapcheck, shrink each
-            distinct failure, benchmark both, and write report.md (a PR comment), report.json,
-            report.html and solvers.log to --out. Every solver runs in its own worker process."""),
-        epilog="\n\n".join([EXAMPLES, GATE, family_list(), exit_status.help_text(
-            "the gate failed: a regression (with --strict, any candidate failure), or an oracle shown wrong"
-        )]),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+DESCRIPTION = textwrap.dedent("""\
+    Check a candidate solver (say, a pull request's knapsack.py) and a baseline on every
+    instance family and on the regression corpus packaged with knapcheck, shrink each
+    distinct failure, benchmark both, and write report.md (a PR comment), report.json,
+    report.html and solvers.log to --out. Every solver runs in its own worker process.""")
+
+
+def epilog() -> str:
+    return "\n\n".join([EXAMPLES, GATE, family_list(), exit_status.help_text(
+        "the gate failed: a regression (with --strict, any candidate failure), or an oracle shown wrong"
+    )])
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--candidate", nargs="+", required=True, metavar="SPEC", help=f"solvers under review: {SPEC_FORMS}")
     parser.add_argument("--baseline", nargs="+", default=[], metavar="SPEC", help="solvers to compare against")
     parser.add_argument("--strict", action="store_true", help="fail on any candidate failure, not only on regressions")

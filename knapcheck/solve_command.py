@@ -23,15 +23,17 @@ An instance file is {"memory": [...], "runtimes": [...], "max_memory": ...}; a f
 harvest wrote holds several instances, and each is solved."""
 
 
-def add_parser(commands) -> None:
-    parser = commands.add_parser(
-        "solve",
-        help="run solvers on an instance file and judge each answer",
-        description="Run the solvers a spec names on every instance of a file; print each answer in the"
-        " same shape (value, saved, recomputable, or the error), the proven optimum and the verdict.",
-        epilog="\n\n".join([EXAMPLES, exit_status.help_text("a solver's answer failed, or the oracle was shown wrong")]),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+DESCRIPTION = (
+    "Run the solvers a spec names on every instance of a file; print each answer in the"
+    " same shape (value, saved, recomputable, or the error), the proven optimum and the verdict."
+)
+
+
+def epilog() -> str:
+    return "\n\n".join([EXAMPLES, exit_status.help_text("a solver's answer failed, or the oracle was shown wrong")])
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("solver", metavar="SPEC", help=f"the solvers: {SPEC_FORMS}")
     parser.add_argument("file", type=Path, metavar="FILE", help="an instance file, or a file knapcheck harvest wrote")
     parser.add_argument("--json", action="store_true", help="print JSON (schema_version 1) instead of text")

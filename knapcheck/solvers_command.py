@@ -7,15 +7,17 @@ import argparse
 from knapcheck import exit_status
 
 
-def add_parser(commands) -> None:
-    parser = commands.add_parser(
-        "solvers",
-        help="list the registered solvers and the installed torch's",
-        description="List our registered solvers and the installed torch's: exact or heuristic, device,"
-        " origin, size limits and memory model.",
-        epilog=exit_status.help_text(None),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+DESCRIPTION = (
+    "List our registered solvers and the installed torch's: exact or heuristic, device,"
+    " origin, size limits and memory model."
+)
+
+
+def epilog() -> str:
+    return exit_status.help_text(None)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=run)
 
 
