@@ -25,23 +25,27 @@ def outputs_and_gradients(module, x):
     out = module(x)
     out.square().sum().backward()
     grads = [x.grad] + [p.grad for p in module.parameters()]
-    return out.detach(), [g.clone() for g in grads]
+    return [out.detach()] + [g.clone() for g in grads]
+
+
+def compiled_and_eager(model: str, solver: str, memory_budget: float):
+    """The partitioner's calls to ``solver`` while ``model`` compiles under the budget, and the
+    output and gradients compiled, then eager."""
+    module, (x,) = build(model)
+    x.requires_grad_(True)
+    compiled = torch.compile(module, backend=BACKEND)
+    with use_solver(solver, memory_budget=memory_budget) as calls:
+        got = outputs_and_gradients(compiled, x)
+    x.grad = None
+    module.zero_grad(set_to_none=True)
+    return calls, got, outputs_and_gradients(module, x)
 
 
 def test_compiled_under_a_budget_with_full_table_matches_eager():
-    module, (x,) = build("mlp")
-    x.requires_grad_(True)
-    compiled = torch.compile(module, backend=BACKEND)
-    with use_solver("full_table", memory_budget=0.1) as calls:
-        got, got_grads = outputs_and_gradients(compiled, x)
+    calls, got, want = compiled_and_eager("mlp", "full_table", 0.1)
     assert calls, "the partitioner never called full_table"
     assert all(call.max_memory == 0.1 for call in calls)
-
-    x.grad = None
-    module.zero_grad(set_to_none=True)
-    want, want_grads = outputs_and_gradients(module, x)
-    torch.testing.assert_close(got, want)
-    for g, w in zip(got_grads, want_grads, strict=True):
+    for g, w in zip(got, want, strict=True):
         torch.testing.assert_close(g, w)
 
 
@@ -59,11 +63,7 @@ def real_memory(call, saved) -> float:
 
 
 def test_budget_safe_keeps_the_partitioner_s_budget_where_its_default_solver_exceeds_it():
-    module, (x,) = build("moe")
-    x.requires_grad_(True)
-    compiled = torch.compile(module, backend=BACKEND)
-    with use_solver("budget_safe", memory_budget=0.05) as calls:
-        got, got_grads = outputs_and_gradients(compiled, x)
+    calls, got, want = compiled_and_eager("moe", "budget_safe", 0.05)
     assert calls, "the partitioner never called budget_safe"
     default = get("torch:dp_knapsack")
     over = []
@@ -72,11 +72,7 @@ def test_budget_safe_keeps_the_partitioner_s_budget_where_its_default_solver_exc
         _, saved_by_default, _ = default(call.memory, call.runtimes, call.max_memory)
         over.append(real_memory(call, saved_by_default) > call.max_memory)
     assert any(over), "torch's default solver should exceed the budget on this model"
-
-    x.grad = None
-    module.zero_grad(set_to_none=True)
-    want, want_grads = outputs_and_gradients(module, x)
-    for g, w in zip([got, *got_grads], [want, *want_grads], strict=True):
+    for g, w in zip(got, want, strict=True):
         assert_close_normwise(g, w)
 
 
