@@ -23,6 +23,7 @@ import numbers
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
+from typing import Sequence
 
 from oracles.exact import set_value, set_weight
 from oracles.result import OracleResult
@@ -115,7 +116,8 @@ def _refusal(instance: Instance, result: outcomes.Outcome, accepted: bool, round
     return Judgement(Verdict.UNVERIFIED, f"refused a size its entry does not accept ({size}), as documented: {result.error}")
 
 
-def _memory_slack(instance: Instance, saved: list[int]) -> float:
+def real_memory_slack(instance: Instance, saved: Sequence[int]) -> float:
+    """How far the saved items' real (unquantized) memory exceeds ``max_memory``; 0 within it."""
     try:
         real_memory = math.fsum(instance.memory[i] for i in saved)
     except OverflowError:
@@ -157,7 +159,7 @@ def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult, *,
     rounding = rounding_named(oracle.rounding)
     _, capacity = instance.quantized(rounding.name)
     weight = set_weight(instance, saved, rounding.name)
-    memory_slack = _memory_slack(instance, saved)
+    memory_slack = real_memory_slack(instance, saved)
     if weight > capacity:
         excess = weight - capacity
         units = "quantized units" if rounding.name == UPSTREAM else f"quantized units, {rounding.name} rounding"

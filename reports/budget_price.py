@@ -17,7 +17,6 @@ side in this process:
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import sys
 import time
@@ -27,7 +26,9 @@ from typing import Callable, Sequence
 
 from fuzz.harvested_corpus import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
 from fuzz.overshoot import relative_overshoot
+from oracles.verdict import real_memory_slack
 from reports.bench import ROWS, instance_for
+from reports.real_budget import percent
 from solvers.contract import SAFE_SCALE, SCALE, Instance, quantize_budget_safe
 from solvers.sliding_hirschberg import sliding_hirschberg
 
@@ -77,20 +78,15 @@ def price(source: Source, scale: int, repeats: int) -> Price:
     exact = partial(sliding_hirschberg, memory, runtimes, budget)
     best, saved, _ = exact()
     kept, _, _ = safe()
-    real = math.fsum(memory[i] for i in saved)
     safe_seconds, exact_seconds = _median_seconds(safe, exact, repeats)
     return Price(
         source,
         scale,
         (best - kept) / best if best > 0 else 0.0,
-        relative_overshoot(max(0.0, real - budget), budget),
+        relative_overshoot(real_memory_slack(instance, saved), budget),
         safe_seconds,
         exact_seconds,
     )
-
-
-def _percent(value: float) -> str:
-    return "inf" if math.isinf(value) else f"{100 * value:.3g}%"
 
 
 def render(prices: Sequence[Price]) -> str:
@@ -120,9 +116,9 @@ def render(prices: Sequence[Price]) -> str:
             f"{scale:g}",
             str(len(chosen)),
             f"{over} of {len(chosen)}",
-            _percent(max(p.overshoot for p in chosen)),
-            _percent(statistics.median(p.loss for p in chosen)),
-            _percent(worst.loss),
+            percent(max(p.overshoot for p in chosen)),
+            percent(statistics.median(p.loss for p in chosen)),
+            percent(worst.loss),
             worst.source.name,
             f"{statistics.median(ratios):.2f}x",
             f"{max(ratios):.2f}x",
