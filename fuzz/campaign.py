@@ -1,18 +1,18 @@
 """Nightly fuzz campaigns on Dask: the campaign process hands out units and writes every finding.
 
-The campaign process starts (or connects to) a Dask cluster (``fuzz.campaign_cluster``), warms its
-workers up, then keeps every worker thread busy with one unit (``fuzz.campaign_units``): first the
+The campaign process starts (or connects to) a Dask cluster (``knapcheck.fuzz.campaign_cluster``), warms its
+workers up, then keeps every worker thread busy with one unit (``knapcheck.fuzz.campaign_units``): first the
 replays of the failures already stored, then (family, seed, time slice) shards in turn, and a
 shrinking unit for the first failure of each new signature. Units report to it through a Dask
 queue; it alone writes the failure store, each finding the moment it arrives (``FailureStore``
 writes atomically), and only then says so. A unit whose worker died is retried, careful, and
-counted; one that keeps killing workers is given up and reported (``fuzz.unit_ledger``).
+counted; one that keeps killing workers is given up and reported (``knapcheck.fuzz.unit_ledger``).
 
 Time: units start no instance after the deadline; the campaign then waits for the ones still on an
 instance, at most ``grace_seconds(call_limit)`` (a call in flight at the deadline may have to start
 its isolated worker, then may run up to the per-call limit), and stops whatever is left.
 
-The result is data (``CampaignResult``); ``reports.campaign_report`` renders it.
+The result is data (``CampaignResult``); ``knapcheck.reports.campaign_report`` renders it.
 """
 
 from __future__ import annotations
@@ -32,16 +32,16 @@ from typing import Callable, Iterator
 from distributed import Event, Queue
 from distributed.scheduler import KilledWorker
 
-from fuzz import families
-from fuzz.campaign_cluster import campaign_cluster, warm_up_workers
-from fuzz.campaign_units import FUZZ, REPLAY, SHRINK, Setup, Unit, decode_check, encode_check, run_unit
-from fuzz.differential import Check, CheckResult
-from fuzz.overshoot import Overshoots
-from fuzz.store import BadFile, FailureStore, Signature, StoredFailure, record_name, write_atomically
-from fuzz.unit_ledger import LostUnit, UnitLedger
-from oracles.verdict import Verdict
-from solvers.entry import SolverEntry
-from solvers.isolation import DEFAULT_TIME_LIMIT, STARTUP_TIME_LIMIT
+from knapcheck.fuzz import families
+from knapcheck.fuzz.campaign_cluster import campaign_cluster, warm_up_workers
+from knapcheck.fuzz.campaign_units import FUZZ, REPLAY, SHRINK, Setup, Unit, decode_check, encode_check, run_unit
+from knapcheck.fuzz.differential import Check, CheckResult
+from knapcheck.fuzz.overshoot import Overshoots
+from knapcheck.fuzz.store import BadFile, FailureStore, Signature, StoredFailure, record_name, write_atomically
+from knapcheck.fuzz.unit_ledger import LostUnit, UnitLedger
+from knapcheck.oracles.verdict import Verdict
+from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.isolation import DEFAULT_TIME_LIMIT, STARTUP_TIME_LIMIT
 
 DEFAULT_CALL_LIMIT = DEFAULT_TIME_LIMIT
 """Seconds one isolated call may take (``--call-limit``)."""
@@ -73,9 +73,9 @@ class CampaignPlan:
     families: list[str]
     duration: float
     store: Path
-    """Where the failure store is (``fuzz.store``)."""
+    """Where the failure store is (``knapcheck.fuzz.store``)."""
     database: str | None
-    """Hypothesis's example database (``fuzz.example_database``); None: none (reproducible runs)."""
+    """Hypothesis's example database (``knapcheck.fuzz.example_database``); None: none (reproducible runs)."""
     jobs: int = 1
     """Workers of the local cluster (ignored with ``scheduler``)."""
     scheduler: str | None = None
@@ -476,7 +476,7 @@ def run_campaign(
 ) -> CampaignResult:
     """Run a campaign; ``stop_requested`` (polled) ends it early with a partial result (Ctrl-C).
 
-    CampaignCannotStart (``fuzz.campaign_cluster``, one line) when the scheduler cannot be reached
+    CampaignCannotStart (``knapcheck.fuzz.campaign_cluster``, one line) when the scheduler cannot be reached
     or a target cannot be loaded.
     """
     return _Campaign(plan, on_progress, on_message, stop_requested, progress_every).run()

@@ -4,7 +4,7 @@ The local cluster has one single-threaded worker process per job. Its workers ar
 forkserver that has already imported Hypothesis, OR-Tools, our code and (when a target runs in the
 worker) torch, so a worker starts (or restarts, after it died) in about a second. Its scheduler gives up a unit at the first death of
 its worker (``allowed-failures`` 0) and hands each worker one unit at a time, so the campaign
-itself decides what to retry (``fuzz.unit_ledger``). The workers ignore Ctrl-C (the campaign stops
+itself decides what to retry (``knapcheck.fuzz.unit_ledger``). The workers ignore Ctrl-C (the campaign stops
 them) and write their output, solver chatter included, to a log file.
 
 On an existing cluster (``dask scheduler`` and ``dask worker`` processes) the workers are left as
@@ -24,9 +24,9 @@ import dask
 from distributed import Client, LocalCluster, WorkerPlugin
 from distributed.utils import get_mp_context
 
-from solvers.entry import SolverEntry
-from solvers.isolation import start_workers, stop_workers
-from solvers.output_capture import STDERR, STDOUT, redirect
+from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.isolation import start_workers, stop_workers
+from knapcheck.solvers.output_capture import STDERR, STDOUT, redirect
 
 LOCAL_CONFIG = {
     "distributed.scheduler.allowed-failures": 0,
@@ -34,7 +34,7 @@ LOCAL_CONFIG = {
     "distributed.worker.multiprocessing-method": "forkserver",
     "distributed.worker.profile.enabled": False,
 }
-FORKSERVER_PRELOAD = ["distributed", "fuzz.campaign_units"]
+FORKSERVER_PRELOAD = ["distributed", "knapcheck.fuzz.campaign_units"]
 """What every worker imports; torch too when a target runs in the worker process (ours do)."""
 CONNECT_SECONDS = 30.0
 PLUGIN = "knapcheck-campaign"

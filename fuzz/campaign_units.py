@@ -33,16 +33,16 @@ from typing import Callable
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
 
-from fuzz import families
-from fuzz.differential import Check, check, size_allows
-from fuzz.example_database import open_database
-from fuzz.overshoot import Overshoots
-from fuzz.shrink import minimal_reproduction
-from fuzz.store import record_name
-from oracles.optimum import optimum
-from solvers.contract import SCALE, Instance
-from solvers.entry import SolverEntry
-from solvers.outcome import Outcome
+from knapcheck.fuzz import families
+from knapcheck.fuzz.differential import Check, check, size_allows
+from knapcheck.fuzz.example_database import open_database
+from knapcheck.fuzz.overshoot import Overshoots
+from knapcheck.fuzz.shrink import minimal_reproduction
+from knapcheck.fuzz.store import record_name
+from knapcheck.oracles.optimum import optimum
+from knapcheck.solvers.contract import SCALE, Instance
+from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.outcome import Outcome
 
 FUZZ, REPLAY, SHRINK = "fuzz", "replay", "shrink"
 FLUSH_SECONDS = 1.0

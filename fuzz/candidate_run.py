@@ -1,6 +1,6 @@
 """The correctness half of `knapcheck report`: a candidate (and a baseline) through every family.
 
-Every target runs isolated (solvers.isolation), whatever its entry says: the report is about code
+Every target runs isolated (knapcheck.solvers.isolation), whatever its entry says: the report is about code
 under review, and a crash, a hang or a runaway allocation must end in a verdict, not end the run.
 Candidate and baseline are checked in one run_check, so the oracle answers each instance once.
 Workers are started before the clock of the time budget starts: importing torch five times over
@@ -14,14 +14,14 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from fuzz.check import run_check
-from fuzz.families import names
-from fuzz.differential import Check, CheckResult
-from solvers import specs
-from solvers.contract import Instance
-from solvers.entry import SolverEntry
-from solvers.isolation import start_workers
-from solvers.registry import with_isolation
+from knapcheck.fuzz.check import run_check
+from knapcheck.fuzz.families import names
+from knapcheck.fuzz.differential import Check, CheckResult
+from knapcheck.solvers import specs
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.isolation import start_workers
+from knapcheck.solvers.registry import with_isolation
 
 CANDIDATE = "candidate"
 BASELINE = "baseline"

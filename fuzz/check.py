@@ -2,7 +2,7 @@
 
 Each family contributes a fixed, seeded sample of instances; the oracle answers each instance once
 and every solver is judged on it. Each distinct failure (solver and verdict kind) is then shrunk to
-a minimal reproduction. The result is data (``fuzz.differential.CheckResult``); ``reports`` renders it.
+a minimal reproduction. The result is data (``knapcheck.fuzz.differential.CheckResult``); ``reports`` renders it.
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ import time
 from functools import partial
 from typing import Callable, Iterable, Sequence
 
-from fuzz import families
-from fuzz.differential import Check, CheckResult, check, size_allows
-from fuzz.shrink import minimal_reproduction
-from fuzz.strategies import sample
-from oracles.optimum import optimum
-from solvers.contract import Instance
-from solvers.entry import SolverEntry
+from knapcheck.fuzz import families
+from knapcheck.fuzz.differential import Check, CheckResult, check, size_allows
+from knapcheck.fuzz.shrink import minimal_reproduction
+from knapcheck.fuzz.strategies import sample
+from knapcheck.oracles.optimum import optimum
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.entry import SolverEntry
 
 
 def _never() -> bool:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from fuzz.overshoot import Overshoots
-from oracles.optimum import optimum
-from oracles.result import OracleResult
-from oracles.verdict import Judgement, Verdict, judge
-from solvers.contract import Instance
-from solvers.outcome import Outcome
-from solvers.entry import SolverEntry
-from solvers.running import run
+from knapcheck.fuzz.overshoot import Overshoots
+from knapcheck.oracles.optimum import optimum
+from knapcheck.oracles.result import OracleResult
+from knapcheck.oracles.verdict import Judgement, Verdict, judge
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.outcome import Outcome
+from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.running import run
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The instance families, as records: one list that tests, checks, campaigns and reports select from.
 
 A family is a named Hypothesis strategy of valid instances with what it promises about them:
-whether every instance is exact (``solvers.contract.exact_scale`` is not None, so exact solvers
+whether every instance is exact (``knapcheck.solvers.contract.exact_scale`` is not None, so exact solvers
 must return identical values), the largest n it draws, and one line saying what it is for. Adding
 a family is one record here; ``tests/test_families.py`` holds every family to its record.
 """
@@ -13,8 +13,8 @@ from typing import Callable
 
 from hypothesis import strategies as st
 
-from fuzz import pisinger, strategies
-from solvers.contract import Instance
+from knapcheck.fuzz import pisinger, strategies
+from knapcheck.solvers.contract import Instance
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ from __future__ import annotations
 import math
 from typing import Callable, Sequence
 
-from fuzz.harvested_corpus import Harvested
-from fuzz.harvest_models import build
-from solvers.contract import Instance
-from solvers.torch_plugin import use_solver
+from knapcheck.fuzz.harvested_corpus import Harvested
+from knapcheck.fuzz.harvest_models import build
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.torch_plugin import use_solver
 
 BACKEND = "aot_eager_decomp_partition"
 RECORDING_SOLVER = "torch:dp_knapsack"

@@ -5,7 +5,7 @@ handed it to its solver, and where it came from (model, memory budget, the index
 within that compile, torch version, backend). Reading it needs no torch: the ``harvested`` family
 (the toy models, ``CORPUS_DIR``) and the ``harvested_large`` family (the real-size models,
 ``LARGE_CORPUS_DIR``) sample it in every test, check and campaign, and ``knapcheck solve``,
-``check --instances`` and ``report --instances`` read such a file directly (``fuzz.instance_files``).
+``check --instances`` and ``report --instances`` read such a file directly (``knapcheck.fuzz.instance_files``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from solvers.contract import Instance
+from knapcheck.solvers.contract import Instance
 
 CORPUS_DIR = Path(__file__).parent / "corpus" / "harvested"
 LARGE_CORPUS_DIR = Path(__file__).parent / "corpus" / "harvested_large"

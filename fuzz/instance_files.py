@@ -3,7 +3,7 @@
 Two kinds of file hold instances:
 
 - an instance file: ``{"memory": [...], "runtimes": [...], "max_memory": ...}``;
-- a file ``knapcheck harvest`` wrote (``fuzz.harvested_corpus``): every record in it.
+- a file ``knapcheck harvest`` wrote (``knapcheck.fuzz.harvested_corpus``): every record in it.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from fuzz.harvested_corpus import harvested_records, is_harvested
-from solvers.contract import Instance
+from knapcheck.fuzz.harvested_corpus import harvested_records, is_harvested
+from knapcheck.solvers.contract import Instance
 
 
 @dataclass(frozen=True)

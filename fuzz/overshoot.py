@@ -2,10 +2,10 @@
 
 The contract judges the budget in quantized units, as upstream does; what a user asks for is real
 memory. Every check that returned a valid partition adds its relative overshoot,
-``memory_slack / max_memory`` (``oracles.verdict.Judgement.memory_slack``; infinite when a zero
+``memory_slack / max_memory`` (``knapcheck.oracles.verdict.Judgement.memory_slack``; infinite when a zero
 budget is exceeded), here. Most answers do not overshoot, so those are only counted and the
 positive overshoots kept, with the instance of the worst: memory stays small over a long campaign.
-``reports.real_budget`` turns this into the table.
+``knapcheck.reports.real_budget`` turns this into the table.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import math
 from array import array
 from dataclasses import dataclass, field
 
-from solvers.contract import Instance
+from knapcheck.solvers.contract import Instance
 
 
 def relative_overshoot(memory_slack: float, max_memory: float) -> float:

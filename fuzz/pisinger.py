@@ -9,7 +9,7 @@ profits by its formula, and the capacity of the h-th of H test instances,
 The data range is scaled down from Pisinger's R = 1000 .. 10**7 to ``R = 1000`` quantized units and
 at most ``MAX_ITEMS`` items, so the oracle (brute force, else CP-SAT) proves every instance in
 milliseconds; weights are in units of ``1 / SCALE`` when they become memory. Each strategy draws a
-raw ``(weights, profits, capacity)`` triple; ``fuzz.strategies`` turns it into an ``Instance``.
+raw ``(weights, profits, capacity)`` triple; ``knapcheck.fuzz.strategies`` turns it into an ``Instance``.
 ``generate`` draws the same classes at Pisinger's own sizes, for benchmarks.
 """
 

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from fuzz.differential import Check, check
-from fuzz.store import StoredFailure, write_atomically
-from solvers.contract import Instance
-from solvers.registry import resolve_one
+from knapcheck.fuzz.differential import Check, check
+from knapcheck.fuzz.store import StoredFailure, write_atomically
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.registry import resolve_one
 
 SCHEMA_VERSION = 1
 REGRESSION_CORPUS = Path(__file__).parent / "corpus" / "regressions.json"

@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
-from fuzz import families
-from fuzz.differential import Check, check, size_allows
-from oracles.verdict import Verdict
-from solvers.contract import SCALE, Instance
+from knapcheck.fuzz import families
+from knapcheck.fuzz.differential import Check, check, size_allows
+from knapcheck.oracles.verdict import Verdict
+from knapcheck.solvers.contract import SCALE, Instance
 
 MAX_ATTEMPTS = 3000
 HYPOTHESIS_EXAMPLES = 100
@@ -155,7 +155,7 @@ def minimal_reproduction(failure: Check, give_up: Callable[[], bool] = lambda: F
 
     The greedy shrinker runs first; while its result has more than SMALL_ENOUGH items, Hypothesis
     searches the smallest family (many defects need no more than a few small items) and then the
-    failing one (see fuzz.shrink); the smallest result wins. Once
+    failing one (see knapcheck.fuzz.shrink); the smallest result wins. Once
     ``give_up()`` is true (the time is over) the smallest instance so far is kept. A TIMEOUT is not
     shrunk: every attempt would cost a full time limit. If the smallest instance does not fail
     again when rechecked (a flaky target), the original failure is kept: it is never lost.

@@ -26,12 +26,13 @@ import os
 import re
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fuzz.differential import Check
-from oracles.verdict import Verdict
-from solvers.contract import Instance
+from knapcheck.fuzz.differential import Check
+from knapcheck.oracles.verdict import Verdict
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.specs import current_name
 
 SCHEMA_VERSION = 1
 STALE_TEMPORARY_SECONDS = 3600
@@ -235,7 +236,7 @@ class FailureStore:
         if group_name(stored.signature) != path.parent.name:
             self._set_aside(path, f"records {stored.solver} {stored.verdict}, not this group's signature")
             return None
-        return stored
+        return replace(stored, solver=current_name(stored.solver))
 
     def _set_aside(self, path: Path, reason: str) -> None:
         """Move an unreadable file to ``unreadable/`` and remember why (unless it has just vanished)."""

@@ -1,6 +1,6 @@
 """Hypothesis strategies for knapsack instances, and drawing a fixed sample from one.
 
-Each strategy here is one family's (``fuzz.families`` holds the records) and draws a valid
+Each strategy here is one family's (``knapcheck.fuzz.families`` holds the records) and draws a valid
 ``Instance``. Sizes are kept where brute force or CP-SAT proves the optimum in milliseconds. Memory
 is drawn in quantized units (``units / SCALE``) unless the family is about what lies between units.
 """
@@ -15,9 +15,9 @@ from typing import Callable
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from fuzz.harvested_corpus import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
-from fuzz.pisinger import Raw
-from solvers.contract import SCALE, Instance
+from knapcheck.fuzz.harvested_corpus import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
+from knapcheck.fuzz.pisinger import Raw
+from knapcheck.solvers.contract import SCALE, Instance
 
 MAX_ITEMS = 24
 QUANTIZATION_MAX_ITEMS = 12
@@ -176,7 +176,7 @@ def sample(strategy: st.SearchStrategy[Instance], count: int, seed_value: int = 
     """``count`` instances drawn by Hypothesis from a fixed seed: the same list on every run of the
     same program. Not across programs: Hypothesis sometimes draws literals found in the project's
     imported non-test modules, so which modules a program has loaded, and their constants, change
-    the list (`python -m reports.bound_coverage` and `knapcheck check` differ)."""
+    the list (`python -m knapcheck.reports.bound_coverage` and `knapcheck check` differ)."""
     drawn: list[Instance] = []
 
     @seed(seed_value)

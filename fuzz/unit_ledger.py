@@ -3,7 +3,7 @@
 Plain bookkeeping, kept apart from Dask so its rules can be read and tested alone:
 
 - a unit that died before it started (queued on a worker that died) goes out again as it was;
-- a unit that died while it ran goes out again as its next attempt, careful (``fuzz.campaign_units``),
+- a unit that died while it ran goes out again as its next attempt, careful (``knapcheck.fuzz.campaign_units``),
   and is counted as retried;
 - a unit that has killed a worker ``MAX_ATTEMPTS`` times is not retried: it is reported with the
   instance it was on when its careful attempts announced one.
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from fuzz.campaign_units import Unit
+from knapcheck.fuzz.campaign_units import Unit
 
 MAX_ATTEMPTS = 3
 

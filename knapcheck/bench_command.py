@@ -11,7 +11,7 @@ from knapcheck import exit_status
 from knapcheck.durations import SYNTAX, duration
 from knapcheck.output_checks import writable_file
 from knapcheck.usage import UsageError, positive_int
-from reports.bench import BASELINES, CUDA_ROWS, DEFAULT_TIME_LIMIT, ROW_GROUPS, ROWS
+from knapcheck.reports.bench import BASELINES, CUDA_ROWS, DEFAULT_TIME_LIMIT, ROW_GROUPS, ROWS
 
 EXAMPLES = """\
 examples:
@@ -53,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="+",
         metavar="SPEC",
         help="solvers to measure besides the baselines (default: our solvers on --device, and the"
-        " one of them without its bound test, solvers.variants.DP_ONLY)",
+        " one of them without its bound test, knapcheck.solvers.variants.DP_ONLY)",
     )
     parser.add_argument(
         "--baselines",
@@ -93,11 +93,11 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from knapcheck.targets import entries_for
-    from reports.bench import run_bench
-    from reports.bench_table import bench_json, bench_tables, tables_markdown
-    from reports.environment import environment
-    from solvers.registry import ours
-    from solvers.variants import DP_ONLY
+    from knapcheck.reports.bench import run_bench
+    from knapcheck.reports.bench_table import bench_json, bench_tables, tables_markdown
+    from knapcheck.reports.environment import environment
+    from knapcheck.solvers.registry import ours
+    from knapcheck.solvers.variants import DP_ONLY
 
     gpu = args.device == "cuda"
     rows = chosen_rows(args.rows, gpu)
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         return exit_status.OK
     entries = [e for e in measured if e.name not in {b.name for b in baselines}] + baselines
     if gpu:
-        from reports import gpu_bench
+        from knapcheck.reports import gpu_bench
 
         bandwidth = gpu_bench.copy_bandwidth()
     result = run_bench(

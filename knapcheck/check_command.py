@@ -71,8 +71,8 @@ def gate_line(names: list[str], failing: list, named: bool, oracle_findings: int
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from fuzz.check import run_check
-    from reports.check_report import render_json, render_text
+    from knapcheck.fuzz.check import run_check
+    from knapcheck.reports.check_report import render_json, render_text
 
     family_names = checked_families(args.families)
     if args.json:

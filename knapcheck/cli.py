@@ -36,7 +36,7 @@ Run `knapcheck COMMAND --help` for a command's options, examples and exit status
 
 def version_text() -> str:
     """knapcheck's version and those of torch and ortools, read without importing them."""
-    from reports.environment import installed_version, knapcheck_version
+    from knapcheck.reports.environment import installed_version, knapcheck_version
 
     versions = [f"knapcheck {knapcheck_version()}"]
     versions += [f"{name} {installed_version(name) or 'not installed'}" for name in ("torch", "ortools")]

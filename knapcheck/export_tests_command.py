@@ -36,9 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fuzz.regression_corpus import REGRESSION_CORPUS, load_regression_corpus
-    from reports.environment import knapcheck_version
-    from reports.pytorch_tests import render_test_file, upstream_cases
+    from knapcheck.fuzz.regression_corpus import REGRESSION_CORPUS, load_regression_corpus
+    from knapcheck.reports.environment import knapcheck_version
+    from knapcheck.reports.pytorch_tests import render_test_file, upstream_cases
 
     writable_file(args.out, "--out")
     corpus = args.regressions or REGRESSION_CORPUS

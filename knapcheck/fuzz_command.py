@@ -25,10 +25,10 @@ from knapcheck.inputs import checked_families, family_list
 from knapcheck.output_checks import writable_directory
 from knapcheck.targets import add_targets_argument, entries_for
 from knapcheck.usage import UsageError, positive_int
-from solvers.isolation import DEFAULT_TIME_LIMIT as DEFAULT_CALL_LIMIT
+from knapcheck.solvers.isolation import DEFAULT_TIME_LIMIT as DEFAULT_CALL_LIMIT
 
 if TYPE_CHECKING:
-    from fuzz.campaign import CampaignPlan, CampaignResult
+    from knapcheck.fuzz.campaign import CampaignPlan, CampaignResult
 
 LOG = "campaign.log"
 """In --out: what the campaign's processes print besides the progress (solver chatter, Dask's log)."""
@@ -85,8 +85,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _plan(args: argparse.Namespace) -> CampaignPlan:
     """The campaign the arguments ask for, every output checked before any work (UsageError otherwise)."""
-    from fuzz.campaign import CampaignPlan
-    from fuzz.example_database import check_redis, directory_of, is_redis
+    from knapcheck.fuzz.campaign import CampaignPlan
+    from knapcheck.fuzz.example_database import check_redis, directory_of, is_redis
 
     family_names = checked_families(args.families)
     if args.scheduler is not None and "://" not in args.scheduler:
@@ -136,11 +136,11 @@ class _CtrlC:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fuzz.campaign import grace_seconds, run_campaign
-    from fuzz.campaign_cluster import CampaignCannotStart
-    from reports.campaign_report import progress_line, progress_view
-    from reports.progress_display import ProgressDisplay
-    from solvers.output_capture import STDERR, STDOUT, captured
+    from knapcheck.fuzz.campaign import grace_seconds, run_campaign
+    from knapcheck.fuzz.campaign_cluster import CampaignCannotStart
+    from knapcheck.reports.campaign_report import progress_line, progress_view
+    from knapcheck.reports.progress_display import ProgressDisplay
+    from knapcheck.solvers.output_capture import STDERR, STDOUT, captured
 
     plan = _plan(args)
     ctrl_c = _CtrlC()
@@ -168,9 +168,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(out: Path, result: CampaignResult) -> int:
-    from fuzz.campaign import NEW
-    from fuzz.store import write_atomically
-    from reports.campaign_report import render_json, render_markdown
+    from knapcheck.fuzz.campaign import NEW
+    from knapcheck.fuzz.store import write_atomically
+    from knapcheck.reports.campaign_report import render_json, render_markdown
 
     markdown, report = out / "campaign.md", out / "campaign.json"
     written = True

@@ -21,7 +21,7 @@ examples:
 
 
 DESCRIPTION = (
-    "Compile built-in models (fuzz.harvest_models.MODELS) afresh under each activation"
+    "Compile built-in models (knapcheck.fuzz.harvest_models.MODELS) afresh under each activation"
     " memory budget and record every knapsack torch's partitioner solves, with its provenance, in"
     " DIR/MODEL.json (schema_version 1), a file solve, check --instances and report --instances read."
 )
@@ -54,9 +54,9 @@ def parse_budgets(text: str) -> list[float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fuzz.harvest import check_budgets, harvest
-    from fuzz.harvest_models import MODELS
-    from fuzz.harvested_corpus import write_harvested
+    from knapcheck.fuzz.harvest import check_budgets, harvest
+    from knapcheck.fuzz.harvest_models import MODELS
+    from knapcheck.fuzz.harvested_corpus import write_harvested
 
     unknown = [name for name in args.model if name not in MODELS]
     if unknown:

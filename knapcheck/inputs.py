@@ -20,7 +20,7 @@ CORPUS_SOURCE = "regression corpus"
 
 def family_list() -> str:
     """The family names, once, for a help epilog (argparse would repeat choices in every usage line)."""
-    from fuzz import families
+    from knapcheck.fuzz import families
 
     names = textwrap.fill(", ".join(families.names()), width=96, initial_indent="  ", subsequent_indent="  ")
     return f"instance families (--families NAME ...; default: all):\n{names}"
@@ -28,7 +28,7 @@ def family_list() -> str:
 
 def checked_families(names: list[str] | None) -> list[str]:
     """The families asked for (all by default); UsageError naming an unknown one."""
-    from fuzz import families
+    from knapcheck.fuzz import families
 
     known = families.names()
     if names is None:
@@ -68,8 +68,8 @@ class StoredInstances:
 
 def stored_instances(regressions: Path | None, files: list[Path]) -> StoredInstances:
     """The corpus's instances (the packaged corpus when ``regressions`` is None) and the files'."""
-    from fuzz.instance_files import read_instances
-    from fuzz.regression_corpus import REGRESSION_CORPUS, load_regression_corpus
+    from knapcheck.fuzz.instance_files import read_instances
+    from knapcheck.fuzz.regression_corpus import REGRESSION_CORPUS, load_regression_corpus
 
     corpus = REGRESSION_CORPUS if regressions is None else regressions
     try:

@@ -68,8 +68,8 @@ def target_corpus(named: Path | None) -> tuple[Path, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fuzz.regression_corpus import promote
-    from fuzz.store import FailureStore
+    from knapcheck.fuzz.regression_corpus import promote
+    from knapcheck.fuzz.store import FailureStore
 
     if not (args.db / "failures").is_dir():
         raise UsageError(f"--db {args.db} holds no failure store (no {args.db / 'failures'})")

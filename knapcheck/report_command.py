@@ -94,10 +94,10 @@ def command_line(args: argparse.Namespace) -> str:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from fuzz.candidate_run import run_candidate
-    from reports.bench import run_bench
-    from reports.environment import environment
-    from reports.regression_report import (
+    from knapcheck.fuzz.candidate_run import run_candidate
+    from knapcheck.reports.bench import run_bench
+    from knapcheck.reports.environment import environment
+    from knapcheck.reports.regression_report import (
         BENCH_ROWS,
         Performance,
         Report,
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         render_json,
         render_markdown,
     )
-    from solvers.registry import with_isolation
+    from knapcheck.solvers.registry import with_isolation
 
     family_names = checked_families(args.families)
     out = writable_directory(args.out, "--out")

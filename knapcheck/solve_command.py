@@ -43,10 +43,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fuzz.differential import check
-    from fuzz.instance_files import read_instances
-    from oracles.optimum import optimum
-    from reports.solve_report import render_json, render_text
+    from knapcheck.fuzz.differential import check
+    from knapcheck.fuzz.instance_files import read_instances
+    from knapcheck.oracles.optimum import optimum
+    from knapcheck.reports.solve_report import render_json, render_text
 
     try:
         instances = read_instances(args.file)

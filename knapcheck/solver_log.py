@@ -1,6 +1,6 @@
 """Where solvers' own output goes while a command runs: a log file, never the command's stdout.
 
-Every solver that is not ours runs in a worker process (``solvers.isolation``); its stdout and
+Every solver that is not ours runs in a worker process (``knapcheck.solvers.isolation``); its stdout and
 stderr (torch's ``ilp_knapsack`` lets HiGHS print its log from C) go to the log. A log left empty
 is removed; otherwise the command names it on stderr at the end.
 """
@@ -23,7 +23,7 @@ def default_path(command: str) -> Path:
 def solver_log(path: Path, command: str) -> Iterator[Path]:
     """Within the block, workers write their output to ``path`` (emptied first); afterwards the
     workers are stopped, so that the log is complete, and the log is named or, if empty, removed."""
-    from solvers.isolation import send_worker_output_to
+    from knapcheck.solvers.isolation import send_worker_output_to
 
     path = Path(path)
     path.write_bytes(b"")

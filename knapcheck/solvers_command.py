@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from solvers.registry import registered, torch_entries
+    from knapcheck.solvers.registry import registered, torch_entries
 
     for entry in registered() + torch_entries():
         kind = "exact" if entry.exact else "heuristic"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from knapcheck.usage import UsageError
 
 if TYPE_CHECKING:
-    from solvers.entry import SolverEntry
+    from knapcheck.solvers.entry import SolverEntry
 
 DEFAULT_TARGETS = ("ours", "torch")
 SPEC_FORMS = "ours, torch, torch:NAME, FILE.py:NAME, module:NAME or a registered name"
@@ -21,7 +21,7 @@ SPEC_FORMS = "ours, torch, torch:NAME, FILE.py:NAME, module:NAME or a registered
 
 def entries_for(specs: list[str] | None) -> list[SolverEntry]:
     """The registry entries the specs name (``ours``: every solver of ours), each once, in order."""
-    from solvers.registry import ours, resolve_all
+    from knapcheck.solvers.registry import ours, resolve_all
 
     specs = specs or list(DEFAULT_TARGETS)
     expanded: list[str] = []
@@ -36,7 +36,7 @@ def entries_for(specs: list[str] | None) -> list[SolverEntry]:
 def load_targets(entries: list[SolverEntry]) -> None:
     """Load every entry's solver now: isolated ones in their worker processes (started side by
     side), the others here. UsageError naming each one that cannot be loaded."""
-    from solvers.isolation import start_workers
+    from knapcheck.solvers.isolation import start_workers
 
     problems = [
         _reason(name, outcome.error) for name, outcome in start_workers([e for e in entries if e.isolate]).items()
@@ -52,7 +52,7 @@ def load_targets(entries: list[SolverEntry]) -> None:
 
 
 def _reason(name: str, error: str) -> str:
-    """The loader's own words (``solvers.specs``), without the layers a worker wraps them in."""
+    """The loader's own words (``knapcheck.solvers.specs``), without the layers a worker wraps them in."""
     for wrapper in ("while loading the target: ", f"cannot load {name}: ", "ValueError: "):
         error = error.removeprefix(wrapper)
     return error if error.startswith(name) else f"{name}: {error}"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from oracles.result import OracleResult
-from solvers.contract import UPSTREAM, Instance, exact_runtimes
+from knapcheck.oracles.result import OracleResult
+from knapcheck.solvers.contract import UPSTREAM, Instance, exact_runtimes
 
 MAX_ITEMS = 16
 

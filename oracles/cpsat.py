@@ -24,9 +24,9 @@ from fractions import Fraction
 
 from ortools.sat.python import cp_model
 
-from oracles.exact import set_value
-from oracles.result import OracleResult
-from solvers.contract import EXACT_LIMIT, UPSTREAM, Instance, exact_runtimes
+from knapcheck.oracles.exact import set_value
+from knapcheck.oracles.result import OracleResult
+from knapcheck.solvers.contract import EXACT_LIMIT, UPSTREAM, Instance, exact_runtimes
 
 ROUNDED_BITS = 50
 DEFAULT_TIME_LIMIT = 20.0
@@ -93,7 +93,7 @@ def _everything_fits(instance: Instance, rounding: str) -> tuple[int, ...] | Non
 def cpsat(
     instance: Instance, *, time_limit: float = DEFAULT_TIME_LIMIT, seed: int = 0, rounding: str = UPSTREAM
 ) -> OracleResult:
-    """The optimum of the problem ``rounding`` (solvers.contract.ROUNDINGS) makes of the instance."""
+    """The optimum of the problem ``rounding`` (knapcheck.solvers.contract.ROUNDINGS) makes of the instance."""
     everything = _everything_fits(instance, rounding)
     if everything is not None:
         return OracleResult("cpsat", set_value(instance, everything), everything, proven=True, rounding=rounding)

@@ -6,10 +6,10 @@ and n is within brute force's reach, brute force answers: exact on Python's unbo
 
 from __future__ import annotations
 
-from oracles.brute_force import MAX_ITEMS, brute_force
-from oracles.cpsat import DEFAULT_TIME_LIMIT, cpsat
-from oracles.result import OracleResult
-from solvers.contract import UPSTREAM, Instance
+from knapcheck.oracles.brute_force import MAX_ITEMS, brute_force
+from knapcheck.oracles.cpsat import DEFAULT_TIME_LIMIT, cpsat
+from knapcheck.oracles.result import OracleResult
+from knapcheck.solvers.contract import UPSTREAM, Instance
 
 BRUTE_FORCE_UP_TO = 12
 

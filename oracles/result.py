@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from solvers.contract import UPSTREAM
+from knapcheck.solvers.contract import UPSTREAM
 
 
 @dataclass(frozen=True)
@@ -21,4 +21,4 @@ class OracleResult:
     reason: str = ""
     """Why optimality is not proven (a time limit, a model CP-SAT cannot hold); empty when proven."""
     rounding: str = UPSTREAM
-    """The quantization (solvers.contract.ROUNDINGS) of the problem it solved."""
+    """The quantization (knapcheck.solvers.contract.ROUNDINGS) of the problem it solved."""

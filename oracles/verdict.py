@@ -25,10 +25,10 @@ from enum import Enum
 from fractions import Fraction
 from typing import Sequence
 
-from oracles.exact import set_value, set_weight
-from oracles.result import OracleResult
-from solvers import outcome as outcomes
-from solvers.contract import UPSTREAM, Instance, float_tolerance, rounding_named, sequence_items
+from knapcheck.oracles.exact import set_value, set_weight
+from knapcheck.oracles.result import OracleResult
+from knapcheck.solvers import outcome as outcomes
+from knapcheck.solvers.contract import UPSTREAM, Instance, float_tolerance, rounding_named, sequence_items
 
 
 class Verdict(str, Enum):

@@ -1,13 +1,13 @@
 """Benchmarking solvers side by side: each measurement in its own fresh child process.
 
 A row is a seeded, reproducible instance. For every (row, solver) pair ``run_bench`` starts
-``repeats`` fresh processes (``reports.bench_child``), each timing one call and measuring the peak
+``repeats`` fresh processes (``knapcheck.reports.bench_child``), each timing one call and measuring the peak
 resident memory it added. A per-call row (``PerCallRow``) is many small problems instead, each
 solved ``rounds`` times in the one process, since a fresh process per call of a few microseconds
 would measure nothing but the process: its time is the median of all those calls. A child that runs past the time limit is killed and the pair shows
 ``timeout``; a pair whose registry entry refuses the size (``SolverEntry.accepts``) is not run and
 shows ``too big``. Once a pair fails, its remaining repeats are skipped, so a full matrix finishes
-in bounded time. ``reports.bench_table`` shows the medians side by side, with ratios against
+in bounded time. ``knapcheck.reports.bench_table`` shows the medians side by side, with ratios against
 upstream baselines measured in the same run.
 """
 
@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from fuzz.harvested_corpus import harvested_record, load_harvested
-from fuzz.pisinger import generate
-from solvers.contract import SCALE, Instance
-from solvers.registry import SolverEntry
+from knapcheck.fuzz.harvested_corpus import harvested_record, load_harvested
+from knapcheck.fuzz.pisinger import generate
+from knapcheck.solvers.contract import SCALE, Instance
+from knapcheck.solvers.registry import SolverEntry
 
 DEFAULT_TIME_LIMIT = 150.0
 """Seconds one measurement may run (the child's start-up included). A pair's remaining repeats are
@@ -83,7 +83,7 @@ def _pisinger_instance(family: str, n: int, data_range: int, seed: int) -> Insta
 
 @dataclass(frozen=True)
 class PisingerRow:
-    """One instance of a Pisinger class at his sizes (``fuzz.pisinger.generate``): weights in
+    """One instance of a Pisinger class at his sizes (``knapcheck.fuzz.pisinger.generate``): weights in
     [1, data_range] quantized units, the middle capacity (h = 50 of 100), integer profits as
     genhard.c makes them."""
 
@@ -257,7 +257,7 @@ def measure_once(entry: SolverEntry, row: Row, time_limit: float) -> dict:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "reports.bench_child", spec],
+            [sys.executable, "-m", "knapcheck.reports.bench_child", spec],
             capture_output=True,
             text=True,
             timeout=time_limit,

@@ -1,4 +1,4 @@
-"""One benchmark measurement, run as ``python -m reports.bench_child SPEC_JSON`` in a fresh process.
+"""One benchmark measurement, run as ``python -m knapcheck.reports.bench_child SPEC_JSON`` in a fresh process.
 
 The process imports torch, loads the solver, builds the row's instance and warms the solver up
 on a tiny instance; then it resets the kernel's peak-RSS mark to the current RSS and calls the
@@ -22,7 +22,7 @@ import time
 import traceback
 from pathlib import Path
 
-from solvers.contract import ProblemTooLarge
+from knapcheck.solvers.contract import ProblemTooLarge
 
 MEMORY_LIMIT_BYTES = 4 * 2**30
 """Address space the call may add: a runaway allocation fails here instead of swamping the machine."""
@@ -78,8 +78,8 @@ def _limit_address_space() -> None:
 def measure(spec: dict) -> dict:
     import torch
 
-    from reports.bench import row_from_dict
-    from solvers.registry import resolve
+    from knapcheck.reports.bench import row_from_dict
+    from knapcheck.solvers.registry import resolve
 
     (entry,) = resolve(spec["solver"])
     solver = entry.load()

@@ -1,8 +1,8 @@
-"""How much of each instance family the bound test decides before the DP: ``python -m reports.bound_coverage``.
+"""How much of each instance family the bound test decides before the DP: ``python -m knapcheck.reports.bound_coverage``.
 
 For every family (the instances ``knapcheck check`` draws: 40 per family, seed 0) and every bench
 row, it counts the items the DP would otherwise get (weight within the budget, runtime > 0) and
-those ``solvers.bound_fixing`` leaves undecided. The fewer left, the more the bound test, rather
+those ``knapcheck.solvers.bound_fixing`` leaves undecided. The fewer left, the more the bound test, rather
 than the DP, explains ``sliding_hirschberg``'s speed on that kind of instance.
 """
 
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from fuzz import families
-from fuzz.strategies import sample
-from reports.bench import ROWS, instance_for
-from solvers.contract import Instance, quantize
-from solvers.bound_fixing import decide_by_bounds, dp_candidates
+from knapcheck.fuzz import families
+from knapcheck.fuzz.strategies import sample
+from knapcheck.reports.bench import ROWS, instance_for
+from knapcheck.solvers.contract import Instance, quantize
+from knapcheck.solvers.bound_fixing import decide_by_bounds, dp_candidates
 
 
 def left_to_the_dp(instances: Iterable[Instance]) -> tuple[int, int]:

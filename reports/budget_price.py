@@ -1,4 +1,4 @@
-"""What the budget-safe rounding costs, and how fast its solver runs: ``python -m reports.budget_price``.
+"""What the budget-safe rounding costs, and how fast its solver runs: ``python -m knapcheck.reports.budget_price``.
 
 On every harvested instance (toy and real-size models) and every partitioner bench row, side by
 side in this process:
@@ -11,7 +11,7 @@ side in this process:
   alternating calls each).
 
 ``--scales`` measures the safe rounding at several scales (the registered ``budget_safe`` uses
-``solvers.contract.SAFE_SCALE``), which is how that scale was chosen.
+``knapcheck.solvers.contract.SAFE_SCALE``), which is how that scale was chosen.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Callable, Sequence
 
-from fuzz.harvested_corpus import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
-from fuzz.overshoot import relative_overshoot
-from oracles.verdict import real_memory_slack
-from reports.bench import ROWS, instance_for
-from reports.real_budget import percent
-from solvers.contract import SAFE_SCALE, SCALE, Instance, quantize_budget_safe
-from solvers.sliding_hirschberg import sliding_hirschberg
+from knapcheck.fuzz.harvested_corpus import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
+from knapcheck.fuzz.overshoot import relative_overshoot
+from knapcheck.oracles.verdict import real_memory_slack
+from knapcheck.reports.bench import ROWS, instance_for
+from knapcheck.reports.real_budget import percent
+from knapcheck.solvers.contract import SAFE_SCALE, SCALE, Instance, quantize_budget_safe
+from knapcheck.solvers.sliding_hirschberg import sliding_hirschberg
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ def render(prices: Sequence[Price]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m reports.budget_price", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m knapcheck.reports.budget_price", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--scales", default=str(SAFE_SCALE), help=f"comma-separated scales of the safe rounding (default: {SAFE_SCALE})"
     )

@@ -1,15 +1,15 @@
 """Campaign throughput: verified cases per second on the local Dask cluster and on forked workers.
 
-    python -m reports.campaign_bench [--time 30s] [--rounds 1] [--targets ours] [--families ...]
+    python -m knapcheck.reports.campaign_bench [--time 30s] [--rounds 1] [--targets ours] [--families ...]
 
 runs the same campaign four ways, one after the other, ``--rounds`` times, and prints each way's
 verified cases per second (cases whose optimum an oracle proved) with the ratios the Dask engine
 is held to: against forked workers, and two workers against one.
 
 - ``forked``: the campaign as it ran before Dask: worker processes forked from this one run fuzz
-  units (``fuzz.campaign_units``) back to back until the deadline, reporting counts through a
+  units (``knapcheck.fuzz.campaign_units``) back to back until the deadline, reporting counts through a
   pipe; no scheduler, no store, no retries: the cost floor.
-- ``dask``: ``fuzz.campaign.run_campaign`` on its local cluster, as ``knapcheck fuzz`` runs it.
+- ``dask``: ``knapcheck.fuzz.campaign.run_campaign`` on its local cluster, as ``knapcheck fuzz`` runs it.
 
 Both draw the same seeded shards without an example database, and both start their clocks with
 the targets loaded, so the ratio is the engine's cost. Run it on an otherwise idle machine: the
@@ -28,16 +28,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from fuzz import families
-from fuzz.campaign import CampaignPlan, run_campaign, shard, slice_seconds
-from fuzz.campaign_units import Setup, UnitRun
-from solvers.registry import ours, resolve_all
+from knapcheck.fuzz import families
+from knapcheck.fuzz.campaign import CampaignPlan, run_campaign, shard, slice_seconds
+from knapcheck.fuzz.campaign_units import Setup, UnitRun
+from knapcheck.solvers.registry import ours, resolve_all
 
 SEED = 0
 
 
 def _forked_worker(setup: Setup, families: list[str], index: int, jobs: int, seconds: float, pipe) -> None:
-    from solvers.output_capture import STDOUT, redirect
+    from knapcheck.solvers.output_capture import STDOUT, redirect
 
     redirect(os.devnull, (STDOUT,))
     verified = 0
@@ -85,7 +85,7 @@ def dask(entries, families: list[str], duration: float, jobs: int, scratch: Path
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m reports.campaign_bench", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m knapcheck.reports.campaign_bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--time", type=float, default=30.0, metavar="SECONDS", help="each campaign's length (default 30)")
     parser.add_argument("--rounds", type=int, default=1, metavar="N", help="times each way runs; medians are shown (default 1)")
     parser.add_argument("--targets", nargs="+", default=["ours"], metavar="SPEC")

@@ -8,11 +8,11 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from fuzz.campaign import NEW, CampaignResult, Finding, Progress
-from fuzz.unit_ledger import LostUnit
-from oracles.verdict import Verdict
-from reports import real_budget
-from reports.check_report import describe, failure_json, verdict_table
+from knapcheck.fuzz.campaign import NEW, CampaignResult, Finding, Progress
+from knapcheck.fuzz.unit_ledger import LostUnit
+from knapcheck.oracles.verdict import Verdict
+from knapcheck.reports import real_budget
+from knapcheck.reports.check_report import describe, failure_json, verdict_table
 
 SCHEMA_VERSION = 2
 PASSING = {Verdict.OPTIMAL.value, Verdict.UNVERIFIED.value}

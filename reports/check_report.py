@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from fuzz import families
-from fuzz.differential import Check, CheckResult
-from oracles.verdict import Verdict
-from reports import real_budget
-from reports.reproduction import snippet
+from knapcheck.fuzz import families
+from knapcheck.fuzz.differential import Check, CheckResult
+from knapcheck.oracles.verdict import Verdict
+from knapcheck.reports import real_budget
+from knapcheck.reports.reproduction import snippet
 
 SCHEMA_VERSION = 1
 

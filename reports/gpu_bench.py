@@ -8,7 +8,7 @@ so it can beat that limit; this benchmark measures by how much, side by side wit
 streaming kernel on the same rows.
 
 ``knapcheck bench --device cuda`` adds to its table (the cuda solver and its DP-only variant in
-fresh processes on the bench matrix, plus ``reports.bench.CUDA_ROWS``) each one's rate in table
+fresh processes on the bench matrix, plus ``knapcheck.reports.bench.CUDA_ROWS``) each one's rate in table
 cells per second — n * (C + 1) over the median time, the cells a full-table DP would update (the
 DP-only variant updates more, its split levels included; the bound test leaves the default
 solver's DP far fewer) — and that rate as a fraction of the one-item limit, then
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import torch
 
-from reports.bench import BenchResult, BenchRow, instance_for
-from solvers.triton_rows import TritonRows
+from knapcheck.reports.bench import BenchResult, BenchRow, instance_for
+from knapcheck.solvers.triton_rows import TritonRows
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,7 @@ def variant_table(rows: list[BenchRow], repeats: int = 2) -> str:
     """The backend's own forward passes against sliding_hirschberg's per-group calls, warm, in this
     process, with the bound test off (all the work is the DP's): which backend the cuda solver
     should use on this GPU."""
-    from solvers.cuda_solver import cuda_knapsack
+    from knapcheck.solvers.cuda_solver import cuda_knapsack
 
     if not torch.cuda.is_available():
         return "no CUDA device: the solver variant rows are skipped"

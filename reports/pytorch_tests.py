@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import textwrap
 
-from fuzz.regression_corpus import RegressionCase
-from oracles.optimum import optimum
-from solvers.contract import SCALE, float_tolerance
-from solvers.registry import TORCH_HEURISTICS
-from solvers.specs import TORCH_KNAPSACK_MODULE
+from knapcheck.fuzz.regression_corpus import RegressionCase
+from knapcheck.oracles.optimum import optimum
+from knapcheck.solvers.contract import SCALE, float_tolerance
+from knapcheck.solvers.registry import TORCH_HEURISTICS
+from knapcheck.solvers.specs import TORCH_KNAPSACK_MODULE
 
 CLASS_NAME = "TestKnapsackRegressions"
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from fuzz.overshoot import OvershootSample, Overshoots
-from solvers.contract import Instance
+from knapcheck.fuzz.overshoot import OvershootSample, Overshoots
+from knapcheck.solvers.contract import Instance
 
 TITLE = "Real memory against max_memory"
 NOTE = (

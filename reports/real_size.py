@@ -1,9 +1,9 @@
-"""The real-size models' figures: ``python -m reports.real_size``.
+"""The real-size models' figures: ``python -m knapcheck.reports.real_size``.
 
 For each model of the committed real-size corpus (fuzz/corpus/harvested_large): how many items the
 partitioner hands its solver, how many of them weigh 0 in upstream's rounding, and for every solver
 the median and worst overshoot of the saved real memory over max_memory across the model's budgets
-(``reports.real_budget``'s aggregation; every answer goes through ``fuzz.differential.check``, and
+(``knapcheck.reports.real_budget``'s aggregation; every answer goes through ``knapcheck.fuzz.differential.check``, and
 the verdicts other than OPTIMAL are counted). Among several optimal sets, which one a solver
 saves decides its overshoot: ``sliding_hirschberg`` and ``full_table`` are both exact.
 """
@@ -15,13 +15,13 @@ import sys
 from collections import Counter
 from typing import Sequence
 
-from fuzz.harvested_corpus import LARGE_CORPUS_DIR, load_harvested
-from fuzz.differential import check
-from fuzz.overshoot import Overshoots
-from oracles.verdict import Verdict
-from reports.real_budget import percent, real_budget_rows
-from solvers.contract import quantize
-from solvers.registry import resolve_all
+from knapcheck.fuzz.harvested_corpus import LARGE_CORPUS_DIR, load_harvested
+from knapcheck.fuzz.differential import check
+from knapcheck.fuzz.overshoot import Overshoots
+from knapcheck.oracles.verdict import Verdict
+from knapcheck.reports.real_budget import percent, real_budget_rows
+from knapcheck.solvers.contract import quantize
+from knapcheck.solvers.registry import resolve_all
 
 DEFAULT_SOLVERS = ["full_table", "sliding_hirschberg", "budget_safe", "torch"]
 
@@ -31,7 +31,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m reports.real_size", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m knapcheck.reports.real_size", description=__doc__.splitlines()[0])
     parser.add_argument("--solvers", nargs="+", default=DEFAULT_SOLVERS, metavar="SPEC",
                         help=f"solvers to judge (default: {' '.join(DEFAULT_SOLVERS)})")
     args = parser.parse_args(argv)

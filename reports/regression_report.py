@@ -9,16 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from html import escape
 
-from fuzz.differential import Check
-from fuzz.candidate_run import BASELINE, CANDIDATE, CandidateRun
-from reports import real_budget
-from reports.bench import BenchResult, BenchRow
-from reports.bench_table import BenchTables, bench_tables, tables_html, tables_markdown
-from reports.check_report import describe_oracle_finding, failure_json, oracle_finding_json, source, verdict_rows
-from reports.reproduction import snippet
-from reports.svg_plot import line_chart
-from solvers.contract import SCALE
-from solvers.isolation import limits_for
+from knapcheck.fuzz.differential import Check
+from knapcheck.fuzz.candidate_run import BASELINE, CANDIDATE, CandidateRun
+from knapcheck.reports import real_budget
+from knapcheck.reports.bench import BenchResult, BenchRow
+from knapcheck.reports.bench_table import BenchTables, bench_tables, tables_html, tables_markdown
+from knapcheck.reports.check_report import describe_oracle_finding, failure_json, oracle_finding_json, source, verdict_rows
+from knapcheck.reports.reproduction import snippet
+from knapcheck.reports.svg_plot import line_chart
+from knapcheck.solvers.contract import SCALE
+from knapcheck.solvers.isolation import limits_for
 
 SCHEMA_VERSION = 1
 MAX_MARKDOWN_CHARS = 50_000

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 
-from fuzz.differential import Check
-from solvers.contract import SCALE, UPSTREAM, rounding_named
-from solvers import specs
-from solvers.isolation import limits_for
+from knapcheck.fuzz.differential import Check
+from knapcheck.solvers.contract import SCALE, UPSTREAM, rounding_named
+from knapcheck.solvers import specs
+from knapcheck.solvers.isolation import limits_for
 
 
 def import_lines(spec_text: str) -> list[str]:
@@ -29,7 +29,7 @@ def _assertion(failure: Check) -> list[str]:
     optimum = float(failure.oracle.value)
     if verdict == "OVER_BUDGET" and failure.oracle.rounding != UPSTREAM:
         lines = [
-            "from solvers.contract import ROUNDINGS",
+            "from knapcheck.solvers.contract import ROUNDINGS",
             f"weights, capacity = ROUNDINGS[{failure.oracle.rounding!r}].quantize(memory, max_memory)",
             "weight = sum(weights[i] for i in saved)",
             "assert weight <= capacity, f'OVER_BUDGET: saved weight {weight} > capacity {capacity}'",

@@ -6,7 +6,7 @@ each answer is shown as its value, saved and recomputable indices, or as the err
 
 from __future__ import annotations
 
-from fuzz.differential import Check
+from knapcheck.fuzz.differential import Check
 
 SCHEMA_VERSION = 1
 

@@ -3,7 +3,7 @@
 Upstream rounds each memory to the nearest unit, so the quantized optimum can save items whose
 real (unquantized) memory sums to more than the budget: every item below half a unit weighs 0.
 This solver solves, exactly, the problem with weights rounded up and the capacity rounded down
-(``solvers.contract.quantize_budget_safe``): every set feasible there fits the real budget. It is
+(``knapcheck.solvers.contract.quantize_budget_safe``): every set feasible there fits the real budget. It is
 ``sliding_hirschberg`` on that integer problem, with its validation, bound test and memory.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from solvers.contract import SAFE_SCALE, Solution, quantize_budget_safe
-from solvers.sliding_hirschberg import sliding_hirschberg
+from knapcheck.solvers.contract import SAFE_SCALE, Solution, quantize_budget_safe
+from knapcheck.solvers.sliding_hirschberg import sliding_hirschberg
 
 
 def budget_safe(memory: Sequence[float], runtimes: Sequence[float], max_memory: float) -> Solution:

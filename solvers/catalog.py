@@ -1,7 +1,7 @@
 """Our own solvers, as data: adding one is one entry here, and every check then covers it."""
 
-from solvers.contract import BUDGET_SAFE
-from solvers.entry import SolverEntry
+from knapcheck.solvers.contract import BUDGET_SAFE
+from knapcheck.solvers.entry import SolverEntry
 
 FULL_TABLE_MAX_CELLS = 500_000_000
 FULL_TABLE_MAX_CAPACITY = (2 * 2**30 - FULL_TABLE_MAX_CELLS) // 16 - 1
@@ -15,7 +15,7 @@ capacities may be refused (with narrower cells or a gcd above 1 they are still s
 OURS = (
     SolverEntry(
         name="full_table",
-        spec="solvers.full_table:full_table",
+        spec="knapcheck.solvers.full_table:full_table",
         exact=True,
         origin="ours",
         memory_model="n x (C+1) bytes of decisions, refused above max_table_bytes (2 GiB)",
@@ -24,7 +24,7 @@ OURS = (
     ),
     SolverEntry(
         name="sliding_hirschberg",
-        spec="solvers.sliding_hirschberg:sliding_hirschberg",
+        spec="knapcheck.solvers.sliding_hirschberg:sliding_hirschberg",
         exact=True,
         origin="ours",
         memory_model="two profile rows of C+1 cells (decision tables reuse the second): O(C + n)",
@@ -32,7 +32,7 @@ OURS = (
     ),
     SolverEntry(
         name="budget_safe",
-        spec="solvers.budget_safe:budget_safe",
+        spec="knapcheck.solvers.budget_safe:budget_safe",
         exact=True,
         origin="ours",
         memory_model="sliding_hirschberg's, on weights rounded up and the capacity rounded down",
@@ -41,7 +41,7 @@ OURS = (
     ),
     SolverEntry(
         name="expanding_core",
-        spec="solvers.expanding_core:expanding_core",
+        spec="knapcheck.solvers.expanding_core:expanding_core",
         exact=True,
         origin="ours",
         memory_model="undominated (weight, profit) states of a core around the break item, and a"
@@ -49,7 +49,7 @@ OURS = (
     ),
     SolverEntry(
         name="cuda",
-        spec="solvers.cuda_solver:cuda_knapsack",
+        spec="knapcheck.solvers.cuda_solver:cuda_knapsack",
         exact=True,
         origin="ours",
         device="cuda",

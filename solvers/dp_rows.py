@@ -6,7 +6,7 @@ both update a best-value profile in place, item after item, with 0/1 semantics:
 side reads the profile as it was before this item. The whole-pass steps (a forward pass over a
 window of capacities, the best split of two profiles, the backtrack of a recorded table) have
 torch implementations here, in terms of the row updates; a backend that can do better takes them
-over (``solvers.triton_rows`` keeps a GPU's work in few launches and its data on the device).
+over (``knapcheck.solvers.triton_rows`` keeps a GPU's work in few launches and its data on the device).
 ``TorchRows`` is the default backend.
 
 The profile is swept from its top down in blocks of at most ``BLOCK`` cells. A block's sources

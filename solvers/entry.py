@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from solvers import specs
-from solvers.contract import UPSTREAM, Solver
+from knapcheck.solvers import specs
+from knapcheck.solvers.contract import UPSTREAM, Solver
 
 
 @dataclass(frozen=True)
@@ -14,7 +14,7 @@ class SolverEntry:
 
     name: str
     spec: str
-    """Where the code is: ``module:NAME``, ``FILE.py:NAME`` or ``torch:NAME`` (see solvers.specs)."""
+    """Where the code is: ``module:NAME``, ``FILE.py:NAME`` or ``torch:NAME`` (see knapcheck.solvers.specs)."""
     exact: bool
     """Promises the optimum (else only a valid selection: a heuristic)."""
     origin: str
@@ -28,11 +28,11 @@ class SolverEntry:
     isolate: bool = False
     """Run in a child process with a memory cap and a time limit (untrusted or heavy code)."""
     time_limit: float | None = None
-    """Seconds one isolated call may take; None: solvers.isolation's default."""
+    """Seconds one isolated call may take; None: knapcheck.solvers.isolation's default."""
     memory_limit: int | None = None
-    """Bytes of address space one isolated call may add; None: solvers.isolation's default."""
+    """Bytes of address space one isolated call may add; None: knapcheck.solvers.isolation's default."""
     rounding: str = UPSTREAM
-    """The quantization it is exact for (a name in solvers.contract.ROUNDINGS): the checks judge it on that."""
+    """The quantization it is exact for (a name in knapcheck.solvers.contract.ROUNDINGS): the checks judge it on that."""
 
     @property
     def ours(self) -> bool:

@@ -2,7 +2,7 @@
 
 The contract's validation and quantization first; then runtimes <= 0 are never taken, zero-weight
 items with a positive runtime always are, items heavier than the budget never are, and when the
-rest fit together they are all taken. What is left goes to ``solvers.core_search`` (the algorithm
+rest fit together they are all taken. What is left goes to ``knapcheck.solvers.core_search`` (the algorithm
 and why it is exact are described there) with the runtimes as exact integers in their common unit:
 compiled by numba when every weight and runtime sum fits an int64, in plain Python on Python
 integers otherwise. The answer is deterministic: no threads, and ties are broken by item order.
@@ -17,8 +17,8 @@ from typing import Sequence
 
 import numpy as np
 
-from solvers.contract import SCALE, Solution, exact_runtimes, quantize, validate
-from solvers.core_search import compiled_search, search
+from knapcheck.solvers.contract import SCALE, Solution, exact_runtimes, quantize, validate
+from knapcheck.solvers.core_search import compiled_search, search
 
 COMPILED_LIMIT = 2**62
 """The compiled search needs every weight and every profit sum below this (int64 with room to spare)."""

@@ -9,10 +9,10 @@ instances cost one interpreter start, not hundreds; a worker that died or was ki
 again on the next call. The worker is a fresh interpreter (not a fork: the parent may hold torch's
 thread pools; and not multiprocessing's spawn, which re-runs the caller's main script) that finds
 its solver again by the entry's spec (``torch:NAME``, ``FILE.py:NAME`` or ``module:NAME``; see
-``solvers.specs``), so any entry can be isolated, one registered at run time included.
+``knapcheck.solvers.specs``), so any entry can be isolated, one registered at run time included.
 
 Workers die with the process that started them, and take along anything their target started
-(``solvers.lifetime``): a killed campaign leaves no worker behind, nor a target's own children.
+(``knapcheck.solvers.lifetime``): a killed campaign leaves no worker behind, nor a target's own children.
 
 The memory cap is an address-space limit (``RLIMIT_AS``) that the worker sets once its target is
 loaded: what it maps then (the interpreter, torch, the target; a CUDA build of torch maps gigabytes
@@ -35,10 +35,10 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from solvers import lifetime, specs
-from solvers.contract import Instance
-from solvers.entry import SolverEntry
-from solvers.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
+from knapcheck.solvers import lifetime, specs
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
 
 DEFAULT_TIME_LIMIT = 60.0
 """Seconds one call may take before its worker is killed and the call is TIMED_OUT."""
@@ -76,13 +76,13 @@ def _classify(outcome: Outcome) -> Outcome:
     return outcome
 
 
-_WORKER_MAIN = "import sys; from solvers.isolation import serve; serve(*sys.argv[1:])"
+_WORKER_MAIN = "import sys; from knapcheck.solvers.isolation import serve; serve(*sys.argv[1:])"
 
 
 def serve(parent: str, fd: str, spec: str, memory_limit: str) -> None:
     """The worker's main: load the target once, then answer one instance per message until EOF.
 
-    First it ties its lifetime to its parent's and its group's to its own (solvers.lifetime), so
+    First it ties its lifetime to its parent's and its group's to its own (knapcheck.solvers.lifetime), so
     neither it nor anything the target starts outlives the run.
     """
     lifetime.die_with_parent(int(parent))

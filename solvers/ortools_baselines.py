@@ -1,6 +1,6 @@
 """OR-Tools' knapsack solvers with torch's signature: baselines for ``knapcheck bench``, not registered.
 
-    knapcheck bench --baselines solvers.ortools_baselines:branch_and_bound solvers.ortools_baselines:dynamic_programming
+    knapcheck bench --baselines knapcheck.solvers.ortools_baselines:branch_and_bound knapcheck.solvers.ortools_baselines:dynamic_programming
 
 Both go through the contract's validation and quantization like every solver here, then hand
 OR-Tools int64 coefficients: the runtimes as exact integers in their common power-of-two unit when
@@ -16,7 +16,7 @@ from typing import Sequence
 
 from ortools.algorithms.python import knapsack_solver
 
-from solvers.contract import EXACT_LIMIT, SCALE, Solution, exact_units, quantize, validate
+from knapcheck.solvers.contract import EXACT_LIMIT, SCALE, Solution, exact_units, quantize, validate
 
 SolverType = knapsack_solver.SolverType
 

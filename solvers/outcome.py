@@ -10,7 +10,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from solvers.contract import Instance, ProblemTooLarge, Solver
+from knapcheck.solvers.contract import Instance, ProblemTooLarge, Solver
 
 RETURNED = "returned"
 RAISED = "raised"

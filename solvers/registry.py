@@ -1,10 +1,10 @@
 """One registry of every solver knapcheck knows, with what each one promises (design.md, section 4).
 
 Tests, campaigns, benchmarks and reports iterate over it. It starts with our own solvers
-(``solvers.catalog``); ``register`` adds one, ``unregister`` removes one. ``resolve`` turns any
-spec (``solvers.specs``) into entries: a registered name, ``torch``, ``torch:NAME``,
+(``knapcheck.solvers.catalog``); ``register`` adds one, ``unregister`` removes one. ``resolve`` turns any
+spec (``knapcheck.solvers.specs``) into entries: a registered name, ``torch``, ``torch:NAME``,
 ``FILE.py:NAME`` or ``module:NAME``. Every solver that is not one of our registered ones is
-isolated: it runs in a worker process (``solvers.isolation``), so a crash, a hang or a runaway
+isolated: it runs in a worker process (``knapcheck.solvers.isolation``), so a crash, a hang or a runaway
 allocation becomes a verdict instead of the end of the run.
 """
 
@@ -14,9 +14,9 @@ import importlib
 from dataclasses import replace
 from typing import Iterable
 
-from solvers import catalog, specs
-from solvers.contract import Solver
-from solvers.entry import SolverEntry
+from knapcheck.solvers import catalog, specs
+from knapcheck.solvers.contract import Solver
+from knapcheck.solvers.entry import SolverEntry
 
 TORCH_HEURISTICS = frozenset({"greedy_knapsack"})
 TORCH_DP_MAX_CELLS = 200_000_000

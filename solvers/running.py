@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from solvers.contract import Instance
-from solvers.entry import SolverEntry
-from solvers.isolation import call_isolated
-from solvers.outcome import Outcome, call_in_process
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.isolation import call_isolated
+from knapcheck.solvers.outcome import Outcome, call_in_process
 
 
 def run(entry: SolverEntry, instance: Instance) -> Outcome:
-    """Entries with ``isolate=True`` run in their worker process (solvers.isolation), others here."""
+    """Entries with ``isolate=True`` run in their worker process (knapcheck.solvers.isolation), others here."""
     if entry.isolate:
         return call_isolated(entry, instance)
     return call_in_process(entry.load(), instance)

@@ -1,6 +1,6 @@
 """Sliding-window + Hirschberg knapsack solver in torch: exact, memory linear in the budget.
 
-Before any DP, a bound test (``solvers.bound_fixing``) decides the items that are provably in
+Before any DP, a bound test (``knapcheck.solvers.bound_fixing``) decides the items that are provably in
 every optimal selection or in none; the DP below solves what is left, with the capacity the taken
 items leave (``fix_by_bounds=False`` hands it the whole problem).
 
@@ -51,9 +51,9 @@ from typing import Callable, Sequence
 
 import torch
 
-from solvers import dp_rows
-from solvers.bound_fixing import decide_by_bounds, dp_candidates
-from solvers.contract import SCALE, ProblemTooLarge, Solution, exact_integers, quantize, validate
+from knapcheck.solvers import dp_rows
+from knapcheck.solvers.bound_fixing import decide_by_bounds, dp_candidates
+from knapcheck.solvers.contract import SCALE, ProblemTooLarge, Solution, exact_integers, quantize, validate
 
 MIN_DECISION_BYTES = 4096
 """The default decision allowance's floor: one page, so small problems skip splitting at a page's cost."""
@@ -91,9 +91,9 @@ def sliding_hirschberg(
     """Solve exactly; ``max_decision_bytes`` defaults to what the two profile rows hold beside the profile.
 
     ``quantization(memory, max_memory, scale)`` gives the integer problem solved exactly: upstream's
-    rounding by default, or another of ``solvers.contract`` (``solvers.budget_safe``).
+    rounding by default, or another of ``knapcheck.solvers.contract`` (``knapcheck.solvers.budget_safe``).
     ``fix_by_bounds``: decide what the bound test can before the DP (see the module docstring).
-    ``backend``: the DP's row updates and pass steps (``solvers.dp_rows.DPBackend``); default
+    ``backend``: the DP's row updates and pass steps (``knapcheck.solvers.dp_rows.DPBackend``); default
     ``dp_rows.TorchRows()``, torch ops on ``device``.
 
     ProblemTooLarge, before anything large is allocated, when the two profile rows would take more

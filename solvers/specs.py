@@ -6,9 +6,13 @@ A spec says where a solver's code is:
 - ``torch:NAME``: one of them;
 - ``path/to/knapsack.py:NAME``: a function in a file, for instance one taken from a pull request;
 - ``package.module:NAME``: a function in an importable module;
-- anything without a colon: a registered name such as ``full_table`` (``solvers.registry``).
+- anything without a colon: a registered name such as ``full_table`` (``knapcheck.solvers.registry``).
 
 Loading is cached by spec, so a file or module is imported once however many entries name it.
+
+Before knapcheck installed everything under its own name, its modules were top-level
+(``solvers.full_table``); a module spec written then, in a stored record or a corpus, is read as the
+``knapcheck.`` module it became, when knapcheck has that module.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from solvers.contract import Solver
+from knapcheck.solvers.contract import Solver
 
 TORCH_KNAPSACK_MODULE = "torch._functorch._activation_checkpointing.knapsack"
 
@@ -52,6 +56,8 @@ class Spec:
 
 FORMS = "torch, torch:NAME, FILE.py:NAME, module:NAME or a registered name"
 
+_FORMER_TOP_LEVEL = frozenset({"solvers", "oracles", "fuzz", "reports"})
+
 
 def parse(text: str) -> Spec:
     """Read a spec; ValueError naming the spec when it has none of the forms above."""
@@ -71,7 +77,28 @@ def parse(text: str) -> Spec:
         return Spec("file", str(Path(where).expanduser().resolve()), name)
     if not all(part.isidentifier() for part in where.split(".")):
         raise ValueError(f"solver spec {text!r}: {where!r} is neither a FILE.py nor a dotted module name")
-    return Spec("module", where, name)
+    return Spec("module", _current_module_name(where), name)
+
+
+def current_name(name: str) -> str:
+    """A solver name as knapcheck writes it today: a module spec from before the namespace is
+    renamed; any other name, spec or not, is returned as given."""
+    try:
+        spec = parse(name)
+    except ValueError:
+        return name
+    return str(spec) if spec.kind == "module" else name
+
+
+def _current_module_name(module: str) -> str:
+    """``module``, or the ``knapcheck.`` module a spec from before the namespace meant by it."""
+    if module.split(".")[0] not in _FORMER_TOP_LEVEL:
+        return module
+    try:
+        moved = importlib.util.find_spec(f"knapcheck.{module}")
+    except ImportError:
+        return module
+    return module if moved is None else f"knapcheck.{module}"
 
 
 def load(spec: Spec | str) -> Solver:
@@ -86,7 +113,7 @@ def load(spec: Spec | str) -> Solver:
 @lru_cache(maxsize=None)
 def _load(spec: Spec) -> Solver:
     if spec.kind in ("torch_all", "name"):
-        raise ValueError(f"{spec} names no single function to import; resolve it through solvers.registry")
+        raise ValueError(f"{spec} names no single function to import; resolve it through knapcheck.solvers.registry")
     module = _import(spec)
     solver = getattr(module, spec.name, None)
     if solver is None:

@@ -1,7 +1,7 @@
 """Making torch.compile's min-cut partitioner use one of our solvers (or any contract callable).
 
     import torch
-    from solvers.torch_plugin import use_solver
+    from knapcheck.solvers.torch_plugin import use_solver
 
     compiled = torch.compile(model)
     with use_solver("full_table", memory_budget=0.5) as calls:
@@ -33,8 +33,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
-from solvers.contract import Solver
-from solvers.registry import get
+from knapcheck.solvers.contract import Solver
+from knapcheck.solvers.registry import get
 
 PARTITIONER_MODULE = "torch._functorch.partitioners"
 SWAPPED_NAME = "dp_knapsack"

@@ -30,7 +30,7 @@ from typing import Sequence
 
 import torch
 
-from solvers.dp_rows import TorchRows
+from knapcheck.solvers.dp_rows import TorchRows
 
 if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")
@@ -216,7 +216,7 @@ class TritonRows(TorchRows):
     ) -> None:
         """As apply_items, and decisions[i, c] = whether taking item i was strictly better at c.
 
-        ``decisions`` is solvers.dp_rows' layout: torch.bool, one row per item, one column per
+        ``decisions`` is knapcheck.solvers.dp_rows' layout: torch.bool, one row per item, one column per
         capacity; columns below an item's weight are left as they are.
         """
         if decisions.dim() != 2 or decisions.shape[0] < len(weights) or decisions.shape[1] < profile.numel():

@@ -9,24 +9,24 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from solvers.contract import Solution
+from knapcheck.solvers.contract import Solution
 
 DP_ONLY = {
-    "cpu": "solvers.variants:sliding_hirschberg_dp_only",
-    "cuda": "solvers.variants:cuda_dp_only",
+    "cpu": "knapcheck.solvers.variants:sliding_hirschberg_dp_only",
+    "cuda": "knapcheck.solvers.variants:cuda_dp_only",
 }
 """Per device, the spec of our solver without the bound test."""
 
 
 def sliding_hirschberg_dp_only(memory: Sequence[float], runtimes: Sequence[float], max_memory: float) -> Solution:
     """sliding_hirschberg without the bound test: the DP solves every item."""
-    from solvers.sliding_hirschberg import sliding_hirschberg
+    from knapcheck.solvers.sliding_hirschberg import sliding_hirschberg
 
     return sliding_hirschberg(memory, runtimes, max_memory, fix_by_bounds=False)
 
 
 def cuda_dp_only(memory: Sequence[float], runtimes: Sequence[float], max_memory: float) -> Solution:
     """The cuda solver without the bound test: its kernels solve every item."""
-    from solvers.cuda_solver import cuda_knapsack
+    from knapcheck.solvers.cuda_solver import cuda_knapsack
 
     return cuda_knapsack(memory, runtimes, max_memory, fix_by_bounds=False)

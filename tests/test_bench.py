@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import statistics
 
-from fuzz.harvested_corpus import harvested_record
-from fuzz.harvest_models import REAL_SIZE_MODELS
+from knapcheck.fuzz.harvested_corpus import harvested_record
+from knapcheck.fuzz.harvest_models import REAL_SIZE_MODELS
 from knapcheck.cli import main
-from reports.bench import (
+from knapcheck.reports.bench import (
     ROW_GROUPS,
     ROWS,
     BenchResult,
@@ -21,11 +21,11 @@ from reports.bench import (
     row_from_dict,
     run_bench,
 )
-from reports.bench_table import bench_tables, labels, tables_markdown
-from solvers.full_table import full_table
-from solvers import registry
-from solvers.registry import resolve
-from solvers.sliding_hirschberg import sliding_hirschberg
+from knapcheck.reports.bench_table import bench_tables, labels, tables_markdown
+from knapcheck.solvers.full_table import full_table
+from knapcheck.solvers import registry
+from knapcheck.solvers.registry import resolve
+from knapcheck.solvers.sliding_hirschberg import sliding_hirschberg
 
 SMALL = BenchRow("small", 30, 0.5)
 
@@ -91,16 +91,16 @@ def test_by_default_our_solvers_are_measured_with_the_dp_only_variant(capsys, mo
         measured.append(entry.name)
         return {"status": "ok", "seconds": 0.01, "peak_bytes": 0, "value": 0.0}
 
-    monkeypatch.setattr("reports.bench.measure_once", measure_once)
+    monkeypatch.setattr("knapcheck.reports.bench.measure_once", measure_once)
     monkeypatch.setattr("knapcheck.bench_command.ROWS", [SMALL])
     assert main(["bench", "--baselines", "--repeats", "1"]) == 0
     ours_on_cpu = [e.name for e in registry.ours() if e.device == "cpu"]
-    assert set(measured) == {*ours_on_cpu, "solvers.variants:sliding_hirschberg_dp_only"}
+    assert set(measured) == {*ours_on_cpu, "knapcheck.solvers.variants:sliding_hirschberg_dp_only"}
     out = capsys.readouterr().out
     header = next(line for line in out.splitlines() if line.startswith("| row |"))
     for solver in ("full_table", "sliding_hirschberg", "sliding_hirschberg_dp_only"):
         assert f"| {solver} |" in header
-    assert "sliding_hirschberg_dp_only = solvers.variants:sliding_hirschberg_dp_only" in out
+    assert "sliding_hirschberg_dp_only = knapcheck.solvers.variants:sliding_hirschberg_dp_only" in out
 
 
 def test_the_child_returns_the_solver_s_value():
@@ -129,15 +129,15 @@ def test_tables_show_medians_and_ratios_that_all_point_the_same_way():
 
 
 def test_labels_are_function_names_unless_that_is_ambiguous():
-    assert labels(["full_table", "torch:dp_knapsack", "solvers.variants:dp_only"]) == {
-        "full_table": "full_table", "torch:dp_knapsack": "dp_knapsack", "solvers.variants:dp_only": "dp_only"}
+    assert labels(["full_table", "torch:dp_knapsack", "knapcheck.solvers.variants:dp_only"]) == {
+        "full_table": "full_table", "torch:dp_knapsack": "dp_knapsack", "knapcheck.solvers.variants:dp_only": "dp_only"}
     assert labels(["/pr/knapsack.py:dp_knapsack", "torch:dp_knapsack"]) == {
         "/pr/knapsack.py:dp_knapsack": "knapsack.py:dp_knapsack", "torch:dp_knapsack": "torch:dp_knapsack"}
 
 
 def test_the_default_tables_fit_a_page():
     """The README's table had 25 columns: now one per solver, and the ratios in a table of their own."""
-    names = ["full_table", "sliding_hirschberg", "solvers.variants:sliding_hirschberg_dp_only",
+    names = ["full_table", "sliding_hirschberg", "knapcheck.solvers.variants:sliding_hirschberg_dp_only",
              "torch:dp_knapsack_sliding_hirschberg", "torch:dp_knapsack"]
     cells = {(name, row.name): Cell(name, row.name, [0.0123], [12 * 2**20]) for name in names for row in ROWS}
     measurements, ratios = bench_tables(BenchResult(ROWS, names, 3, 150.0, cells), names[3:]).tables

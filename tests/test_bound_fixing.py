@@ -7,11 +7,11 @@ from itertools import product
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzz import families
-from reports.bench import ROWS, instance_for
-from reports.bound_coverage import coverage_table, left_to_the_dp
-from solvers.bound_fixing import fix_by_bounds
-from solvers.contract import Instance
+from knapcheck.fuzz import families
+from knapcheck.reports.bench import ROWS, instance_for
+from knapcheck.reports.bound_coverage import coverage_table, left_to_the_dp
+from knapcheck.solvers.bound_fixing import fix_by_bounds
+from knapcheck.solvers.contract import Instance
 
 
 def optimal_selections(weights, values, capacity) -> list[tuple[int, ...]]:

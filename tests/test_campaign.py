@@ -30,16 +30,16 @@ from campaigns import (
 )
 from planted.off_by_one_split import off_by_one_hirschberg
 
-import fuzz.differential
-from fuzz.campaign import KNOWN, NEW
-from fuzz.campaign_units import REPLAY, Setup, Unit, UnitRun
-from fuzz.regression_corpus import load_regression_corpus, promote, replay
-from fuzz.store import FailureStore
+import knapcheck.fuzz.differential
+from knapcheck.fuzz.campaign import KNOWN, NEW
+from knapcheck.fuzz.campaign_units import REPLAY, Setup, Unit, UnitRun
+from knapcheck.fuzz.regression_corpus import load_regression_corpus, promote, replay
+from knapcheck.fuzz.store import FailureStore
 from knapcheck.cli import main
-from oracles.result import OracleResult
-from solvers.contract import Instance
-from solvers.entry import SolverEntry
-from solvers.registry import register, resolve, unregister
+from knapcheck.oracles.result import OracleResult
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.registry import register, resolve, unregister
 
 PLANTED = "planted_off_by_one"
 
@@ -163,7 +163,7 @@ def test_an_oracle_shown_wrong_on_replay_is_sent_as_an_oracle_finding_and_the_un
     def lying_oracle(instance, **_):
         return OracleResult("lying", Fraction(0), (), proven=True)
 
-    monkeypatch.setattr(fuzz.differential, "optimum", lying_oracle)
+    monkeypatch.setattr(knapcheck.fuzz.differential, "optimum", lying_oracle)
     setup = Setup((reference,), time.time() + 60, None, "", "", 5.0)
     replays = (("full_table", "SUBOPTIMAL", "tiny", instance.as_dict()),) * 2
     events: list[dict] = []

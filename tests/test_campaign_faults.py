@@ -31,13 +31,13 @@ from planted.chatty import CHATTER
 from planted.misbehaving import HANG_AFTER_SECONDS
 from test_store import BAD_FILES
 
-from fuzz.differential import check
-from fuzz.store import FailureStore, group_name
+from knapcheck.fuzz.differential import check
+from knapcheck.fuzz.store import FailureStore, group_name
 from knapcheck.cli import main
 from knapcheck.exit_status import INCOMPLETE, INTERRUPTED, OK, FAILED, USAGE
-from solvers.contract import Instance
-from solvers.entry import SolverEntry
-from solvers.registry import register, resolve_one, unregister
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.registry import register, resolve_one, unregister
 
 SEGFAULT_SPEC = "planted.misbehaving:segfault"
 HANG_SPEC = "planted.misbehaving:hangs_late"

@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from fuzz.campaign import NEW, CampaignResult, Finding, Progress
-from fuzz.differential import CheckResult
-from fuzz.store import StoredFailure
-from fuzz.unit_ledger import LostUnit
+from knapcheck.fuzz.campaign import NEW, CampaignResult, Finding, Progress
+from knapcheck.fuzz.differential import CheckResult
+from knapcheck.fuzz.store import StoredFailure
+from knapcheck.fuzz.unit_ledger import LostUnit
 from knapcheck.exit_status import INCOMPLETE, INTERRUPTED, OK, FAILED
 from knapcheck.fuzz_command import exit_status
-from oracles.verdict import Verdict
-from reports.campaign_report import progress_line, progress_view
-from solvers.contract import Instance
+from knapcheck.oracles.verdict import Verdict
+from knapcheck.reports.campaign_report import progress_line, progress_view
+from knapcheck.solvers.contract import Instance
 
 SOLVERS = ["full_table", "sliding_hirschberg", "/a/very/long/path/to/a/pull/request/checkout/torch/knapsack.py:dp_knapsack"]
 PROGRESS = Progress(

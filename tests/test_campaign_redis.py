@@ -11,7 +11,7 @@ import pytest
 import redis
 from campaigns import EAGER_PLANT, EAGER_SIGNATURE, PLANT_FAMILY, report
 
-from fuzz.store import FailureStore
+from knapcheck.fuzz.store import FailureStore
 from knapcheck.cli import main
 
 REDIS_SERVER = shutil.which("redis-server")

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-import fuzz.check
+import knapcheck.fuzz.check
 from knapcheck import exit_status
 from knapcheck.cli import COMMANDS, build_parser, main
-from oracles.result import OracleResult
-from solvers.contract import Instance
-from solvers.entry import SolverEntry
-from solvers.registry import register, unregister
+from knapcheck.oracles.result import OracleResult
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.registry import register, unregister
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTANCE = {"memory": [0.0001, 0.0004, 0.0003, 0.0003], "runtimes": [1, 1, 3, 3], "max_memory": 0.001}
@@ -260,7 +260,7 @@ def test_an_oracle_shown_wrong_is_reported_with_its_instance_and_the_check_goes_
     def lying_oracle(instance: Instance) -> OracleResult:
         return OracleResult("lying", Fraction(0), (), proven=True)
 
-    monkeypatch.setattr(fuzz.check, "optimum", lying_oracle)
+    monkeypatch.setattr(knapcheck.fuzz.check, "optimum", lying_oracle)
     path = tmp_path / "check.json"
     assert main(["check", "--targets", "full_table", "--per-family", "3", "--families", "tight_budget",
                  "--regressions", str(empty_corpus), "--json", str(path)]) == 1

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solvers import contract
-from solvers.contract import Instance, exact_runtimes, exact_scale, float_tolerance, quantize, validate
-from solvers.registry import ours
+from knapcheck.solvers import contract
+from knapcheck.solvers.contract import Instance, exact_runtimes, exact_scale, float_tolerance, quantize, validate
+from knapcheck.solvers.registry import ours
 
 
 @pytest.mark.parametrize(

@@ -11,16 +11,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fuzz.pisinger import generate
-from fuzz import families
-from oracles.brute_force import MAX_ITEMS as BRUTE_FORCE_ITEMS
-from oracles.brute_force import brute_force
-from oracles.exact import set_value, set_weight
-from solvers import core_search
-from solvers import expanding_core as expanding_core_module
-from solvers.contract import SCALE, Instance, exact_scale
-from solvers.expanding_core import expanding_core
-from solvers.full_table import full_table
+from knapcheck.fuzz.pisinger import generate
+from knapcheck.fuzz import families
+from knapcheck.oracles.brute_force import MAX_ITEMS as BRUTE_FORCE_ITEMS
+from knapcheck.oracles.brute_force import brute_force
+from knapcheck.oracles.exact import set_value, set_weight
+from knapcheck.solvers import core_search
+from knapcheck.solvers import expanding_core as expanding_core_module
+from knapcheck.solvers.contract import SCALE, Instance, exact_scale
+from knapcheck.solvers.expanding_core import expanding_core
+from knapcheck.solvers.full_table import full_table
 
 
 def solve(instance: Instance):

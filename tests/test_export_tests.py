@@ -6,10 +6,10 @@ import re
 import subprocess
 import sys
 
-from fuzz.regression_corpus import load_regression_corpus
+from knapcheck.fuzz.regression_corpus import load_regression_corpus
 from knapcheck.cli import main
-from reports.pytorch_tests import method_name, upstream_cases
-from solvers.specs import torch_solver_names
+from knapcheck.reports.pytorch_tests import method_name, upstream_cases
+from knapcheck.solvers.specs import torch_solver_names
 
 TIME_LIMIT = 600
 
@@ -20,7 +20,7 @@ WITHOUT_CI = {name: value for name, value in os.environ.items() if name != "CI"}
 WITH_OUR_SOLVER = """
 import runpy, sys
 from torch._functorch._activation_checkpointing import knapsack
-from solvers.full_table import full_table
+from knapcheck.solvers.full_table import full_table
 for name in sys.argv[2:]:
     setattr(knapsack, name, full_table)
 sys.argv = [sys.argv[1], "-v"]

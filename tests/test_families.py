@@ -3,8 +3,8 @@
 import pytest
 from hypothesis import given, settings
 
-from fuzz import families
-from solvers.contract import exact_scale
+from knapcheck.fuzz import families
+from knapcheck.solvers.contract import exact_scale
 
 
 def test_names_are_unique_and_every_record_says_what_it_is_for():

@@ -2,9 +2,9 @@
 
 import pytest
 
-from solvers.contract import ProblemTooLarge
-from solvers.full_table import DEFAULT_MAX_TABLE_BYTES, full_table, table_bytes
-from solvers.registry import resolve
+from knapcheck.solvers.contract import ProblemTooLarge
+from knapcheck.solvers.full_table import DEFAULT_MAX_TABLE_BYTES, full_table, table_bytes
+from knapcheck.solvers.registry import resolve
 
 
 def test_picks_the_best_subset():

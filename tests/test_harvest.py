@@ -5,8 +5,8 @@ import json
 import pytest
 import torch
 
-from fuzz.harvested_corpus import FORMAT, load_harvested, read_harvested_file
-from fuzz.harvest import BACKEND, check_budgets
+from knapcheck.fuzz.harvested_corpus import FORMAT, load_harvested, read_harvested_file
+from knapcheck.fuzz.harvest import BACKEND, check_budgets
 from knapcheck.cli import main
 
 

@@ -2,13 +2,13 @@
 
 import pytest
 
-from fuzz import families
-from fuzz.harvested_corpus import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
-from fuzz.differential import check, size_allows
-from fuzz.harvest_models import REAL_SIZE_MODELS, TOY_MODELS
-from oracles.verdict import Verdict
-from solvers.contract import quantize
-from solvers.registry import ours
+from knapcheck.fuzz import families
+from knapcheck.fuzz.harvested_corpus import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
+from knapcheck.fuzz.differential import check, size_allows
+from knapcheck.fuzz.harvest_models import REAL_SIZE_MODELS, TOY_MODELS
+from knapcheck.oracles.verdict import Verdict
+from knapcheck.solvers.contract import quantize
+from knapcheck.solvers.registry import ours
 
 CORPORA = {"harvested": (CORPUS_DIR, TOY_MODELS), "harvested_large": (LARGE_CORPUS_DIR, REAL_SIZE_MODELS)}
 RECORDS = [(name, record) for name, (directory, _) in CORPORA.items() for record in load_harvested(directory)]

@@ -10,13 +10,13 @@ from pathlib import Path
 import psutil
 import pytest
 
-from fuzz.differential import check
-from oracles.verdict import Verdict
-from solvers.contract import Instance
-from solvers import outcome as outcomes
-from solvers.isolation import Limits, call_isolated, stop_workers
-from solvers.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT
-from solvers.registry import resolve
+from knapcheck.fuzz.differential import check
+from knapcheck.oracles.verdict import Verdict
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers import outcome as outcomes
+from knapcheck.solvers.isolation import Limits, call_isolated, stop_workers
+from knapcheck.solvers.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT
+from knapcheck.solvers.registry import resolve
 
 PLANTED = Path(__file__).parent / "planted"
 INSTANCE = Instance((0.1, 0.2), (1.0, 2.0), 0.2)
@@ -146,9 +146,9 @@ def test_knapcheck_solve_leaves_nothing_running(tmp_path):
 
 _PARENT = """
 import sys
-from solvers.contract import Instance
-from solvers.isolation import _WORKERS, call_isolated
-from solvers.registry import resolve_one
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.isolation import _WORKERS, call_isolated
+from knapcheck.solvers.registry import resolve_one
 call_isolated(resolve_one(sys.argv[1]), Instance((0.1,), (1.0,), 0.2))
 (worker,) = _WORKERS.values()
 print(worker._process.pid, flush=True)

@@ -5,14 +5,14 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fuzz import families
-from fuzz.families import any_instance
-from oracles.brute_force import brute_force
-from oracles.cpsat import cpsat, model_runtimes
-from oracles.exact import set_value, set_weight
-from oracles.optimum import optimum
-from solvers.contract import Instance, exact_scale
-from solvers.full_table import full_table
+from knapcheck.fuzz import families
+from knapcheck.fuzz.families import any_instance
+from knapcheck.oracles.brute_force import brute_force
+from knapcheck.oracles.cpsat import cpsat, model_runtimes
+from knapcheck.oracles.exact import set_value, set_weight
+from knapcheck.oracles.optimum import optimum
+from knapcheck.solvers.contract import Instance, exact_scale
+from knapcheck.solvers.full_table import full_table
 
 small_instances = any_instance().filter(lambda instance: instance.n <= 12)
 

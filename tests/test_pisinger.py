@@ -6,12 +6,12 @@ import math
 
 import pytest
 
-from fuzz import pisinger
-from fuzz.check import run_check
-from fuzz.strategies import sample
-from fuzz.pisinger import CLASSES, H, R
-from fuzz import families
-from solvers.registry import resolve
+from knapcheck.fuzz import pisinger
+from knapcheck.fuzz.check import run_check
+from knapcheck.fuzz.strategies import sample
+from knapcheck.fuzz.pisinger import CLASSES, H, R
+from knapcheck.fuzz import families
+from knapcheck.solvers.registry import resolve
 
 PER_CLASS = 25
 

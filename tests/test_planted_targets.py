@@ -4,9 +4,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fuzz.check import run_check
-from reports.reproduction import snippet
-from solvers.registry import resolve
+from knapcheck.fuzz.check import run_check
+from knapcheck.reports.reproduction import snippet
+from knapcheck.solvers.registry import resolve
 
 PLANTED = Path(__file__).parent / "planted"
 

@@ -4,12 +4,12 @@ import json
 
 import pytest
 
-from fuzz.differential import check
-from fuzz.regression_corpus import load_regression_corpus
-from fuzz.store import FailureStore
+from knapcheck.fuzz.differential import check
+from knapcheck.fuzz.regression_corpus import load_regression_corpus
+from knapcheck.fuzz.store import FailureStore
 from knapcheck.cli import main
-from solvers.contract import Instance
-from solvers.entry import SolverEntry
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.entry import SolverEntry
 
 TAKES_EVERYTHING = SolverEntry("takes_everything", "planted.wrong_answers:takes_everything", exact=True, origin="test")
 EMPTY = '{"schema_version": 1, "cases": []}'

@@ -3,12 +3,12 @@
 import json
 import math
 
-from fuzz.check import run_check
-from fuzz.overshoot import OvershootSample, Overshoots, relative_overshoot
-from reports import real_budget
-from reports.check_report import render_json, render_text
-from solvers.contract import Instance
-from solvers.registry import resolve_all
+from knapcheck.fuzz.check import run_check
+from knapcheck.fuzz.overshoot import OvershootSample, Overshoots, relative_overshoot
+from knapcheck.reports import real_budget
+from knapcheck.reports.check_report import render_json, render_text
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.registry import resolve_all
 
 SMALL = Instance((0.1,), (1.0,), 0.5)
 LARGE = Instance((0.1, 0.2), (1.0, 2.0), 0.5)

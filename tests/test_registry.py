@@ -4,12 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from reports.reproduction import import_lines
-from solvers import catalog, registry, specs
-from solvers.contract import Instance, ProblemTooLarge
-from solvers.entry import SolverEntry
-from solvers.running import run
-from solvers.sliding_hirschberg import MAX_PROFILE_BYTES, sliding_hirschberg
+from knapcheck.reports.reproduction import import_lines
+from knapcheck.solvers import catalog, registry, specs
+from knapcheck.solvers.contract import Instance, ProblemTooLarge
+from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.running import run
+from knapcheck.solvers.sliding_hirschberg import MAX_PROFILE_BYTES, sliding_hirschberg
 
 PLANTED = Path(__file__).parent / "planted"
 INSTANCE = Instance((0.0001, 0.0002), (1.0, 2.0), 0.0003)
@@ -20,7 +20,7 @@ INSTANCE = Instance((0.0001, 0.0002), (1.0, 2.0), 0.0003)
     [
         ("torch", "torch_all", "", ""),
         ("torch:dp_knapsack", "torch", "torch", "dp_knapsack"),
-        ("solvers.full_table:full_table", "module", "solvers.full_table", "full_table"),
+        ("knapcheck.solvers.full_table:full_table", "module", "knapcheck.solvers.full_table", "full_table"),
         ("full_table", "name", "", "full_table"),
     ],
 )
@@ -59,7 +59,7 @@ def test_loading_something_that_is_not_a_solver_says_what_is_wrong(spec, words):
 def test_our_solvers_are_data_and_load_by_spec():
     for entry in catalog.OURS:
         assert entry.ours and specs.parse(entry.spec).kind == "module"
-    assert registry.get("full_table") is registry.get("solvers.full_table:full_table")
+    assert registry.get("full_table") is registry.get("knapcheck.solvers.full_table:full_table")
 
 
 def test_unregister_really_removes_a_built_in():
@@ -88,11 +88,11 @@ def test_every_solver_that_is_not_ours_is_isolated():
 
 
 def test_a_spec_naming_our_solver_is_our_entry():
-    assert registry.resolve("solvers.sliding_hirschberg:sliding_hirschberg") == [registry.resolve_one("sliding_hirschberg")]
+    assert registry.resolve("knapcheck.solvers.sliding_hirschberg:sliding_hirschberg") == [registry.resolve_one("sliding_hirschberg")]
 
 
 def test_reproductions_import_what_the_spec_names():
-    assert import_lines("solvers.full_table:full_table") == ["from solvers.full_table import full_table as solve"]
+    assert import_lines("knapcheck.solvers.full_table:full_table") == ["from knapcheck.solvers.full_table import full_table as solve"]
     assert import_lines("torch:dp_knapsack") == [
         "from torch._functorch._activation_checkpointing.knapsack import dp_knapsack as solve"
     ]

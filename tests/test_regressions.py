@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from fuzz.differential import check, size_allows
-from fuzz.regression_corpus import RegressionCase, load_regression_corpus, replay
-from solvers.registry import ours
+from knapcheck.fuzz.differential import check, size_allows
+from knapcheck.fuzz.regression_corpus import RegressionCase, load_regression_corpus, replay
+from knapcheck.solvers.registry import ours
 
 
 

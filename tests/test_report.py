@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-import fuzz.check
-from fuzz.candidate_run import run_candidate
-from fuzz.differential import check
+import knapcheck.fuzz.check
+from knapcheck.fuzz.candidate_run import run_candidate
+from knapcheck.fuzz.differential import check
 from knapcheck.cli import main
 from knapcheck.durations import duration
-from reports import real_budget
-from reports.environment import environment
-from reports.bench import BenchResult, Cell
-from reports.regression_report import (
+from knapcheck.reports import real_budget
+from knapcheck.reports.environment import environment
+from knapcheck.reports.bench import BenchResult, Cell
+from knapcheck.reports.regression_report import (
     BENCH_ROWS,
     Performance,
     Report,
@@ -27,11 +27,11 @@ from reports.regression_report import (
     render_json,
     render_markdown,
 )
-from solvers.contract import Instance
-from solvers.entry import SolverEntry
-from oracles.result import OracleResult
-from reports.reproduction import snippet
-from solvers.registry import register, resolve, unregister
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.entry import SolverEntry
+from knapcheck.oracles.result import OracleResult
+from knapcheck.reports.reproduction import snippet
+from knapcheck.solvers.registry import register, resolve, unregister
 from reproductions import assert_each_fails
 
 TORCH_SOLVERS = ["torch:dp_knapsack", "torch:dp_knapsack_sliding_hirschberg"]
@@ -157,8 +157,8 @@ def test_a_candidate_that_cannot_be_loaded_stops_the_report_with_its_error(tmp_p
 
 
 def test_an_oracle_shown_wrong_is_in_every_output_and_the_report_goes_on(monkeypatch):
-    monkeypatch.setattr(fuzz.check, "optimum", lambda instance: OracleResult("lying", Fraction(0), (), proven=True))
-    entry = register(SolverEntry("planted_reference", "solvers.full_table:full_table", exact=True, origin="test"))
+    monkeypatch.setattr(knapcheck.fuzz.check, "optimum", lambda instance: OracleResult("lying", Fraction(0), (), proven=True))
+    entry = register(SolverEntry("planted_reference", "knapcheck.solvers.full_table:full_table", exact=True, origin="test"))
     try:
         run = run_candidate([entry], [], [], stored={"corpus": [Instance((0.0001,), (1.0,), 0.0001)]})
     finally:

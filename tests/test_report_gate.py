@@ -14,11 +14,11 @@ import pytest
 
 from knapcheck import exit_status
 from knapcheck.cli import main
-from fuzz.candidate_run import CandidateRun
-from fuzz.differential import CheckResult
-from reports.bench import BenchResult, Cell
-from reports.environment import environment
-from reports.regression_report import BENCH_ROWS, Report, performance_from, render_html
+from knapcheck.fuzz.candidate_run import CandidateRun
+from knapcheck.fuzz.differential import CheckResult
+from knapcheck.reports.bench import BenchResult, Cell
+from knapcheck.reports.environment import environment
+from knapcheck.reports.regression_report import BENCH_ROWS, Report, performance_from, render_html
 
 PLANTED = Path(__file__).resolve().parent / "planted"
 

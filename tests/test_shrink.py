@@ -1,7 +1,7 @@
 """The shrinker keeps the failure and makes the instance small."""
 
-from fuzz.shrink import shrink
-from solvers.contract import Instance
+from knapcheck.fuzz.shrink import shrink
+from knapcheck.solvers.contract import Instance
 
 
 def test_shrinks_to_the_items_that_matter():

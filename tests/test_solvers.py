@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fuzz.differential import check, size_allows
-from fuzz import families
-from oracles.exact import set_weight
-from solvers.contract import SCALE, Instance, exact_scale
-from solvers.registry import ours
-from solvers.running import run
+from knapcheck.fuzz.differential import check, size_allows
+from knapcheck.fuzz import families
+from knapcheck.oracles.exact import set_weight
+from knapcheck.solvers.contract import SCALE, Instance, exact_scale
+from knapcheck.solvers.registry import ours
+from knapcheck.solvers.running import run
 
 OUR_SOLVERS = [pytest.param(entry, id=entry.name) for entry in ours() if entry.exact]
 

@@ -10,12 +10,12 @@ from dataclasses import replace
 
 import pytest
 
-from fuzz.differential import check
-from fuzz.store import FailureStore, group_name, record_name, write_atomically
+from knapcheck.fuzz.differential import check
+from knapcheck.fuzz.store import FailureStore, group_name, record_name, write_atomically
 from knapcheck.cli import main
 from knapcheck.fuzz_command import duration
-from solvers.contract import Instance
-from solvers.entry import SolverEntry
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.entry import SolverEntry
 
 GREEDY_ALL = SolverEntry("takes_everything", "planted.wrong_answers:takes_everything", exact=True, origin="ours")
 BIG = Instance((0.0003, 0.0002, 0.0004), (1.0, 2.0, 3.0), 0.0001)
@@ -65,7 +65,7 @@ def test_duration_rejects_what_it_cannot_read(text):
 
 
 def _stored_small():
-    from fuzz.store import StoredFailure
+    from knapcheck.fuzz.store import StoredFailure
 
     return StoredFailure.of(check(GREEDY_ALL, SMALL, "tiny"))
 

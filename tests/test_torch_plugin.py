@@ -7,9 +7,9 @@ import torch
 from torch._functorch import config as functorch_config
 from torch._functorch import partitioners
 
-from fuzz.harvest_models import build
-from solvers.registry import get
-from solvers.torch_plugin import use_solver
+from knapcheck.fuzz.harvest_models import build
+from knapcheck.solvers.registry import get
+from knapcheck.solvers.torch_plugin import use_solver
 
 BACKEND = "aot_eager_decomp_partition"
 

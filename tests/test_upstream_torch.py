@@ -8,11 +8,11 @@ instance validly, and `knapcheck check` finds every known defect of the installe
 
 import pytest
 
-from fuzz.check import run_check
-from fuzz.differential import check
-from fuzz.regression_corpus import load_regression_corpus
-from solvers.contract import Instance
-from solvers.registry import torch_entries
+from knapcheck.fuzz.check import run_check
+from knapcheck.fuzz.differential import check
+from knapcheck.fuzz.regression_corpus import load_regression_corpus
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.registry import torch_entries
 
 
 

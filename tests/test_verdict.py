@@ -5,12 +5,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from oracles.brute_force import brute_force
-from oracles.result import OracleResult
-from oracles.verdict import Verdict, judge
+from knapcheck.oracles.brute_force import brute_force
+from knapcheck.oracles.result import OracleResult
+from knapcheck.oracles.verdict import Verdict, judge
 from planted import wrong_answers
-from solvers import outcome as outcomes
-from solvers.contract import Instance
+from knapcheck.solvers import outcome as outcomes
+from knapcheck.solvers.contract import Instance
 
 INSTANCE = Instance((0.0003, 0.0003, 0.0004), (1.0, 1.0, 1.5), 0.0006)
 ORACLE = brute_force(INSTANCE)

@@ -8,7 +8,7 @@ CHATTER = "Running HiGHS 1.0: planted chatter"
 
 
 def chatters(memory, runtimes, max_memory):
-    from solvers.full_table import full_table
+    from knapcheck.solvers.full_table import full_table
 
     print(CHATTER + " (Python)")
     sys.stdout.flush()

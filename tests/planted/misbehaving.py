@@ -49,7 +49,7 @@ _LOADED = time.monotonic()
 
 def hangs_late(memory, runtimes, max_memory):
     """Exact (our full table) until its process has been up for HANG_AFTER_SECONDS; then hangs."""
-    from solvers.full_table import full_table
+    from knapcheck.solvers.full_table import full_table
 
     if time.monotonic() - _LOADED > HANG_AFTER_SECONDS:
         time.sleep(3600)

@@ -12,7 +12,7 @@ def takes_nothing(memory, runtimes, max_memory):
 
 
 def _optimum(memory, runtimes, max_memory):
-    from solvers.full_table import full_table
+    from knapcheck.solvers.full_table import full_table
 
     return full_table(memory, runtimes, max_memory)
 
@@ -38,6 +38,6 @@ def zeroes_the_runtimes_it_was_given(memory, runtimes, max_memory):
 
 def refuses_everything(memory, runtimes, max_memory):
     """Declines every problem with the contract's documented refusal."""
-    from solvers.contract import ProblemTooLarge
+    from knapcheck.solvers.contract import ProblemTooLarge
 
     raise ProblemTooLarge("planted: refuses every size")
