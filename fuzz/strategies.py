@@ -176,7 +176,7 @@ def sample(strategy: st.SearchStrategy[Instance], count: int, seed_value: int = 
     """``count`` instances drawn by Hypothesis from a fixed seed: the same list on every run of the
     same program. Not across programs: Hypothesis sometimes draws literals found in the project's
     imported non-test modules, so which modules a program has loaded, and their constants, change
-    the list (`python -m knapcheck.reports.bound_coverage` and `knapcheck check` differ)."""
+    the list (`python studies/bound_coverage.py` and `knapcheck check` differ)."""
     drawn: list[Instance] = []
 
     @seed(seed_value)

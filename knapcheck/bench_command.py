@@ -11,7 +11,7 @@ from knapcheck import exit_status
 from knapcheck.durations import SYNTAX, duration
 from knapcheck.output_checks import writable_file
 from knapcheck.usage import UsageError, positive_int
-from knapcheck.reports.bench import BASELINES, CUDA_ROWS, DEFAULT_TIME_LIMIT, ROW_GROUPS, ROWS
+from knapcheck.measure.bench import BASELINES, CUDA_ROWS, DEFAULT_TIME_LIMIT, ROW_GROUPS, ROWS
 
 EXAMPLES = """\
 examples:
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from knapcheck.targets import entries_for
-    from knapcheck.reports.bench import run_bench
+    from knapcheck.measure.bench import run_bench
     from knapcheck.reports.bench_table import bench_json, bench_tables, tables_markdown
     from knapcheck.reports.environment import environment
     from knapcheck.solvers.registry import ours

@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from knapcheck.fuzz.candidate_run import run_candidate
-    from knapcheck.reports.bench import run_bench
+    from knapcheck.measure.bench import run_bench
     from knapcheck.reports.environment import environment
     from knapcheck.reports.regression_report import (
         BENCH_ROWS,

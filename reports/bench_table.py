@@ -15,7 +15,7 @@ from html import escape
 from pathlib import PurePath
 from typing import Sequence
 
-from knapcheck.reports.bench import BenchResult, Cell
+from knapcheck.measure.bench import BenchResult, Cell
 
 SCHEMA_VERSION = 1
 PAGE = 4096

@@ -12,7 +12,7 @@ from html import escape
 from knapcheck.fuzz.differential import Check
 from knapcheck.fuzz.candidate_run import BASELINE, CANDIDATE, CandidateRun
 from knapcheck.reports import real_budget
-from knapcheck.reports.bench import BenchResult, BenchRow
+from knapcheck.measure.bench import BenchResult, BenchRow
 from knapcheck.reports.bench_table import BenchTables, bench_tables, tables_html, tables_markdown
 from knapcheck.reports.check_report import describe_oracle_finding, failure_json, oracle_finding_json, source, verdict_rows
 from knapcheck.reports.reproduction import snippet

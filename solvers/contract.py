@@ -20,7 +20,7 @@ SCALE = 10_000
 SAFE_SCALE = 100_000
 """The budget-safe rounding's scale: weight = ceil(memory * SAFE_SCALE), capacity rounded down.
 Ten times upstream's, so that rounding each item up costs a tenth of upstream's unit (the README
-compares scales with ``python -m knapcheck.reports.budget_price --scales``)."""
+compares scales with ``python studies/budget_price.py --scales``)."""
 
 UPSTREAM = "upstream"
 BUDGET_SAFE = "budget_safe"

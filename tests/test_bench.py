@@ -8,7 +8,7 @@ import statistics
 from knapcheck.fuzz.harvested_corpus import harvested_record
 from knapcheck.fuzz.harvest_models import REAL_SIZE_MODELS
 from knapcheck.cli import main
-from knapcheck.reports.bench import (
+from knapcheck.measure.bench import (
     ROW_GROUPS,
     ROWS,
     BenchResult,
@@ -91,7 +91,7 @@ def test_by_default_our_solvers_are_measured_with_the_dp_only_variant(capsys, mo
         measured.append(entry.name)
         return {"status": "ok", "seconds": 0.01, "peak_bytes": 0, "value": 0.0}
 
-    monkeypatch.setattr("knapcheck.reports.bench.measure_once", measure_once)
+    monkeypatch.setattr("knapcheck.measure.bench.measure_once", measure_once)
     monkeypatch.setattr("knapcheck.bench_command.ROWS", [SMALL])
     assert main(["bench", "--baselines", "--repeats", "1"]) == 0
     ours_on_cpu = [e.name for e in registry.ours() if e.device == "cpu"]

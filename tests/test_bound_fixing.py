@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import runpy
 from itertools import product
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from knapcheck.fuzz import families
-from knapcheck.reports.bench import ROWS, instance_for
-from knapcheck.reports.bound_coverage import coverage_table, left_to_the_dp
+from knapcheck.measure.bench import ROWS, instance_for
 from knapcheck.solvers.bound_fixing import fix_by_bounds
 from knapcheck.solvers.contract import Instance
+
+COVERAGE_STUDY = runpy.run_path(str(Path(__file__).resolve().parent.parent / "studies" / "bound_coverage.py"))
+"""``python studies/bound_coverage.py`` is a study, outside the installed package: its functions, loaded from its file."""
+coverage_table, left_to_the_dp = COVERAGE_STUDY["coverage_table"], COVERAGE_STUDY["left_to_the_dp"]
 
 
 def optimal_selections(weights, values, capacity) -> list[tuple[int, ...]]:

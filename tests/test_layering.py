@@ -1,4 +1,4 @@
-"""The import graph: data flows one way (solvers <- oracles <- fuzz <- reports <- knapcheck), no cycle.
+"""The import graph: data flows one way (solvers <- oracles <- fuzz <- measure <- reports <- knapcheck), no cycle.
 
 Every import counts, those inside functions too: a lazy import is still a dependency. A package's
 ``__init__`` re-exports its modules, so edges into a package itself are not followed for cycles.
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ["solvers", "oracles", "fuzz", "reports", "knapcheck"]
+LAYERS = ["solvers", "oracles", "fuzz", "measure", "reports", "knapcheck"]
 """The repository's folders, lowest first; each installs as ``knapcheck.FOLDER`` (``knapcheck/`` as ``knapcheck``)."""
 
 

@@ -8,6 +8,7 @@ our ``full_table``.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -68,15 +69,18 @@ def test_a_corpus_written_before_the_namespace_loads_and_runs(tmp_path):
 
 
 def test_the_wheel_installs_knapcheck_and_nothing_else_at_the_top(tmp_path):
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", "__pycache__", ".hypothesis"))
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(tmp_path), str(source)],
         check=True, capture_output=True, cwd=tmp_path,
     )
     (wheel,) = tmp_path.glob("knapcheck-*.whl")
     top = {name.split("/")[0] for name in zipfile.ZipFile(wheel).namelist()}
     assert {t for t in top if not t.endswith(".dist-info")} == {"knapcheck"}
     names = zipfile.ZipFile(wheel).namelist()
-    assert "knapcheck/solvers/full_table.py" in names
+    assert "knapcheck/solvers/full_table.py" in names and "knapcheck/measure/bench.py" in names
+    assert not any(name.startswith("knapcheck/studies") for name in names), "studies are not installed"
     assert "knapcheck/fuzz/corpus/regressions.json" in names
 
 

@@ -16,7 +16,7 @@ from knapcheck.cli import main
 from knapcheck.durations import duration
 from knapcheck.reports import real_budget
 from knapcheck.reports.environment import environment
-from knapcheck.reports.bench import BenchResult, Cell
+from knapcheck.measure.bench import BenchResult, Cell
 from knapcheck.reports.regression_report import (
     BENCH_ROWS,
     Performance,

@@ -16,7 +16,7 @@ from knapcheck import exit_status
 from knapcheck.cli import main
 from knapcheck.fuzz.candidate_run import CandidateRun
 from knapcheck.fuzz.differential import CheckResult
-from knapcheck.reports.bench import BenchResult, Cell
+from knapcheck.measure.bench import BenchResult, Cell
 from knapcheck.reports.environment import environment
 from knapcheck.reports.regression_report import BENCH_ROWS, Report, performance_from, render_html
 

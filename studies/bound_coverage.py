@@ -1,4 +1,4 @@
-"""How much of each instance family the bound test decides before the DP: ``python -m knapcheck.reports.bound_coverage``.
+"""How much of each instance family the bound test decides before the DP: ``python studies/bound_coverage.py``.
 
 For every family (the instances ``knapcheck check`` draws: 40 per family, seed 0) and every bench
 row, it counts the items the DP would otherwise get (weight within the budget, runtime > 0) and
@@ -12,7 +12,7 @@ from typing import Iterable
 
 from knapcheck.fuzz import families
 from knapcheck.fuzz.strategies import sample
-from knapcheck.reports.bench import ROWS, instance_for
+from knapcheck.measure.bench import ROWS, instance_for
 from knapcheck.solvers.contract import Instance, quantize
 from knapcheck.solvers.bound_fixing import decide_by_bounds, dp_candidates
 

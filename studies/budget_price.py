@@ -1,4 +1,4 @@
-"""What the budget-safe rounding costs, and how fast its solver runs: ``python -m knapcheck.reports.budget_price``.
+"""What the budget-safe rounding costs, and how fast its solver runs: ``python studies/budget_price.py``.
 
 On every harvested instance (toy and real-size models) and every partitioner bench row, side by
 side in this process:
@@ -27,7 +27,7 @@ from typing import Callable, Sequence
 from knapcheck.fuzz.harvested_corpus import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
 from knapcheck.fuzz.overshoot import relative_overshoot
 from knapcheck.oracles.verdict import real_memory_slack
-from knapcheck.reports.bench import ROWS, instance_for
+from knapcheck.measure.bench import ROWS, instance_for
 from knapcheck.reports.real_budget import percent
 from knapcheck.solvers.contract import SAFE_SCALE, SCALE, Instance, quantize_budget_safe
 from knapcheck.solvers.sliding_hirschberg import sliding_hirschberg
@@ -134,7 +134,7 @@ def render(prices: Sequence[Price]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m knapcheck.reports.budget_price", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python studies/budget_price.py", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--scales", default=str(SAFE_SCALE), help=f"comma-separated scales of the safe rounding (default: {SAFE_SCALE})"
     )

@@ -1,6 +1,6 @@
 """Campaign throughput: verified cases per second on the local Dask cluster and on forked workers.
 
-    python -m knapcheck.reports.campaign_bench [--time 30s] [--rounds 1] [--targets ours] [--families ...]
+    python studies/campaign_bench.py [--time 30s] [--rounds 1] [--targets ours] [--families ...]
 
 runs the same campaign four ways, one after the other, ``--rounds`` times, and prints each way's
 verified cases per second (cases whose optimum an oracle proved) with the ratios the Dask engine
@@ -85,7 +85,7 @@ def dask(entries, families: list[str], duration: float, jobs: int, scratch: Path
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m knapcheck.reports.campaign_bench", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python studies/campaign_bench.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--time", type=float, default=30.0, metavar="SECONDS", help="each campaign's length (default 30)")
     parser.add_argument("--rounds", type=int, default=1, metavar="N", help="times each way runs; medians are shown (default 1)")
     parser.add_argument("--targets", nargs="+", default=["ours"], metavar="SPEC")

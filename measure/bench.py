@@ -1,7 +1,7 @@
 """Benchmarking solvers side by side: each measurement in its own fresh child process.
 
 A row is a seeded, reproducible instance. For every (row, solver) pair ``run_bench`` starts
-``repeats`` fresh processes (``knapcheck.reports.bench_child``), each timing one call and measuring the peak
+``repeats`` fresh processes (``knapcheck.measure.bench_child``), each timing one call and measuring the peak
 resident memory it added. A per-call row (``PerCallRow``) is many small problems instead, each
 solved ``rounds`` times in the one process, since a fresh process per call of a few microseconds
 would measure nothing but the process: its time is the median of all those calls. A child that runs past the time limit is killed and the pair shows
@@ -257,7 +257,7 @@ def measure_once(entry: SolverEntry, row: Row, time_limit: float) -> dict:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "knapcheck.reports.bench_child", spec],
+            [sys.executable, "-m", "knapcheck.measure.bench_child", spec],
             capture_output=True,
             text=True,
             timeout=time_limit,

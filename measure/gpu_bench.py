@@ -8,7 +8,7 @@ so it can beat that limit; this benchmark measures by how much, side by side wit
 streaming kernel on the same rows.
 
 ``knapcheck bench --device cuda`` adds to its table (the cuda solver and its DP-only variant in
-fresh processes on the bench matrix, plus ``knapcheck.reports.bench.CUDA_ROWS``) each one's rate in table
+fresh processes on the bench matrix, plus ``knapcheck.measure.bench.CUDA_ROWS``) each one's rate in table
 cells per second — n * (C + 1) over the median time, the cells a full-table DP would update (the
 DP-only variant updates more, its split levels included; the bound test leaves the default
 solver's DP far fewer) — and that rate as a fraction of the one-item limit, then
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import torch
 
-from knapcheck.reports.bench import BenchResult, BenchRow, instance_for
+from knapcheck.measure.bench import BenchResult, BenchRow, instance_for
 from knapcheck.solvers.triton_rows import TritonRows
 
 

@@ -1,4 +1,4 @@
-"""The real-size models' figures: ``python -m knapcheck.reports.real_size``.
+"""The real-size models' figures: ``python studies/real_size.py``.
 
 For each model of the committed real-size corpus (fuzz/corpus/harvested_large): how many items the
 partitioner hands its solver, how many of them weigh 0 in upstream's rounding, and for every solver
@@ -31,7 +31,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m knapcheck.reports.real_size", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python studies/real_size.py", description=__doc__.splitlines()[0])
     parser.add_argument("--solvers", nargs="+", default=DEFAULT_SOLVERS, metavar="SPEC",
                         help=f"solvers to judge (default: {' '.join(DEFAULT_SOLVERS)})")
     args = parser.parse_args(argv)

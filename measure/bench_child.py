@@ -1,4 +1,4 @@
-"""One benchmark measurement, run as ``python -m knapcheck.reports.bench_child SPEC_JSON`` in a fresh process.
+"""One benchmark measurement, run as ``python -m knapcheck.measure.bench_child SPEC_JSON`` in a fresh process.
 
 The process imports torch, loads the solver, builds the row's instance and warms the solver up
 on a tiny instance; then it resets the kernel's peak-RSS mark to the current RSS and calls the
@@ -78,7 +78,7 @@ def _limit_address_space() -> None:
 def measure(spec: dict) -> dict:
     import torch
 
-    from knapcheck.reports.bench import row_from_dict
+    from knapcheck.measure.bench import row_from_dict
     from knapcheck.solvers.registry import resolve
 
     (entry,) = resolve(spec["solver"])
