@@ -2,7 +2,9 @@
 
 One file per model (``MODEL.json``), each a list of records: the instance exactly as the partitioner
 handed it to its solver, and where it came from (model, memory budget, the index of the solver call
-within that compile, torch version, backend). Reading it needs no torch: the ``harvested`` family
+within that compile, torch version, backend). A record read from a training run's TORCH_TRACE log
+(``knapcheck harvest --trace``) also says where in the log it was and what torch answered
+(``TraceOrigin``, under ``"trace"``); the model is then the log's name. Reading it needs no torch: the ``harvested`` family
 (the toy models, ``CORPUS_DIR``) and the ``harvested_large`` family (the real-size models,
 ``LARGE_CORPUS_DIR``) sample it in every test, check and campaign, and ``knapcheck solve``,
 ``check --instances`` and ``report --instances`` read such a file directly (``knapcheck.fuzz.instance_files``).
@@ -11,6 +13,7 @@ within that compile, torch version, backend). Reading it needs no torch: the ``h
 from __future__ import annotations
 
 import json
+import numbers
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +28,92 @@ LEGACY_FORMAT = "knapcheck-harvested-corpus/1"
 """What files written before ``schema_version`` say instead of it and ``FORMAT``; read the same."""
 
 
+def _field(data: dict, key: str, kind: type | tuple[type, ...], optional: bool = False):
+    value = data.get(key)
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, kind):
+        raise ValueError(f"trace.{key} must be {'null or ' if optional else ''}a {getattr(kind, '__name__', 'number')}, got {value!r:.60}")
+    return value
+
+
+def _indices(data: dict, key: str) -> tuple[int, ...]:
+    values = _field(data, key, list)
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in values):
+        raise ValueError(f"trace.{key} must be a list of item indices")
+    return tuple(values)
+
+
+@dataclass(frozen=True)
+class TraceRegion:
+    """The per-region budget (``torch.autograd.graph.region_activation_memory_budget``) a graph was under."""
+
+    budget: float
+    source: str
+    """Where the annotated forward begins, as torch prints it (``FILE:LINE in FUNCTION``); empty if not printed."""
+
+
+@dataclass(frozen=True)
+class TraceOrigin:
+    """Where in a TORCH_TRACE log a knapsack was read, and the answer torch logged for it."""
+
+    trace: str
+    """The log file's name."""
+    line: int
+    """The line of the ``min_cut_information`` artifact's header."""
+    compile_id: str
+    """As tlparse shows it: ``FRAME/COMPILE``, ``_ATTEMPT`` after a restart, ``!CA/`` under compiled autograd."""
+    frame_id: int | None
+    frame_compile_id: int | None
+    rank: int | None
+    region: TraceRegion | None
+    nodes: tuple[str, ...]
+    """The joint graph's node behind each item."""
+    saved: tuple[int, ...]
+    """The items torch saved (its ``Knapsack Saved Nodes``)."""
+    recomputed: tuple[int, ...]
+    expected_runtime: float
+    """The value torch's solver reported (its ``Expected Runtime``)."""
+
+    def as_dict(self) -> dict:
+        region = None if self.region is None else {"budget": self.region.budget, "source": self.region.source}
+        return {
+            "trace": self.trace,
+            "line": self.line,
+            "compile_id": self.compile_id,
+            "frame_id": self.frame_id,
+            "frame_compile_id": self.frame_compile_id,
+            "rank": self.rank,
+            "region": region,
+            "nodes": list(self.nodes),
+            "saved": list(self.saved),
+            "recomputed": list(self.recomputed),
+            "expected_runtime": self.expected_runtime,
+        }
+
+    @classmethod
+    def from_dict(cls, data: object) -> "TraceOrigin":
+        if not isinstance(data, dict):
+            raise ValueError(f"trace must be an object, got {type(data).__name__}")
+        region = _field(data, "region", dict, optional=True)
+        nodes = _field(data, "nodes", list)
+        if not all(isinstance(name, str) for name in nodes):
+            raise ValueError("trace.nodes must be a list of node names")
+        return cls(
+            _field(data, "trace", str),
+            _field(data, "line", int),
+            _field(data, "compile_id", str),
+            _field(data, "frame_id", int, optional=True),
+            _field(data, "frame_compile_id", int, optional=True),
+            _field(data, "rank", int, optional=True),
+            None if region is None else TraceRegion(float(_field(region, "budget", numbers.Real)), _field(region, "source", str)),
+            tuple(nodes),
+            _indices(data, "saved"),
+            _indices(data, "recomputed"),
+            float(_field(data, "expected_runtime", numbers.Real)),
+        )
+
+
 @dataclass(frozen=True)
 class Harvested:
     """One instance recorded from a real compile, and its provenance."""
@@ -36,14 +125,18 @@ class Harvested:
     """Which solver call of that compile (0 for the first): one compile may solve several graphs."""
     torch_version: str
     backend: str
+    trace: TraceOrigin | None = None
+    """Set when the record was read from a TORCH_TRACE log rather than recorded from a compile."""
 
     def as_dict(self) -> dict:
+        provenance = {} if self.trace is None else {"trace": self.trace.as_dict()}
         return {
             "model": self.model,
             "budget": self.budget,
             "call": self.call,
             "torch_version": self.torch_version,
             "backend": self.backend,
+            **provenance,
             **self.instance.as_dict(),
         }
 
@@ -59,6 +152,7 @@ class Harvested:
             int(data["call"]),
             str(data["torch_version"]),
             str(data["backend"]),
+            TraceOrigin.from_dict(data["trace"]) if "trace" in data else None,
         )
 
     @property
