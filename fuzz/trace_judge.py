@@ -130,9 +130,5 @@ class TraceVerdicts:
         return [k for k in self.knapsacks if k.torch.judgement.failed(exact=True)]
 
 
-def judge_trace(harvest: TraceHarvest, progress: Callable[[str], None] = lambda message: None) -> TraceVerdicts:
-    judged = []
-    for record in harvest.records:
-        judged.append(judge_knapsack(record))
-        progress(f"{record.name}: n = {record.instance.n}, torch's answer {judged[-1].torch.verdict}")
-    return TraceVerdicts(harvest, judged)
+def judge_trace(harvest: TraceHarvest) -> TraceVerdicts:
+    return TraceVerdicts(harvest, [judge_knapsack(record) for record in harvest.records])

@@ -130,14 +130,16 @@ def _check_derivation(fields: dict, where: str, version: str) -> None:
 
 
 def _region(payload: str | None) -> TraceRegion | None:
-    match = REGION.search(payload or "")
-    if match is None:
+    """The region budget a joint graph's annotations carry, and the first place torch printed for one."""
+    matches = list(REGION.finditer(payload or ""))
+    if not matches:
         return None
     try:
-        budget = float(match.group(1))
+        budget = float(matches[0].group(1))
     except ValueError:
         return None
-    return TraceRegion(budget, (match.group(2) or "").strip())
+    source = next((m.group(2).strip() for m in matches if m.group(2)), "")
+    return TraceRegion(budget, source)
 
 
 @dataclass(frozen=True)

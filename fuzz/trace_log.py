@@ -90,7 +90,7 @@ def _lines(path: Path) -> Iterator[bytes]:
                     return
                 number += 1
                 if len(line) > MAX_LINE_BYTES:
-                    raise TraceError(f"{path}: line {number} is longer than {MAX_LINE_BYTES // 2**20} MiB; torch writes no such line")
+                    raise TraceError(f"{path}: line {number} is longer than {MAX_LINE_BYTES:,} bytes, the most a line is read to")
                 yield line
         except EOFError:
             raise TraceError(f"{path}: the gzip stream ends early (the file was cut short)") from None

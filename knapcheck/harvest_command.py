@@ -117,14 +117,13 @@ def run_trace(args: argparse.Namespace) -> int:
             problems.append(str(exc))
             continue
         for path in files:
-            _progress(f"reading {path}")
             try:
                 harvests.append(harvest_trace(path))
             except TraceError as exc:
                 problems.append(str(exc))
     if problems:
         for problem in problems:
-            print(f"knapcheck harvest: --trace {problem}", file=sys.stderr)
+            print("knapcheck harvest: --trace " + " ".join(problem.split()), file=sys.stderr)
         return exit_status.USAGE
     harvests = unique_models(harvests)
     for path in write_harvested([record for harvest in harvests for record in harvest.records], args.out):
@@ -132,7 +131,7 @@ def run_trace(args: argparse.Namespace) -> int:
     failed = False
     for harvest in harvests:
         _progress(f"judging the {len(harvest.records)} knapsack(s) of {harvest.path}")
-        verdicts = judge_trace(harvest, progress=_progress)
+        verdicts = judge_trace(harvest)
         print(render_text(verdicts))
         failed = failed or bool(verdicts.failed)
     return exit_status.FAILED if failed else exit_status.OK
