@@ -28,12 +28,14 @@ LEGACY_FORMAT = "knapcheck-harvested-corpus/1"
 """What files written before ``schema_version`` say instead of it and ``FORMAT``; read the same."""
 
 
-def _field(data: dict, key: str, kind: type | tuple[type, ...], optional: bool = False):
+def _field(data: dict, key: str, kind: type, optional: bool = False):
+    """``data[key]`` if it is a ``kind`` (a bool only when ``kind`` is bool), or None when ``optional``."""
     value = data.get(key)
     if value is None and optional:
         return None
-    if isinstance(value, bool) or not isinstance(value, kind):
-        raise ValueError(f"trace.{key} must be {'null or ' if optional else ''}a {getattr(kind, '__name__', 'number')}, got {value!r:.60}")
+    if isinstance(value, bool) is not (kind is bool) or not isinstance(value, kind):
+        name = "number" if kind is numbers.Real else kind.__name__
+        raise ValueError(f"trace.{key} must be {'null or ' if optional else ''}a {name}, got {value!r:.60}")
     return value
 
 
@@ -74,6 +76,8 @@ class TraceOrigin:
     recomputed: tuple[int, ...]
     expected_runtime: float
     """The value torch's solver reported (its ``Expected Runtime``)."""
+    from_cache: bool = False
+    """Logged again by a compile the AOTAutograd cache served: solved by an earlier run."""
 
     def as_dict(self) -> dict:
         region = None if self.region is None else {"budget": self.region.budget, "source": self.region.source}
@@ -89,6 +93,7 @@ class TraceOrigin:
             "saved": list(self.saved),
             "recomputed": list(self.recomputed),
             "expected_runtime": self.expected_runtime,
+            "from_cache": self.from_cache,
         }
 
     @classmethod
@@ -111,6 +116,7 @@ class TraceOrigin:
             _indices(data, "saved"),
             _indices(data, "recomputed"),
             float(_field(data, "expected_runtime", numbers.Real)),
+            _field(data, "from_cache", bool),
         )
 
 

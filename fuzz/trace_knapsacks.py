@@ -23,7 +23,9 @@ and derive them alike (the same ``ac_logging_utils.py``, the same knapsack call 
 A graph compiled under ``torch.autograd.graph.region_activation_memory_budget`` carries the budget
 as a node annotation, which the ``aot_joint_graph`` record of the same compile prints
 (``# Annotation: {'_region_activation_memory_budget': 0.2} File: train.py:12 in f, ...``): the
-knapsack's record then names that region.
+knapsack's record then names that region. A compile the AOTAutograd cache serves replays the
+``min_cut_information`` stored with it and logs ``aotautograd_cache_hit``: its knapsack was solved
+by an earlier run, and its record says so (``TraceOrigin.from_cache``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ from knapcheck.fuzz.trace_log import TraceError, TraceRecord, parse_json, read_r
 from knapcheck.solvers.contract import Instance
 
 ARTIFACT = "min_cut_information"
+CACHE_HIT = "aotautograd_cache_hit"
+"""The artifact a compile the AOTAutograd cache served logs (after replaying the stored ``ARTIFACT``)."""
 SUPPORTED_TORCH = "2.13 to 2.15"
 BACKEND = "unknown: read from a TORCH_TRACE log"
 """The backend a trace does not record (any that partitions: inductor, aot_eager_decomp_partition, ...)."""
@@ -100,8 +104,8 @@ def _fields(payload: object, where: str, version: str) -> dict:
         if not isinstance(values, list) or not all(isinstance(v, kind) and not isinstance(v, bool) for v in values):
             raise _differs(where, f"{key!r} is not a list of {'numbers' if kind is numbers.Real else kind.__name__}", version)
     for key in NUMBERS:
-        if isinstance(payload[key], bool) or not isinstance(payload[key], numbers.Real):
-            raise _differs(where, f"{key!r} is not a number", version)
+        if isinstance(payload[key], bool) or not isinstance(payload[key], numbers.Real) or not _finite(payload[key]):
+            raise _differs(where, f"{key!r} is not a finite number", version)
     n = len(payload["Knapsack Input Memories"])
     for key in ("Knapsack Input Runtimes", "Absolute Memories", "Recomputable Banned Nodes Order"):
         if len(payload[key]) != n:
@@ -109,16 +113,23 @@ def _fields(payload: object, where: str, version: str) -> dict:
     return payload
 
 
+def _finite(value: numbers.Real) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def _check_derivation(fields: dict, where: str, version: str) -> None:
     """Each item's memory is its size normalized as torch 2.13 to 2.15 normalize it, bit for bit."""
     budget = fields["Memory Budget"]
-    if not (math.isfinite(budget) and 0 <= budget <= 1):
+    if not 0 <= budget <= 1:
         raise _differs(where, f"'Memory Budget' is {budget!r}, outside [0, 1]", version)
     span = fields["Max Activation Size (GB)"] - fields["Min Activation Size (GB)"]
     for i, (size, memory) in enumerate(zip(fields["Absolute Memories"], fields["Knapsack Input Memories"])):
         try:
             derived = (size / 1e9) / span
-        except ZeroDivisionError:
+        except (ZeroDivisionError, OverflowError):
             derived = math.nan
         if derived != memory:
             raise _differs(
@@ -160,7 +171,7 @@ def model_name(path: Path) -> str:
     return name or "trace"
 
 
-def harvest_trace(path: Path, model: str | None = None) -> TraceHarvest:
+def harvest_trace(path: Path) -> TraceHarvest:
     """Every knapsack logged in the TORCH_TRACE log at ``path``; TraceError (one line) for a bad log.
 
     Bad: not a structured trace; a trace with no ``min_cut_information`` artifact (the message says
@@ -169,14 +180,18 @@ def harvest_trace(path: Path, model: str | None = None) -> TraceHarvest:
     artifact whose fields differ from those torch 2.13 to 2.15 write.
     """
     path = Path(path)
-    model = model or model_name(path)
+    model = model_name(path)
     version = "unknown"
     regions: dict[tuple, TraceRegion | None] = {}
     configs: list[dict] = []
     records: list[Harvested] = []
+    cache_hits: set[tuple] = set()
+    keys: list[tuple] = []
     for record in read_records(path, _wanted):
         name = _artifact_name(record.metadata)
-        if name == "torch_version" and record.complete:
+        if name == CACHE_HIT:
+            cache_hits.add(compile_key(record.metadata))
+        elif name == "torch_version" and record.complete:
             info = parse_json(record.payload, f"{path}: line {record.line}")
             if isinstance(info, dict) and isinstance(info.get("pytorch_version"), str):
                 version = info["pytorch_version"]
@@ -186,9 +201,14 @@ def harvest_trace(path: Path, model: str | None = None) -> TraceHarvest:
         elif "aot_joint_graph" in record.metadata:
             regions[compile_key(record.metadata)] = _region(record.payload) if record.complete else None
         elif name == ARTIFACT:
-            records.append(_knapsack(record, path, model, version, regions.get(compile_key(record.metadata)), len(records)))
+            keys.append(compile_key(record.metadata))
+            records.append(_knapsack(record, path, model, version, regions.get(keys[-1]), len(records)))
     if not records:
         raise TraceError(f"{path}: {_why_no_knapsack(configs, any(regions.values()))}")
+    records = [
+        replace(r, trace=replace(r.trace, from_cache=True)) if keys[i] in cache_hits else r
+        for i, r in enumerate(records)
+    ]
     return TraceHarvest(path, model, version, records)
 
 

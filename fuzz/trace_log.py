@@ -52,7 +52,7 @@ def parse_json(text: str | bytes, where: str) -> object:
         return json.loads(text)
     except RecursionError:
         raise TraceError(f"{where}: JSON nested too deeply") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except ValueError as exc:
         raise TraceError(f"{where}: not valid JSON ({exc})") from None
 
 

@@ -67,6 +67,9 @@ def header(verdicts: TraceVerdicts) -> str:
     ]
     if regions:
         parts.append(f"{regions} under a per-region budget")
+    cached = sum(1 for r in records if r.trace.from_cache)
+    if cached:
+        parts.append(f"{cached} replayed from the AOTAutograd cache (solved by an earlier run)")
     return ", ".join(parts)
 
 
@@ -76,7 +79,7 @@ def torch_line(verdicts: TraceVerdicts) -> str:
         gap_text = "no runtime left on the table"
     else:
         relative = gap / where.optimum if where.optimum > 0 else 0.0
-        gap_text = f"worst gap {gap:.6g} runtime left on the table ({percent(relative)} of the optimum, {_label(where)})"
+        gap_text = f"at worst {gap:.6g} runtime left on the table ({percent(relative)} of the optimum, {_label(where)})"
     verdict_text = _verdicts([k.torch.verdict for k in verdicts.knapsacks])
     return f"torch's answers: {verdict_text}; {gap_text}; {_overshoot(verdicts, None)}"
 

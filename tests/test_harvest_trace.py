@@ -239,6 +239,16 @@ def test_a_log_cut_short_after_its_artifacts_still_gives_them(trace, tmp_path):
     assert knapsacks(harvest_trace(tmp_path / "killed.log").records) == knapsacks(harvest_trace(trace).records)
 
 
+def test_a_knapsack_replayed_from_the_aotautograd_cache_says_so(trace, tmp_path, capsys):
+    prefix = trace.read_text().split("\n", 1)[0].split("] ", 1)[0]
+    hit = {"artifact": {"name": "aotautograd_cache_hit", "encoding": "json"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0}
+    replayed = tmp_path / "replayed.log"
+    replayed.write_text(trace.read_text() + f"{prefix}] {json.dumps(hit)}\n")
+    assert [r.trace.from_cache for r in harvest_trace(replayed).records] == [True, False]
+    main(["harvest", "--trace", str(replayed), "--out", str(tmp_path / "out")])
+    assert "1 replayed from the AOTAutograd cache" in capsys.readouterr().out
+
+
 def test_an_artifact_whose_fields_differ_names_the_supported_versions(trace, tmp_path, capsys):
     def renamed(payload):
         payload["Knapsack Memories"] = payload.pop("Knapsack Input Memories")
@@ -270,6 +280,13 @@ def test_hostile_logs(trace, tmp_path, capsys, monkeypatch):
 
     line = _refused(_edit_artifact(trace, tmp_path / "nan.log", nan), tmp_path, capsys)
     assert "not a valid instance" in line and "runtimes[2]" in line
+
+    def huge(payload):
+        payload["Absolute Memories"][0] = 10**400
+        payload["Expected Runtime"] = 10**400
+        return payload
+
+    assert "'Expected Runtime' is not a finite number" in _refused(_edit_artifact(trace, tmp_path / "huge.log", huge), tmp_path, capsys)
 
     os.mkfifo(tmp_path / "fifo.log")
     assert "is a FIFO; a trace log is a regular file" in _refused(tmp_path / "fifo.log", tmp_path, capsys)
