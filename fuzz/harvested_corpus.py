@@ -4,10 +4,11 @@ One file per model (``MODEL.json``), each a list of records: the instance exactl
 handed it to its solver, and where it came from (model, memory budget, the index of the solver call
 within that compile, torch version, backend). A record read from a training run's TORCH_TRACE log
 (``knapcheck harvest --trace``) also says where in the log it was and what torch answered
-(``TraceOrigin``, under ``"trace"``); the model is then the log's name. Reading it needs no torch: the ``harvested`` family
-(the toy models, ``CORPUS_DIR``) and the ``harvested_large`` family (the real-size models,
-``LARGE_CORPUS_DIR``) sample it in every test, check and campaign, and ``knapcheck solve``,
-``check --instances`` and ``report --instances`` read such a file directly (``knapcheck.fuzz.instance_files``).
+(``TraceOrigin``, under ``"trace"``); the model is then the log's name. Reading it needs no torch:
+the ``harvested`` family (the toy models, ``CORPUS_DIR``) and the ``harvested_large`` family (the
+real-size models, ``LARGE_CORPUS_DIR``) sample it in every test, check and campaign, and
+``knapcheck solve``, ``check --instances`` and ``report --instances`` read such a file directly
+(``knapcheck.fuzz.instance_files``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,13 @@ def _field(data: dict, key: str, kind: type, optional: bool = False):
     return value
 
 
+def _number(data: dict, key: str) -> float:
+    try:
+        return float(_field(data, key, numbers.Real))
+    except OverflowError:
+        raise ValueError(f"trace.{key} is beyond float64's range") from None
+
+
 def _indices(data: dict, key: str) -> tuple[int, ...]:
     values = _field(data, key, list)
     if not all(isinstance(i, int) and not isinstance(i, bool) for i in values):
@@ -68,6 +76,7 @@ class TraceOrigin:
     frame_id: int | None
     frame_compile_id: int | None
     rank: int | None
+    """The process's rank in a distributed run."""
     region: TraceRegion | None
     nodes: tuple[str, ...]
     """The joint graph's node behind each item."""
@@ -111,11 +120,11 @@ class TraceOrigin:
             _field(data, "frame_id", int, optional=True),
             _field(data, "frame_compile_id", int, optional=True),
             _field(data, "rank", int, optional=True),
-            None if region is None else TraceRegion(float(_field(region, "budget", numbers.Real)), _field(region, "source", str)),
+            None if region is None else TraceRegion(_number(region, "budget"), _field(region, "source", str)),
             tuple(nodes),
             _indices(data, "saved"),
             _indices(data, "recomputed"),
-            float(_field(data, "expected_runtime", numbers.Real)),
+            _number(data, "expected_runtime"),
             _field(data, "from_cache", bool),
         )
 

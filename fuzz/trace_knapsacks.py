@@ -73,15 +73,18 @@ def _wanted(metadata: dict) -> bool:
     return "aot_joint_graph" in metadata or _artifact_name(metadata) in (ARTIFACT, "torch_version", "torch._functorch.config")
 
 
-def compile_key(metadata: dict) -> tuple:
-    return tuple(metadata.get(key) for key in ("rank", "compiled_autograd_id", "frame_id", "frame_compile_id", "attempt"))
+COMPILE_FIELDS = ("rank", "compiled_autograd_id", "frame_id", "frame_compile_id", "attempt")
+
+
+def compile_key(metadata: dict) -> tuple[int | None, ...]:
+    """Which process rank and compile a record belongs to (fields that are not whole numbers count as absent)."""
+    return tuple(_int_or_none(metadata.get(key)) for key in COMPILE_FIELDS)
 
 
 def compile_id(metadata: dict) -> str:
     """The compile's id as tlparse shows it: ``FRAME/COMPILE``, ``_ATTEMPT`` after a restart, ``!CA/`` under compiled autograd."""
-    frame, compile_, attempt = (metadata.get(key) for key in ("frame_id", "frame_compile_id", "attempt"))
+    _, autograd, frame, compile_, attempt = compile_key(metadata)
     shown = f"{frame}/{compile_}" + (f"_{attempt}" if attempt else "") if frame is not None else "-"
-    autograd = metadata.get("compiled_autograd_id")
     return f"!{autograd}/{shown}" if autograd is not None else shown
 
 
@@ -264,7 +267,11 @@ def _why_no_knapsack(configs: list[dict], regions: bool) -> str:
             f"{none}: every graph was compiled with activation_memory_budget 1.0, where the partitioner"
             " solves no knapsack; set torch._functorch.config.activation_memory_budget below 1"
         )
-    return f"{none}: the partitioner solved no knapsack (the runtime-optimized cut already fit the budget)"
+    return (
+        f"{none}: the partitioner solved no knapsack, either because the runtime-optimized cut already fit"
+        " every budget or because debug_partitioner was switched on after torch was imported (set"
+        " AOT_PARTITIONER_DEBUG=1 in the environment instead)"
+    )
 
 
 def unique_models(harvests: list[TraceHarvest]) -> list[TraceHarvest]:

@@ -15,7 +15,7 @@ from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports.real_budget import percent
 
 LISTED = 10
-"""Knapsacks torch did not answer optimally listed by name; the rest are counted."""
+"""How many of the knapsacks torch did not answer optimally are listed; the rest are counted."""
 
 
 def _plural(count: int, word: str) -> str:
@@ -48,8 +48,10 @@ def _overshoot(verdicts: TraceVerdicts, solver: str | None) -> str:
 def _against_torch(verdicts: TraceVerdicts, solver: str) -> str:
     torch_total = sum(k.torch.value or 0.0 for k in verdicts.knapsacks)
     total = sum(k.compared[solver].value or 0.0 for k in verdicts.knapsacks)
-    if torch_total <= 0 or total == torch_total:
+    if total == torch_total:
         return "saves as much runtime as torch's answers"
+    if torch_total <= 0:
+        return f"saves {total:.6g} runtime in all, where torch's answers save {torch_total:.6g}"
     return f"saves {percent(abs(total - torch_total) / torch_total)} {'more' if total > torch_total else 'less'} runtime than torch's answers"
 
 

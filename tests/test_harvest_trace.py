@@ -239,6 +239,23 @@ def test_a_log_cut_short_after_its_artifacts_still_gives_them(trace, tmp_path):
     assert knapsacks(harvest_trace(tmp_path / "killed.log").records) == knapsacks(harvest_trace(trace).records)
 
 
+def test_an_answer_over_the_budget_is_judged_so_with_its_real_overshoot(trace, tmp_path, capsys):
+    def save_everything(payload):
+        payload["Knapsack Saved Nodes"] = list(range(len(payload["Knapsack Input Memories"])))
+        payload["Knapsack Recomputed Nodes"] = []
+        return payload
+
+    greedy = _edit_artifact(trace, tmp_path / "greedy.log", save_everything)
+    record = harvest_trace(greedy).records[0]
+    logged = judge_logged(record, optimum(record.instance))
+    assert logged.verdict.value == "OVER_BUDGET"
+    assert logged.overshoot == pytest.approx(sum(record.instance.memory) / BUDGET - 1)
+    assert main(["harvest", "--trace", str(greedy), "--out", str(tmp_path / "out")]) == 1
+    out = capsys.readouterr().out
+    assert "1 OVER_BUDGET" in out and "worst real overshoot" in out.split("expanding_core")[0]
+    assert "#0 (compile 0/0, line" in out
+
+
 def test_a_knapsack_replayed_from_the_aotautograd_cache_says_so(trace, tmp_path, capsys):
     prefix = trace.read_text().split("\n", 1)[0].split("] ", 1)[0]
     hit = {"artifact": {"name": "aotautograd_cache_hit", "encoding": "json"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0}
