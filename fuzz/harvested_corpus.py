@@ -2,15 +2,19 @@
 
 One file per model (``MODEL.json``), each a list of records: the instance exactly as the partitioner
 handed it to its solver, and where it came from (model, memory budget, the index of the solver call
-within that compile, torch version, backend). Reading it needs no torch: the ``harvested`` family
-(the toy models, ``CORPUS_DIR``) and the ``harvested_large`` family (the real-size models,
-``LARGE_CORPUS_DIR``) sample it in every test, check and campaign, and ``knapcheck solve``,
-``check --instances`` and ``report --instances`` read such a file directly (``knapcheck.fuzz.instance_files``).
+within that compile, torch version, backend). A record read from a training run's TORCH_TRACE log
+(``knapcheck harvest --trace``) also says where in the log it was and what torch answered
+(``TraceOrigin``, under ``"trace"``); the model is then the log's name. Reading it needs no torch:
+the ``harvested`` family (the toy models, ``CORPUS_DIR``) and the ``harvested_large`` family (the
+real-size models, ``LARGE_CORPUS_DIR``) sample it in every test, check and campaign, and
+``knapcheck solve``, ``check --instances`` and ``report --instances`` read such a file directly
+(``knapcheck.fuzz.instance_files``).
 """
 
 from __future__ import annotations
 
 import json
+import numbers
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +29,106 @@ LEGACY_FORMAT = "knapcheck-harvested-corpus/1"
 """What files written before ``schema_version`` say instead of it and ``FORMAT``; read the same."""
 
 
+def _field(data: dict, key: str, kind: type, optional: bool = False):
+    """``data[key]`` if it is a ``kind`` (a bool only when ``kind`` is bool), or None when ``optional``."""
+    value = data.get(key)
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) is not (kind is bool) or not isinstance(value, kind):
+        name = "number" if kind is numbers.Real else kind.__name__
+        raise ValueError(f"trace.{key} must be {'null or ' if optional else ''}a {name}, got {value!r:.60}")
+    return value
+
+
+def _number(data: dict, key: str) -> float:
+    try:
+        return float(_field(data, key, numbers.Real))
+    except OverflowError:
+        raise ValueError(f"trace.{key} is beyond float64's range") from None
+
+
+def _indices(data: dict, key: str) -> tuple[int, ...]:
+    values = _field(data, key, list)
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in values):
+        raise ValueError(f"trace.{key} must be a list of item indices")
+    return tuple(values)
+
+
+@dataclass(frozen=True)
+class TraceRegion:
+    """The per-region budget (``torch.autograd.graph.region_activation_memory_budget``) a graph was under."""
+
+    budget: float
+    source: str
+    """Where the annotated forward begins, as torch prints it (``FILE:LINE in FUNCTION``); empty if not printed."""
+
+
+@dataclass(frozen=True)
+class TraceOrigin:
+    """Where in a TORCH_TRACE log a knapsack was read, and the answer torch logged for it."""
+
+    trace: str
+    """The log file's name."""
+    line: int
+    """The line of the ``min_cut_information`` artifact's header."""
+    compile_id: str
+    """As tlparse shows it: ``FRAME/COMPILE``, ``_ATTEMPT`` after a restart, ``!CA/`` under compiled autograd."""
+    frame_id: int | None
+    frame_compile_id: int | None
+    rank: int | None
+    """The process's rank in a distributed run."""
+    region: TraceRegion | None
+    nodes: tuple[str, ...]
+    """The joint graph's node behind each item."""
+    saved: tuple[int, ...]
+    """The items torch saved (its ``Knapsack Saved Nodes``)."""
+    recomputed: tuple[int, ...]
+    expected_runtime: float
+    """The value torch's solver reported (its ``Expected Runtime``)."""
+    from_cache: bool = False
+    """Logged again by a compile the AOTAutograd cache served: solved by an earlier run."""
+
+    def as_dict(self) -> dict:
+        region = None if self.region is None else {"budget": self.region.budget, "source": self.region.source}
+        return {
+            "trace": self.trace,
+            "line": self.line,
+            "compile_id": self.compile_id,
+            "frame_id": self.frame_id,
+            "frame_compile_id": self.frame_compile_id,
+            "rank": self.rank,
+            "region": region,
+            "nodes": list(self.nodes),
+            "saved": list(self.saved),
+            "recomputed": list(self.recomputed),
+            "expected_runtime": self.expected_runtime,
+            "from_cache": self.from_cache,
+        }
+
+    @classmethod
+    def from_dict(cls, data: object) -> "TraceOrigin":
+        if not isinstance(data, dict):
+            raise ValueError(f"trace must be an object, got {type(data).__name__}")
+        region = _field(data, "region", dict, optional=True)
+        nodes = _field(data, "nodes", list)
+        if not all(isinstance(name, str) for name in nodes):
+            raise ValueError("trace.nodes must be a list of node names")
+        return cls(
+            _field(data, "trace", str),
+            _field(data, "line", int),
+            _field(data, "compile_id", str),
+            _field(data, "frame_id", int, optional=True),
+            _field(data, "frame_compile_id", int, optional=True),
+            _field(data, "rank", int, optional=True),
+            None if region is None else TraceRegion(_number(region, "budget"), _field(region, "source", str)),
+            tuple(nodes),
+            _indices(data, "saved"),
+            _indices(data, "recomputed"),
+            _number(data, "expected_runtime"),
+            _field(data, "from_cache", bool),
+        )
+
+
 @dataclass(frozen=True)
 class Harvested:
     """One instance recorded from a real compile, and its provenance."""
@@ -36,14 +140,18 @@ class Harvested:
     """Which solver call of that compile (0 for the first): one compile may solve several graphs."""
     torch_version: str
     backend: str
+    trace: TraceOrigin | None = None
+    """Set when the record was read from a TORCH_TRACE log rather than recorded from a compile."""
 
     def as_dict(self) -> dict:
+        provenance = {} if self.trace is None else {"trace": self.trace.as_dict()}
         return {
             "model": self.model,
             "budget": self.budget,
             "call": self.call,
             "torch_version": self.torch_version,
             "backend": self.backend,
+            **provenance,
             **self.instance.as_dict(),
         }
 
@@ -59,6 +167,7 @@ class Harvested:
             int(data["call"]),
             str(data["torch_version"]),
             str(data["backend"]),
+            TraceOrigin.from_dict(data["trace"]) if "trace" in data else None,
         )
 
     @property
