@@ -148,7 +148,8 @@ def benchmark(args: argparse.Namespace, regression, log: Path, progress):
     if not args.bench_repeats:
         return Performance(limits=limits, note="Not measured (--bench-repeats 0).")
     entries = {e.name: e for e in regression.result.solvers}
-    pairs = [(entries[c.name], entries[b]) for c in regression.entries(CANDIDATE) for b in regression.counterparts(c.name)]
+    pairs = [(entries[c.name], entries[name]) for c in regression.entries(CANDIDATE)
+             for name in regression.counterparts(c.name)]
     if not pairs:
         return Performance(limits=limits, note="Not measured: performance is measured against a baseline (--baseline).")
     results = []

@@ -10,9 +10,9 @@ sample per row, ``log(candidate / baseline)``, for time and for peak memory
 The rounds stop when every row's time interval is tight (at least ``MIN_ROUNDS`` rounds, spread at
 most ``TIGHT_SPREAD``), after ``max_rounds`` rounds, or when ``time_limit`` runs out, whichever
 comes first; the warm-up counts against the limit, loading the two solvers does not (it has a
-limit of its own, ``STARTUP_TIME_LIMIT``). A solver that raises, crashes the
-process, or keeps a row from being measured even once within the limit ends the pair in a
-``BenchFailure`` that names it, never in an exception here. Peak memory is the resident memory a
+limit of its own, ``STARTUP_TIME_LIMIT``). A solver that raises, crashes the process, or keeps a
+row from being measured even once within the limit ends the pair in a ``BenchFailure`` that names
+it, never in an exception here. Peak memory is the resident memory a
 call adds (``knapcheck.measure.peak_rss``), counted as at least ``MEMORY_FLOOR`` so that the
 ratio compares the solvers' tables, not a few pages of the interpreter's own.
 """
@@ -56,6 +56,7 @@ def gate_rows() -> list[BenchRow]:
 
     return [BenchRow(f"n=200 C={c:.0e}", 200, c / SCALE, total_memory=2 * c / SCALE) for c in GATE_CAPACITIES]
 
+
 DEFAULT_TIME_LIMIT = 20.0
 DEFAULT_MAX_ROUNDS = 100
 MIN_ROUNDS = 10
@@ -67,7 +68,8 @@ DEFAULT_THREADS = 1
 MEMORY_FLOOR = 2**20
 """Peaks below 1 MiB count as 1 MiB: resident memory moves by pages the solver did not ask for."""
 MEMORY_LIMIT = 4 * 2**30
-"""Address space the child may map beyond what it maps with both solvers loaded."""
+"""Address space the child may map beyond what it maps with both solvers loaded (no cap when either
+solver is a CUDA one: CUDA reserves far more address space than it uses)."""
 _SHORTEST_CALL = 1e-9
 
 STOP_TIGHT = "tight"
@@ -152,7 +154,8 @@ class Recording:
             self.loaded, self.in_flight = True, None
         elif event == "call":
             row, round_index = message.get("row"), message.get("round")
-            if not self.loaded or not _whole(row) or not 0 <= row < self.rows or not _whole(round_index) or round_index < WARM_UP_ROUND:
+            placed = _whole(row) and 0 <= row < self.rows and _whole(round_index) and round_index >= WARM_UP_ROUND
+            if not self.loaded or not placed:
                 raise ValueError(f"a call out of place: {message!r:.120}")
             self._start(message.get("role"), row, round_index, now)
         elif event == "done":
@@ -173,7 +176,8 @@ class Recording:
     def _done(self, seconds: object, peak: object, now: float) -> None:
         if self.in_flight is None or self.in_flight[1] is None:
             raise ValueError("a result without a call")
-        if not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0 or not _whole(peak) or peak < 0:
+        measured = isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds >= 0
+        if not measured or not _whole(peak) or peak < 0:
             raise ValueError(f"a result that is no measurement: seconds={seconds!r:.40}, peak_bytes={peak!r:.40}")
         role, row, round_index = self.in_flight
         self.in_flight = None
@@ -374,8 +378,10 @@ def measure_pair(
     recording = Recording(len(measured))
     stopped, failure = STOP_ROUNDS, None
     if measured:
-        job = {"specs": {CANDIDATE: candidate.spec, BASELINE: baseline.spec}, "memory_limit": MEMORY_LIMIT,
-               "rounds": max_rounds, "threads": threads, "rows": [_problem(row.instances()[0]) for _, row in measured]}
+        cuda = "cuda" in (candidate.device, baseline.device)
+        job = {"specs": {CANDIDATE: candidate.spec, BASELINE: baseline.spec}, "rounds": max_rounds,
+               "memory_limit": None if cuda else MEMORY_LIMIT, "threads": threads,
+               "rows": [_problem(row.instances()[0]) for _, row in measured]}
         with child_process(job, output) as receive:
             stopped, failure = drive(receive, recording, time_limit)
     for index, (comparison, _) in enumerate(measured):

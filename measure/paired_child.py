@@ -1,12 +1,12 @@
 """The process where a candidate and its baseline are timed side by side (``knapcheck.measure.paired``).
 
-Run as ``python -m knapcheck.measure.paired_child PARENT_PID FD``; the parent sends one message on
-the socket FD, the job (both solvers' specs, the rows' instances, a memory cap and a number of
-rounds), and reads one message per event back: ``loading`` (which solver) and ``loaded``, then for every call a ``call`` (which
-solver, which row, which round) before it and a ``done`` (seconds, peak bytes) after it, and
-``finished`` once every round has run, or ``failed`` when a solver raised. Messages are JSON; a
-target that dies takes the process with it, and the parent knows from the last ``call`` whose call
-it was.
+Run as ``python -m knapcheck.measure.paired_child PARENT_PID FD``. The parent sends one message on
+the socket FD, the job: both solvers' specs, the rows' instances, a memory cap, a number of rounds
+and torch's thread count. The child answers one message per event: ``loading`` (which solver) and
+``loaded``; for every call a ``call`` (which solver, which row, which round) before it and a
+``done`` (seconds, peak bytes) after it; ``finished`` once every round has run, or ``failed`` when
+a solver raised. Messages are JSON. A target that dies takes the process with it, and the parent
+knows from the last ``call`` whose call it was.
 
 Both solvers live in this one process, so they are measured under the same load, with the same
 torch, the same threads and the same caches. Each is first called once on every row (round -1, the
@@ -54,7 +54,8 @@ def failure_status(exc: Exception) -> str:
     if isinstance(exc, ProblemTooLarge):
         return "too big"
     message = str(exc).lower()
-    if isinstance(exc, MemoryError) or (isinstance(exc, RuntimeError) and ("allocate" in message or "out of memory" in message)):
+    allocation = isinstance(exc, RuntimeError) and ("allocate" in message or "out of memory" in message)
+    if isinstance(exc, MemoryError) or allocation:
         return "out of memory"
     return "error"
 
@@ -121,7 +122,8 @@ def serve(conn: Connection) -> None:
 
     torch.set_num_threads(job["threads"])
     problems = [(row["memory"], row["runtimes"], row["max_memory"]) for row in job["rows"]]
-    cap_address_space(job["memory_limit"])
+    if job["memory_limit"] is not None:
+        cap_address_space(job["memory_limit"])
     send({"event": "loaded"})
     def synchronize() -> None:
         """A solver that used CUDA has its kernels finished before the clock stops."""

@@ -147,7 +147,8 @@ def html_parts(performance: Performance) -> list[str]:
         parts.append(f"<p>{escape(EXPLANATION)}</p>")
     for pair in performance.pairs:
         head = "".join(f"<th>{escape(cell)}</th>" for cell in HEADER)
-        body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in _table_rows(pair))
+        body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>"
+                       for row in _table_rows(pair))
         parts += [f"<p><strong>{escape(_pair_title(pair))}</strong>: {escape(_pair_line(pair))}</p>",
                   f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"]
     if performance.pairs:

@@ -219,9 +219,15 @@ def test_a_hang_in_the_warm_up_is_a_timeout_of_the_solver_that_spent_the_time():
 
 def test_a_solver_too_slow_for_even_one_round_is_blamed_not_the_one_in_flight():
     """The baseline's call happens to be under way when the limit runs out; the candidate spent the time."""
-    messages = child_messages(1, 1, {CANDIDATE: 8.0, BASELINE: 0.1}, {CANDIDATE: 0, BASELINE: 0}, finished=False)
-    stopped, failure, _ = run_script(ScriptedChild(messages, hangs=True), 1, time_limit=20.0)
+    # loaded at 1 s; warm-up: candidate to 7 s, baseline to 10 s; round 0: candidate to 16 s, baseline
+    # to 19 s, and the baseline's second call is under way when the limit runs out at 21 s
+    messages = child_messages(1, 1, {CANDIDATE: 6.0, BASELINE: 3.0}, {CANDIDATE: 0, BASELINE: 0}, finished=False)
+    child = ScriptedChild(messages, hangs=True)
+    recording = Recording(1)
+    stopped, failure = drive(child.receive, recording, 20.0, clock=child.clock)
+    assert recording.in_flight == (BASELINE, 0, 0)
     assert stopped == STOP_FAILURE and failure["status"] == "timeout" and failure["role"] == CANDIDATE
+    assert "the candidate's calls took 12 s in all, the baseline's 8 s" in failure["error"]
 
 
 def test_a_solver_that_raises_is_reported_with_its_row():
