@@ -94,6 +94,9 @@ def _cell(row: RowComparison, role: str, key: str) -> str:
 
 
 def _table_rows(pair: PairResult) -> list[list[str]]:
+    """The pair's table; none when not one row was measured (the pair's line says why)."""
+    if not any(row.time or row.refused for row in pair.rows):
+        return []
     rows = []
     for row in pair.rows:
         if row.refused:
@@ -132,8 +135,10 @@ def markdown_lines(performance: Performance) -> list[str]:
         lines += [EXPLANATION, ""]
     for pair in performance.pairs:
         lines += [f"**{_pair_title(pair)}**: {_pair_line(pair)}", ""]
-        lines += ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
-        lines += ["| " + " | ".join(row) + " |" for row in _table_rows(pair)] + [""]
+        table = _table_rows(pair)
+        if table:
+            lines += ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+            lines += ["| " + " | ".join(row) + " |" for row in table] + [""]
     if performance.pairs:
         lines += [*_gate_lines(performance), ""]
     if performance.note:
@@ -146,11 +151,12 @@ def html_parts(performance: Performance) -> list[str]:
     if performance.pairs:
         parts.append(f"<p>{escape(EXPLANATION)}</p>")
     for pair in performance.pairs:
-        head = "".join(f"<th>{escape(cell)}</th>" for cell in HEADER)
-        body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>"
-                       for row in _table_rows(pair))
-        parts += [f"<p><strong>{escape(_pair_title(pair))}</strong>: {escape(_pair_line(pair))}</p>",
-                  f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"]
+        parts.append(f"<p><strong>{escape(_pair_title(pair))}</strong>: {escape(_pair_line(pair))}</p>")
+        table = _table_rows(pair)
+        if table:
+            head = "".join(f"<th>{escape(cell)}</th>" for cell in HEADER)
+            body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in table)
+            parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
     if performance.pairs:
         first, *listed = [line for line in _gate_lines(performance) if line]
         parts.append(f"<p>{escape(first)}</p>")

@@ -17,6 +17,7 @@ from knapcheck.measure.paired import STOP_FAILURE, STOP_TIGHT, BenchFailure, Pai
 from knapcheck.measure.paired_child import BASELINE, CANDIDATE
 from knapcheck.measure.perf_gate import PerformanceLimits, performance_failures
 from knapcheck.measure.ratio_interval import RatioEstimate
+from knapcheck.reports.performance_report import Performance, markdown_lines
 
 
 def ratio(low: float, high: float) -> RatioEstimate:
@@ -172,3 +173,15 @@ def test_bench_repeats_0_skips_the_benchmark(tmp_path, empty_corpus, five_times_
     assert status == exit_status.OK and five_times_slower == []
     assert data["performance"]["pairs"] == [] and data["performance"]["note"] == "Not measured (--bench-repeats 0)."
     assert "Not measured (--bench-repeats 0)." in markdown
+
+
+def test_a_pair_that_could_not_be_measured_says_why_instead_of_an_empty_table():
+    crashed = BenchFailure(CANDIDATE, "pr.py:dp_knapsack", "crash", "n=200 C=1e+03", "the benchmark process was killed by SIGSEGV")
+    result = pair(failure=crashed)
+    result.rows[0].time = result.rows[0].memory = None
+    lines = markdown_lines(Performance([result], PerformanceLimits(max_slowdown=2), ["not measured"]))
+    (line,) = [line for line in lines if line.startswith("**pr.py:dp_knapsack against torch:dp_knapsack**")]
+    assert line.endswith("Not measured: pr.py:dp_knapsack (candidate): crash on n=200 C=1e+03: the benchmark process"
+                         " was killed by SIGSEGV.")
+    assert not any(line.startswith("| row |") for line in lines)
+    assert "Performance gate: FAILED (--max-slowdown 2):" in lines and "- not measured" in lines
