@@ -77,7 +77,7 @@ def run_case(directory: Path, copy: str, function: str) -> str:
     verdict = "passed" if gate["passed"] else "FAILED"
     return "\n".join([
         f"### {copy}.py:{function}", "", "```", " ".join(command), "```", "",
-        *table,
+        *table, "",
         f"Performance gate {verdict}; the report's exit status {done.returncode} ({seconds:.0f} s for the whole report).",
         "",
     ])
