@@ -6,56 +6,22 @@ end (they stay in report.json and report.html) until it fits under MAX_MARKDOWN_
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from html import escape
 
 from knapcheck.fuzz.differential import Check
 from knapcheck.fuzz.candidate_run import BASELINE, CANDIDATE, CandidateRun
 from knapcheck.reports import real_budget
-from knapcheck.measure.bench import BenchResult, BenchRow
-from knapcheck.reports.bench_table import BenchTables, bench_tables, tables_html, tables_markdown
+from knapcheck.reports.performance_report import Performance, gate_sentence
+from knapcheck.reports.performance_report import html_parts as performance_html
+from knapcheck.reports.performance_report import markdown_lines as performance_markdown
+from knapcheck.reports.performance_report import to_json as performance_json
 from knapcheck.reports.check_report import describe_oracle_finding, failure_json, oracle_finding_json, source, verdict_rows
 from knapcheck.reports.reproduction import snippet
-from knapcheck.reports.svg_plot import line_chart
-from knapcheck.solvers.contract import SCALE
 from knapcheck.solvers.isolation import limits_for
 
 SCHEMA_VERSION = 1
 MAX_MARKDOWN_CHARS = 50_000
-BENCH_CAPACITIES = (10**3, 10**4, 10**5)
-BENCH_ROWS = [BenchRow(f"n=1000 C={c:.0e}", 1000, c / SCALE, total_memory=2 * c / SCALE) for c in BENCH_CAPACITIES]
-"""One n, capacities a decade apart (memories summing to twice the budget): time and peak memory
-against capacity, one line per solver."""
-
-
-@dataclass
-class Performance:
-    """The benchmark part: its measurements, their table, or why there are none."""
-
-    rows: list[dict] = field(default_factory=list)
-    """Each has solver, row, n, capacity, median_seconds and peak_bytes (raw medians) and failure."""
-    tables: BenchTables | None = None
-    note: str = ""
-
-
-def performance_from(result: BenchResult, baselines: list[str]) -> Performance:
-    """The benchmark's cells as rows for JSON and plots, and its table with ratios against the baselines."""
-    rows = []
-    for row in result.rows:
-        for solver in result.solvers:
-            cell = result.cell(solver, row)
-            rows.append(
-                {
-                    "solver": solver,
-                    "row": row.name,
-                    "n": row.n,
-                    "capacity": row.capacity,
-                    "median_seconds": cell.median_seconds if cell.ran else None,
-                    "peak_bytes": cell.median_peak if cell.ran else None,
-                    "failure": cell.failure,
-                }
-            )
-    return Performance(rows=rows, tables=bench_tables(result, baselines))
 
 
 @dataclass
@@ -72,9 +38,9 @@ class Report:
 
     @property
     def gate_failed(self) -> bool:
-        """The gate fails on the rule's failures, and whenever an oracle was shown wrong (then no
-        verdict of the run can be trusted, a pass included)."""
-        return bool(self.gate_failures or self.run.result.oracle_findings)
+        """The gate fails on the rule's failures, whenever an oracle was shown wrong (then no
+        verdict of the run can be trusted, a pass included), and on performance past a limit."""
+        return bool(self.gate_failures or self.run.result.oracle_findings or self.performance.failures)
 
 
 REGRESSION = "regression"
@@ -118,6 +84,8 @@ def _gate(report: Report) -> tuple[str, str]:
     oracle_findings = len(report.run.result.oracle_findings)
     if oracle_findings:
         decided.append(f"The oracle was shown wrong {_count(oracle_findings, 'time', 'times')}, so no verdict can be trusted.")
+    if gate_sentence(report.performance):
+        decided.append(gate_sentence(report.performance))
     decided.append(f"Exit status {1 if report.gate_failed else 0}.")
     return f"Gate: {'FAILED' if report.gate_failed else 'passed'}", f" under {rule}. {' '.join(decided)}"
 
@@ -249,11 +217,7 @@ def _markdown(report: Report, with_snippets: int) -> str:
     if oracle_findings:
         lines += ["## Oracle findings", "", "The oracle, not the solver, was shown wrong here (judged UNVERIFIED):", ""]
         lines += ["```", *(describe_oracle_finding(f) for f in oracle_findings), "```", ""]
-    lines += ["## Performance", ""]
-    if report.performance.tables is not None:
-        lines += [tables_markdown(report.performance.tables), ""]
-    if report.performance.note:
-        lines += [report.performance.note, ""]
+    lines += ["## Performance", "", *performance_markdown(report.performance)]
     lines += [
         "## Environment",
         "",
@@ -322,30 +286,8 @@ def render_json(report: Report) -> dict:
             "passed": not report.gate_failed,
             "failing": [list(f.signature) for f in report.gate_failures],
         },
-        "performance": {"rows": report.performance.rows, "note": report.performance.note},
+        "performance": performance_json(report.performance),
     }
-
-
-def plots(performance: Performance) -> list[str]:
-    """Time and peak memory against capacity, one line per solver, as SVG."""
-    if not performance.rows:
-        return []
-    by_solver: dict[str, list[dict]] = {}
-    for row in performance.rows:
-        by_solver.setdefault(row["solver"], []).append(row)
-
-    def series(key: str, unit: float) -> dict[str, list[tuple[float, float]]]:
-        return {
-            name: [(row["capacity"], row[key] / unit) for row in rows if row.get(key) is not None]
-            for name, rows in by_solver.items()
-        }
-
-    return [
-        line_chart("Median time", series("median_seconds", 1.0), "capacity C (quantized units)", "seconds",
-                   log_x=True, log_y=True),
-        line_chart("Peak memory", series("peak_bytes", 2**20), "capacity C (quantized units)", "MiB",
-                   log_x=True, log_y=True),
-    ]
 
 
 def _html_table(header: list[str], rows: list[list[str]]) -> str:
@@ -406,11 +348,7 @@ def render_html(report: Report) -> str:
         parts += ["<h2>Oracle findings</h2>", "<p>The oracle, not the solver, was shown wrong here (judged UNVERIFIED):</p>"]
         parts += [f"<pre>{escape(describe_oracle_finding(f))}</pre>" for f in report.run.result.oracle_findings]
     parts.append("<h2>Performance</h2>")
-    parts += plots(report.performance)
-    if report.performance.tables is not None:
-        parts.append(tables_html(report.performance.tables))
-    if report.performance.note:
-        parts.append(f"<p>{escape(report.performance.note)}</p>")
+    parts += performance_html(report.performance)
     parts += [
         "<h2>Environment</h2>",
         _html_table(["", ""], _environment_rows(report.environment)),

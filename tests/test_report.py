@@ -16,17 +16,9 @@ from knapcheck.cli import main
 from knapcheck.durations import duration
 from knapcheck.reports import real_budget
 from knapcheck.reports.environment import environment
-from knapcheck.measure.bench import BenchResult, Cell
-from knapcheck.reports.regression_report import (
-    BENCH_ROWS,
-    Performance,
-    Report,
-    performance_from,
-    plots,
-    render_html,
-    render_json,
-    render_markdown,
-)
+from knapcheck.measure.paired import PairResult, RowComparison
+from knapcheck.reports.performance_report import plots
+from knapcheck.reports.regression_report import Performance, Report, render_html, render_json, render_markdown
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 from knapcheck.oracles.result import OracleResult
@@ -77,35 +69,17 @@ def test_a_report_on_torch_solvers_shows_each_distinct_failure_once_with_a_repro
     assert_each_fails(failures)
 
 
-def test_benchmark_cells_become_rows_a_table_and_plots():
-    rows = BENCH_ROWS[:2]
-    cells = {}
-    for solver, seconds in (("candidate_solver", 0.2), ("baseline_solver", 0.4)):
-        for row in rows:
-            cells[(solver, row.name)] = Cell(solver, row.name, [seconds, seconds * 3, seconds * 2], [2**20] * 3)
-    cells[("candidate_solver", rows[1].name)] = Cell("candidate_solver", rows[1].name, failure="timeout > 60 s")
-    result = BenchResult(rows, ["candidate_solver", "baseline_solver"], 3, 60.0, cells)
-    performance = performance_from(result, ["baseline_solver"])
-    by_key = {(r["solver"], r["capacity"]): r for r in performance.rows}
-    assert by_key[("candidate_solver", rows[0].capacity)]["median_seconds"] == pytest.approx(0.4)
-    assert by_key[("candidate_solver", rows[1].capacity)]["failure"].startswith("timeout")
-    measurements, ratios = performance.tables.tables
-    assert ["n=1000 C=1e+03", "1,000", "400 ms, 1 MiB", "800 ms, 1 MiB"] in measurements.rows
-    assert ["n=1000 C=1e+03", "2x, 1x"] in ratios.rows
-    time_plot, memory_plot = plots(performance)
-    assert time_plot.count("<polyline") == 2
-
-
 def test_plots_draw_one_line_per_solver_for_time_and_memory():
-    rows = [
-        {"solver": solver, "capacity": capacity, "median_seconds": seconds, "peak_bytes": 2**20 * capacity}
-        for solver, factor in (("torch:dp_knapsack", 1.0), ("full_table", 0.5))
-        for capacity, seconds in ((1000, 0.01 * factor), (10_000, 0.1 * factor), (100_000, 1.0 * factor))
-    ]
-    time_plot, memory_plot = plots(Performance(rows=rows))
+    pairs = []
+    for candidate, factor in (("torch:dp_knapsack", 1.0), ("full_table", 0.5)):
+        rows = [RowComparison(f"C={capacity}", 200, capacity, seconds={"candidate": seconds * factor, "baseline": seconds},
+                              peak_bytes={"candidate": 2**20 * capacity, "baseline": 2**20})
+                for capacity, seconds in ((1000, 0.01), (10_000, 0.1), (100_000, 1.0))]
+        pairs.append(PairResult(candidate, "torch:baseline", rows, 10, "tight", 5.0, 20.0, 1.0, 1.0, 2))
+    time_plot, memory_plot = plots(Performance(pairs))
     for svg in (time_plot, memory_plot):
-        assert svg.count("<polyline") == 2
-        assert "torch:dp_knapsack" in svg and "full_table" in svg
+        assert svg.count("<polyline") == 3
+        assert "torch:dp_knapsack" in svg and "full_table" in svg and "torch:baseline" in svg
     assert plots(Performance()) == []
 
 

@@ -16,9 +16,11 @@ from knapcheck import exit_status
 from knapcheck.cli import main
 from knapcheck.fuzz.candidate_run import CandidateRun
 from knapcheck.fuzz.differential import CheckResult
-from knapcheck.measure.bench import BenchResult, Cell
+from knapcheck.measure.paired import PairResult, RowComparison
+from knapcheck.measure.ratio_interval import estimate
 from knapcheck.reports.environment import environment
-from knapcheck.reports.regression_report import BENCH_ROWS, Report, performance_from, render_html
+from knapcheck.reports.performance_report import Performance
+from knapcheck.reports.regression_report import Report, render_html
 
 PLANTED = Path(__file__).resolve().parent / "planted"
 
@@ -103,11 +105,12 @@ def test_a_pull_request_file_against_torch_from_another_directory(tmp_path, monk
 
 def test_the_html_report_shows_the_performance_as_a_table():
     """It used to show a Markdown pipe table inside <pre>."""
-    cells = {(solver, row.name): Cell(solver, row.name, [0.1], [2**20]) for solver in ("a", "torch:b") for row in BENCH_ROWS}
-    performance = performance_from(BenchResult(BENCH_ROWS, ["a", "torch:b"], 1, 60.0, cells), ["torch:b"])
+    row = RowComparison("n=200 C=1e+03", 200, 1000, estimate([0.0] * 10), estimate([0.0] * 10),
+                        {"candidate": 0.1, "baseline": 0.1}, {"candidate": 2**20, "baseline": 2**20})
+    performance = Performance([PairResult("a", "torch:b", [row], 10, "tight", 3.0, 20.0, 0.5, 0.6, 2)])
     run = CandidateRun({}, CheckResult([]), [], {}, 0.0, None)
     html = render_html(Report("knapcheck report ...", run, environment(), performance))
     performance_part = html[html.index("<h2>Performance</h2>"):html.index("<h2>Environment</h2>")]
-    assert "<table><thead><tr><th>row</th><th>C</th><th>a</th><th>b</th></tr></thead>" in performance_part
-    assert "<table><thead><tr><th>row</th><th>a</th></tr></thead>" in performance_part
+    assert "<table><thead><tr><th>row</th><th>candidate time</th>" in performance_part
+    assert "<td>1.00x (1.00x-1.00x)</td>" in performance_part
     assert "|---" not in html and "<pre>" not in performance_part
