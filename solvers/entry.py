@@ -1,4 +1,4 @@
-"""A registry entry: a solver named by its spec, and what it promises (design.md, section 4)."""
+"""A registry entry: a solver named by its spec, and what it promises."""
 
 from __future__ import annotations
 
