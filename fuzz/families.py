@@ -9,55 +9,80 @@ a family is one record here; ``tests/test_families.py`` holds every family to it
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from hypothesis import strategies as st
+from knapcheck.fuzz import sizes
 
-from knapcheck.fuzz import pisinger, strategies
-from knapcheck.solvers.contract import Instance
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
+
+    from knapcheck.solvers.contract import Instance
 
 
 @dataclass(frozen=True)
 class Family:
     name: str
-    strategy: Callable[[], st.SearchStrategy[Instance]] = field(repr=False)
+    strategy: Callable[[], SearchStrategy[Instance]] = field(repr=False)
     exact: bool
     """Every instance is exact: exact solvers must return identical values on it."""
     max_n: int
     """The largest number of items an instance has."""
     description: str
 
-    def instances(self) -> st.SearchStrategy[Instance]:
+    def instances(self) -> SearchStrategy[Instance]:
         return self.strategy()
 
 
-def _pisinger(name: str, description: str, exact: bool = True, max_n: int = pisinger.MAX_ITEMS) -> Family:
-    return Family(name, strategies.from_raw(pisinger.CLASSES[name]), exact, max_n, description)
+def _drawn_by(name: str) -> Callable[[], SearchStrategy[Instance]]:
+    """``knapcheck.fuzz.strategies.NAME``, imported (and Hypothesis with it) when the family first
+    draws: listing the families imports no strategy."""
+
+    def strategy() -> SearchStrategy[Instance]:
+        from knapcheck.fuzz import strategies
+
+        return getattr(strategies, name)()
+
+    return strategy
+
+
+def _pisinger_class(name: str) -> Callable[[], SearchStrategy[Instance]]:
+    """Pisinger's class ``name`` (``knapcheck.fuzz.pisinger.CLASSES``) as instances, imported when it first draws."""
+
+    def strategy() -> SearchStrategy[Instance]:
+        from knapcheck.fuzz import pisinger, strategies
+
+        return strategies.from_raw(pisinger.CLASSES[name])()
+
+    return strategy
+
+
+def _pisinger(name: str, description: str, exact: bool = True, max_n: int = sizes.PISINGER_MAX_ITEMS) -> Family:
+    return Family(name, _pisinger_class(name), exact, max_n, description)
 
 
 FAMILIES: tuple[Family, ...] = (
-    Family("tiny", strategies.tiny, True, 8, "few items, small weights and runtimes: brute force checks them all"),
-    Family("tight_budget", strategies.tight_budget, True, strategies.MAX_ITEMS,
+    Family("tiny", _drawn_by("tiny"), True, 8, "few items, small weights and runtimes: brute force checks them all"),
+    Family("tight_budget", _drawn_by("tight_budget"), True, sizes.MAX_ITEMS,
            "capacity equal to a subset's weight, or one unit above or below it"),
-    Family("zero_items", strategies.zero_items, True, strategies.MAX_ITEMS,
+    Family("zero_items", _drawn_by("zero_items"), True, sizes.MAX_ITEMS,
            "zero-weight items, zero and negative runtimes among ordinary ones"),
-    Family("heavy_items", strategies.heavy_items, True, strategies.MAX_ITEMS,
+    Family("heavy_items", _drawn_by("heavy_items"), True, sizes.MAX_ITEMS,
            "items heavier than the budget, exactly the budget, one unit over it"),
-    Family("duplicates_ties", strategies.duplicates_ties, True, strategies.MAX_ITEMS,
+    Family("duplicates_ties", _drawn_by("duplicates_ties"), True, sizes.MAX_ITEMS,
            "repeated items and equal efficiencies: many optimal selections"),
-    Family("quantization_edges", strategies.quantization_edges, True, strategies.QUANTIZATION_MAX_ITEMS,
+    Family("quantization_edges", _drawn_by("quantization_edges"), True, sizes.QUANTIZATION_MAX_ITEMS,
            "memory and budget at, just below and just above half a quantization unit"),
-    Family("flop_scale", strategies.flop_scale, True, strategies.MAX_ITEMS,
+    Family("flop_scale", _drawn_by("flop_scale"), True, sizes.MAX_ITEMS,
            "integer FLOP-count runtimes from 1e6 to 1e13, beyond float32's exact range"),
-    Family("float32_limits", strategies.float32_limits, True, strategies.FLOAT32_LIMITS_MAX_ITEMS,
+    Family("float32_limits", _drawn_by("float32_limits"), True, sizes.FLOAT32_LIMITS_MAX_ITEMS,
            "runtimes above 2**24 beside runtimes of a few units, as real partitioner problems have"),
-    Family("float_runtimes", strategies.float_runtimes, False, strategies.MAX_ITEMS,
+    Family("float_runtimes", _drawn_by("float_runtimes"), False, sizes.MAX_ITEMS,
            "arbitrary float runtimes: inexact, compared with the derived tolerance"),
-    Family("normalized", strategies.normalized, True, strategies.MAX_ITEMS,
+    Family("normalized", _drawn_by("normalized"), True, sizes.MAX_ITEMS,
            "the partitioner's shape: memories summing to 1, sorted, a budget fraction"),
-    Family("harvested", strategies.harvested, True, 19,
+    Family("harvested", _drawn_by("harvested"), True, 19,
            "instances recorded from torch.compile's partitioner on the toy built-in models"),
-    Family("harvested_large", strategies.harvested_large, True, 239,
+    Family("harvested_large", _drawn_by("harvested_large"), True, 239,
            "instances recorded on the real-size models: 107 to 239 items, many below half a unit"),
     _pisinger("pisinger_uncorrelated", "Pisinger class 1: weights and profits uniform in [1, R]"),
     _pisinger("pisinger_weakly_correlated", "Pisinger class 2: profit within R/10 of the weight"),
@@ -67,7 +92,7 @@ FAMILIES: tuple[Family, ...] = (
     _pisinger("pisinger_subset_sum", "Pisinger class 6: profit = weight"),
     _pisinger("pisinger_even_odd", "Pisinger class 7: even weights, profit = weight, odd capacity"),
     _pisinger("pisinger_similar_weights", "Pisinger class 9: uncorrelated, weights within R/10 of each other",
-              max_n=pisinger.SIMILAR_WEIGHTS_MAX_ITEMS),
+              max_n=sizes.PISINGER_SIMILAR_WEIGHTS_MAX_ITEMS),
     _pisinger("pisinger_spanner_uncorrelated", "Pisinger class 11: multiples of two uncorrelated spanner items"),
     _pisinger("pisinger_spanner_weakly_correlated", "Pisinger class 12: multiples of two weakly correlated spanner items"),
     _pisinger("pisinger_spanner_strongly_correlated", "Pisinger class 13: multiples of two strongly correlated spanner items"),
@@ -85,7 +110,7 @@ def get(name: str) -> Family:
     return _BY_NAME[name]
 
 
-def strategy(name: str) -> st.SearchStrategy[Instance]:
+def strategy(name: str) -> SearchStrategy[Instance]:
     """The instances of one family."""
     return get(name).instances()
 
@@ -103,5 +128,7 @@ def names(*, exact: bool | None = None, max_n: int | None = None) -> list[str]:
     return [f.name for f in select(exact=exact, max_n=max_n)]
 
 
-def any_instance() -> st.SearchStrategy[Instance]:
+def any_instance() -> SearchStrategy[Instance]:
+    from hypothesis import strategies as st
+
     return st.one_of([f.instances() for f in FAMILIES])

@@ -17,11 +17,9 @@ from hypothesis import strategies as st
 
 from knapcheck.fuzz.harvested_corpus import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
 from knapcheck.fuzz.pisinger import Raw
+from knapcheck.fuzz.sizes import FLOAT32_LIMITS_MAX_ITEMS, MAX_ITEMS, QUANTIZATION_MAX_ITEMS
 from knapcheck.solvers.contract import SCALE, Instance
 
-MAX_ITEMS = 24
-QUANTIZATION_MAX_ITEMS = 12
-FLOAT32_LIMITS_MAX_ITEMS = 12
 MAX_UNITS = 400
 
 

@@ -1,6 +1,6 @@
 """The verdict function: (instance, what the solver did, what the oracle proved) -> one verdict.
 
-The same words are used in tests, campaigns and reports (design.md, section 2). Checks run in a
+The same words are used in tests, campaigns and reports. Checks run in a
 fixed order and the first that fails decides: how the call ended, whether it changed the lists it
 was given, the partition, the budget, the selection's value against the oracle, and last the
 reported value. The selection is what torch acts on, so a suboptimal selection outranks a

@@ -1,4 +1,4 @@
-"""The solver contract shared by every part of knapcheck (design.md, section 1).
+"""The solver contract shared by every part of knapcheck.
 
 A solver is ``solve(memory, runtimes, max_memory) -> (value, saved, recomputable)``, torch's own
 signature. This module holds the pieces every solver and every checker must agree on: input
@@ -19,7 +19,7 @@ SCALE = 10_000
 
 SAFE_SCALE = 100_000
 """The budget-safe rounding's scale: weight = ceil(memory * SAFE_SCALE), capacity rounded down.
-Ten times upstream's, so that rounding each item up costs a tenth of upstream's unit (the README
+Ten times upstream's, so that rounding each item up costs a tenth of upstream's unit (docs/harvest.md
 compares scales with ``python studies/budget_price.py --scales``)."""
 
 UPSTREAM = "upstream"

@@ -1,4 +1,4 @@
-"""Running a solver in a child process with a memory cap and a time limit (design.md, section 4).
+"""Running a solver in a child process with a memory cap and a time limit.
 
 A pull request's file or a solver that may need more memory than the machine has must not take the
 run down with it: a segfault, ``sys.exit``, ``os._exit``, a hang or a runaway allocation becomes an

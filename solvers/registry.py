@@ -1,4 +1,4 @@
-"""One registry of every solver knapcheck knows, with what each one promises (design.md, section 4).
+"""One registry of every solver knapcheck knows, with what each one promises.
 
 Tests, campaigns, benchmarks and reports iterate over it. It starts with our own solvers
 (``knapcheck.solvers.catalog``); ``register`` adds one, ``unregister`` removes one. ``resolve`` turns any

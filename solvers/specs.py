@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import inspect
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
 from typing import Literal
 
 from knapcheck.solvers.contract import Solver
@@ -131,18 +134,73 @@ def _import(spec: Spec):
         try:
             return importlib.import_module(spec.module)
         except Exception as exc:
-            raise ValueError(f"{spec}: cannot import {spec.module}: {type(exc).__name__}: {exc}") from None
+            hint = ""
+            if isinstance(exc, ModuleNotFoundError) and f"{spec.module}.".startswith(f"{exc.name}."):
+                hint = " (is the directory that holds it on PYTHONPATH?)"
+            raise ValueError(f"{spec}: cannot import {spec.module}: {type(exc).__name__}: {exc}{hint}") from None
     path = Path(spec.where)
     if not path.is_file():
         raise ValueError(f"{spec}: solver file {spec.where} does not exist")
-    digest = hashlib.sha1(spec.where.encode()).hexdigest()[:12]
-    module_spec = importlib.util.spec_from_file_location(f"knapcheck_target_{digest}", path)
-    module = importlib.util.module_from_spec(module_spec)
     try:
-        module_spec.loader.exec_module(module)
+        return _import_file(path)
+    except ImportError as exc:
+        raise ValueError(
+            f"{spec}: cannot load {spec.where}: {type(exc).__name__}: {exc} (to import it as part of its"
+            " package instead, name it as package.module:NAME and set PYTHONPATH to the directory that holds"
+            " the package)"
+        ) from None
     except Exception as exc:
         raise ValueError(f"{spec}: cannot load {spec.where}: {type(exc).__name__}: {exc}") from None
+
+
+def _import_file(path: Path) -> ModuleType:
+    """The file as a module of its package tree, so that its relative imports load.
+
+    The tree is the file's directory and each directory above it with an ``__init__.py``, as far up
+    as they go unbroken (``pr/torch/_functorch/_activation_checkpointing/knapsack.py`` in a checkout
+    of PyTorch: up to ``pr/torch``). Each directory becomes a package under a private name, without
+    running its ``__init__.py``: a source checkout's ``torch/__init__.py`` cannot be imported, and
+    the installed torch keeps its own name. ``from .helpers import x`` and ``from ..config import y``
+    then load those files from the same tree; a directory without ``__init__.py`` is still the
+    file's package, so its siblings load too. Imported once: a second load returns the same module.
+    """
+    top = path.parent
+    while (top / "__init__.py").is_file() and (top.parent / "__init__.py").is_file() and top.parent != top:
+        top = top.parent
+    root = f"knapcheck_target_{hashlib.sha1(str(top).encode()).hexdigest()[:12]}"
+    parts = path.parent.relative_to(top).parts
+    name = ".".join([root, *parts, path.stem])
+    if name in sys.modules:
+        return sys.modules[name]
+    before = set(sys.modules)
+    try:
+        parent = _package(root, top)
+        for depth, part in enumerate(parts, start=1):
+            child = _package(".".join([root, *parts[:depth]]), top.joinpath(*parts[:depth]))
+            setattr(parent, part, child)
+            parent = child
+        module_spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[name] = module
+        module_spec.loader.exec_module(module)
+    except BaseException as exc:
+        for added in set(sys.modules) - before:
+            if added == root or added.startswith(root + "."):
+                del sys.modules[added]
+        if isinstance(exc, ImportError):
+            raise type(exc)(str(exc).replace(root, top.name)) from None
+        raise
+    setattr(parent, path.stem, module)
     return module
+
+
+def _package(name: str, directory: Path) -> ModuleType:
+    """A package ``name`` whose submodules are the files of ``directory`` (its ``__init__.py`` not run)."""
+    if name not in sys.modules:
+        package_spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        package_spec.submodule_search_locations = [str(directory)]
+        sys.modules[name] = importlib.util.module_from_spec(package_spec)
+    return sys.modules[name]
 
 
 def _require_solver(spec: Spec, solver: object) -> None:

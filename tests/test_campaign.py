@@ -129,7 +129,7 @@ def _dask(*arguments: str) -> subprocess.Popen:
 
 
 def test_campaign_on_a_cluster_started_by_hand_finds_and_stores_the_planted_defect(tmp_path):
-    """`dask scheduler` and two `dask worker` processes, as the README starts them on machines."""
+    """`dask scheduler` and two `dask worker` processes, as docs/campaigns.md starts them on machines."""
     scheduler_file = tmp_path / "scheduler.json"
     processes = [_dask("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(scheduler_file))]
     try:
