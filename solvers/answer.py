@@ -43,7 +43,7 @@ _SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxtuple, _SHORT.maxstring, _SHORT.maxot
 
 @dataclass(frozen=True)
 class Answer:
-    """What a solver returned, read as plain data. It unpacks as ``value, saved, recomputable``."""
+    """What a solver returned, read as plain data. It unpacks and indexes as ``(value, saved, recomputable)``."""
 
     value: float | None
     """The reported total; None when it is not a finite real number (``value_problem`` says why)."""
@@ -57,6 +57,12 @@ class Answer:
 
     def __iter__(self):
         return iter((self.value, self.saved, self.recomputable))
+
+    def __getitem__(self, index):
+        return (self.value, self.saved, self.recomputable)[index]
+
+    def __len__(self) -> int:
+        return 3
 
     def __repr__(self) -> str:
         if self.problem or self.value_problem:

@@ -253,7 +253,7 @@ class Worker:
             self.stop()
             if retry:
                 return self.call(instance, retry=False)
-            return self._died()
+            return Outcome(CRASHED, error="the worker died before it could be sent the instance, twice")
         return self._receive(self.limits.time, instance.n)
 
     def stop(self) -> None:

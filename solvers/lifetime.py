@@ -128,8 +128,14 @@ def _kill(pid: int) -> None:
         pass
 
 
+_CHILDREN_FILES = Path(f"/proc/self/task/{os.getpid()}/children").exists()
+"""Whether the kernel lists each task's children (CONFIG_PROC_CHILDREN); else /proc is scanned."""
+
+
 def children(pid: int) -> list[int]:
     """The processes whose parent is ``pid`` (from /proc); empty once it is gone."""
+    if not _CHILDREN_FILES:
+        return [child for child, parent in _parents().items() if parent == pid]
     try:
         tasks = list(Path(f"/proc/{pid}/task").iterdir())
     except OSError:
@@ -141,6 +147,18 @@ def children(pid: int) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def _parents() -> dict[int, int]:
+    """Every process's parent, from /proc/PID/stat."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rpartition(")")[2].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    return parents
 
 
 def descendants(pid: int) -> list[int]:

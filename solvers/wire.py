@@ -44,8 +44,9 @@ def send(connection: socket.socket, payload: bytes) -> None:
 
 def wait_readable(connection: socket.socket, timeout: float) -> bool:
     """Whether a message has started to arrive (or the other end closed) within ``timeout`` seconds."""
-    readable, _, _ = select.select([connection], [], [], max(0.0, timeout))
-    return bool(readable)
+    poller = select.poll()
+    poller.register(connection, select.POLLIN)
+    return bool(poller.poll(max(0, int(timeout * 1000))))
 
 
 def receive(connection: socket.socket, limit: int, deadline: float | None) -> bytes:
@@ -54,10 +55,13 @@ def receive(connection: socket.socket, limit: int, deadline: float | None) -> by
     Raises EOFError when the other end closed, TimeoutError past the deadline, MessageRefused when
     the message announces more than ``limit`` bytes (none of it is read).
     """
-    size = int.from_bytes(_exactly(connection, _HEADER, deadline), "big")
-    if size > limit:
-        raise MessageRefused(f"a message of {size} bytes, over the limit of {limit}")
-    return _exactly(connection, size, deadline)
+    try:
+        size = int.from_bytes(_exactly(connection, _HEADER, deadline), "big")
+        if size > limit:
+            raise MessageRefused(f"a message of {size} bytes, over the limit of {limit}")
+        return _exactly(connection, size, deadline)
+    finally:
+        connection.settimeout(None)
 
 
 def _exactly(connection: socket.socket, size: int, deadline: float | None) -> bytes:

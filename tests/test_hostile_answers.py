@@ -155,13 +155,17 @@ def test_the_report_lists_a_payload_over_budget_and_judges_tensors(tmp_path, mar
 
 
 def test_a_campaign_keeps_the_findings_of_tensors_and_payloads(tmp_path, marker):
+    """The campaign's units judge answers as plain data too (they call the same run()): a torch
+    tensor answer is judged, not lost, and a payload's findings are kept."""
     targets = [f"{HOSTILE}:over_budget_with_a_payload", f"{HOSTILE}:tensors_over_budget", f"{HOSTILE}:tensors"]
     run = knapcheck(
-        "fuzz", "--time", "8", "--jobs", "1", "--db", str(tmp_path / "db"), "--out", str(tmp_path / "out"),
+        "fuzz", "--time", "30", "--jobs", "1", "--db", str(tmp_path / "db"), "--out", str(tmp_path / "out"),
         "--targets", *targets, "--families", "tiny", "--seed", "1", cwd=tmp_path, marker=marker,
     )
     assert "Traceback" not in run.stderr, run.stderr
     campaign = json.loads((tmp_path / "out" / "campaign.json").read_text())
-    assert campaign["cases"] > 0
+    assert campaign["as_asked"] and campaign["cases"] > 0 and not campaign["units_lost"]
     signatures = sorted((f["solver"], f["verdict"]) for f in campaign["findings"])
     assert signatures == [(targets[0], "OVER_BUDGET"), (targets[1], "OVER_BUDGET")], signatures
+    verdicts = {solver["name"]: solver["verdicts"] for solver in campaign["solvers"]}
+    assert set(verdicts[targets[2]]) == {"OPTIMAL"}, verdicts

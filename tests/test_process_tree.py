@@ -126,7 +126,9 @@ def test_the_keeper_exits_as_the_process_it_served_did():
     assert outcome.kind == CRASHED and "SIGSEGV" in outcome.error
 
 
-def test_descendants_are_found_through_every_generation():
+@pytest.mark.parametrize("children_files", [True, False], ids=["children files", "scanning /proc"])
+def test_descendants_are_found_through_every_generation(children_files, monkeypatch):
+    monkeypatch.setattr(lifetime, "_CHILDREN_FILES", children_files and lifetime._CHILDREN_FILES)
     shell = subprocess.Popen(["sh", "-c", "sleep 30 & sleep 30 & wait"])
     try:
         for _ in range(500):
