@@ -71,10 +71,11 @@ class Answer:
 
 
 def clipped(text: str, limit: int = TEXT_LIMIT) -> str:
-    """``text`` cut to ``limit`` characters, saying how long it was."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}... ({len(text)} characters, cut to {limit})"
+    """``text`` cut to ``limit`` characters, saying how long it was, and printable as UTF-8 (a lone
+    surrogate, which no UTF-8 output takes, is written as its escape)."""
+    if len(text) > limit:
+        text = f"{text[:limit]}... ({len(text)} characters, cut to {limit})"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def shown(value: object, limit: int = TEXT_LIMIT) -> str:

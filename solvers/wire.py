@@ -1,12 +1,13 @@
 """Messages between the judging process and a worker: JSON, length-prefixed, size-limited.
 
-Nothing that crosses is an object: the parent sends an instance, the worker sends back an Outcome
-of plain data (``knapcheck.solvers.answer``). JSON cannot run code when it is read, and every
+Nothing that crosses is an object: the parent sends an instance as numbers, the worker sends back
+an Outcome of plain data (``knapcheck.solvers.answer``). JSON cannot run code when it is read, and every
 message from a worker is refused unless it is smaller than the limit the parent sets for it (before
 any of it is read), parses, and has exactly the Outcome's shape and types; a refused message is
 the worker's failure, never the parent's.
 
-Framing: an 8-byte big-endian length, then that many bytes of UTF-8 JSON.
+Framing: an 8-byte big-endian length, then that many bytes: UTF-8 JSON from a worker, an
+instance's float64s (``array``) to it.
 """
 
 from __future__ import annotations
@@ -14,17 +15,20 @@ from __future__ import annotations
 import json
 import math
 import select
+from array import array
 import socket
 import time
 
-from knapcheck.solvers.answer import INDEX_LIMIT, TEXT_LIMIT, Answer
+from knapcheck.solvers.answer import INDEX_LIMIT, TEXT_LIMIT, Answer, clipped
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.outcome import KINDS, RETURNED, Outcome
 
 _HEADER = 8
-_TEXT_BYTES = 6 * (TEXT_LIMIT + 100)
-"""The most bytes one text field takes in JSON (every character escaped as \\uXXXX), with room for
-the note ``clipped`` adds."""
+_TEXT_CHARACTERS = 6 * (TEXT_LIMIT + 100)
+"""The longest text field: text ``clipped`` to TEXT_LIMIT characters and its note, each of which may
+be a lone surrogate, written as a 6-character escape."""
+_TEXT_BYTES = 12 * _TEXT_CHARACTERS
+"""What such a field takes in JSON: at most 12 bytes a character (a character beyond the BMP, escaped)."""
 _INDEX_BYTES = len(str(-INDEX_LIMIT)) + 2
 
 
@@ -84,26 +88,31 @@ def _exactly(connection: socket.socket, size: int, deadline: float | None) -> by
 
 
 def encode_instance(instance: Instance) -> bytes:
-    return json.dumps(instance.as_dict(), allow_nan=False).encode()
+    """An instance as float64s: max_memory, then the memories, then the runtimes (exact, and fast)."""
+    return array("d", [instance.max_memory, *instance.memory, *instance.runtimes]).tobytes()
 
 
 def decode_instance(payload: bytes) -> Instance:
-    return Instance.from_dict(json.loads(payload))
+    numbers = array("d")
+    numbers.frombytes(payload)
+    n = (len(numbers) - 1) // 2
+    return Instance(tuple(numbers[1 : n + 1]), tuple(numbers[n + 1 :]), numbers[0])
 
 
 def encode_outcome(outcome: Outcome) -> bytes:
+    """The Outcome as JSON, every text clipped (``clipped``) so that it is within what the parent takes."""
     answer = outcome.answer
     document = {
         "kind": outcome.kind,
-        "error": outcome.error,
-        "changed_input": outcome.changed_input,
+        "error": clipped(outcome.error),
+        "changed_input": clipped(outcome.changed_input),
         "answer": None if answer is None else {
             "value": answer.value,
             "saved": answer.saved,
             "recomputable": answer.recomputable,
-            "problem": answer.problem,
-            "value_problem": answer.value_problem,
-            "shown": answer.shown,
+            "problem": clipped(answer.problem),
+            "value_problem": clipped(answer.value_problem),
+            "shown": clipped(answer.shown),
         },
     }
     return json.dumps(document, allow_nan=False).encode()
@@ -157,9 +166,9 @@ def _fields(document: object, names: set[str], what: str) -> None:
 
 
 def _text(value: object) -> str:
-    if type(value) is not str or len(value) > TEXT_LIMIT + 100:
+    if type(value) is not str or len(value) > _TEXT_CHARACTERS:
         raise MessageRefused("a text field that is not a string of at most the text limit")
-    return value
+    return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _value(value: object) -> float | None:
@@ -175,6 +184,6 @@ def _indices(values: object, n: int) -> list[int] | None:
         return None
     if type(values) is not list or len(values) > n:
         raise MessageRefused(f"indices that are not a list of at most {n}")
-    if not all(type(i) is int and -INDEX_LIMIT < i < INDEX_LIMIT for i in values):
+    if values and not (set(map(type, values)) == {int} and -INDEX_LIMIT < min(values) and max(values) < INDEX_LIMIT):
         raise MessageRefused("indices that are not all integers below 2**63 in size")
     return values
