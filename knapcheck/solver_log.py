@@ -72,6 +72,7 @@ def solver_log(path: Path, command: str, limit: int = LOG_LIMIT) -> Iterator[Pat
 
     path = Path(path)
     descriptor, created = _open(path)
+    discarded = _is_devnull(os.fstat(descriptor))
     log = CappedLog(descriptor, limit)
     send_worker_output_to(log.writer)
     try:
@@ -79,7 +80,8 @@ def solver_log(path: Path, command: str, limit: int = LOG_LIMIT) -> Iterator[Pat
     finally:
         send_worker_output_to(None)
         log.close()
-        _report(path, command, log, created)
+        if not discarded:
+            _report(path, command, log, created)
 
 
 def _report(path: Path, command: str, log, created: bool) -> None:

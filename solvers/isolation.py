@@ -51,7 +51,8 @@ from knapcheck.solvers.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, 
 DEFAULT_TIME_LIMIT = 60.0
 """Seconds one call may take before its worker is killed and the call is TIMED_OUT."""
 DEFAULT_MEMORY_LIMIT = 2 * 2**30
-"""Bytes of address space a call may map beyond what the loaded worker maps."""
+"""Bytes of address space a call may map beyond what the loaded worker maps; also what the worker's
+whole process tree may hold beyond what it held once loaded (``knapcheck.solvers.tree_caps``)."""
 STARTUP_TIME_LIMIT = 120.0
 """Seconds a fresh worker may take to import and load its target."""
 
