@@ -15,3 +15,19 @@ def chatters(memory, runtimes, max_memory):
     ctypes.CDLL(None).printf((CHATTER + " (C)\n").encode())
     ctypes.CDLL(None).fflush(None)
     return full_table(memory, runtimes, max_memory)
+
+
+FLOOD_MIB = 96
+
+
+def floods(memory, runtimes, max_memory):
+    """Writes FLOOD_MIB MiB to file descriptor 1, then answers exactly."""
+    import os
+
+    from knapcheck.solvers.full_table import full_table
+
+    line = b"planted flood " * 74 + b"\n"
+    chunk = line * (2**20 // len(line)) + b"." * (2**20 % len(line))
+    for _ in range(FLOOD_MIB):
+        os.write(1, chunk)
+    return full_table(memory, runtimes, max_memory)
