@@ -14,7 +14,6 @@ README_MAX_LINES = 200
 
 PENDING = {
     "docs/differential.md",
-    "docs/threat-model.md",
     "docs/pytest-plugin.md",
     "docs/expanding-core.md",
 }
