@@ -18,9 +18,9 @@ from knapcheck import exit_status
 from knapcheck.durations import SYNTAX, duration
 from knapcheck.inputs import add_instance_arguments, checked_families, family_list, stored_instances
 from knapcheck.solver_log import solver_log
-from knapcheck.targets import SPEC_FORMS, entries_for, load_targets
+from knapcheck.targets import SPEC_FORMS, entries_for, load_targets, promise_help
 from knapcheck.output_checks import writable_directory
-from knapcheck.usage import non_negative_int, positive_int
+from knapcheck.usage import UsageError, non_negative_int, positive_int
 
 EXAMPLES = """\
 examples:
@@ -32,12 +32,15 @@ examples:
 
 GATE = """\
 gate:
-  by default (regression rule) the report fails when the candidate fails where its baseline does
-  not: a kind of failure (verdict) the baseline never shows, or a failure on an instance the
-  baseline passes. Each candidate solver is compared with the baseline solvers of the same function
-  name (pr/knapsack.py:dp_knapsack with torch:dp_knapsack), else with every baseline solver; without
-  a baseline every candidate failure counts. --strict: any candidate failure fails the report.
-  report.md's first lines say which rule applied and its outcome."""
+  each candidate solver is compared with one baseline: the one of the same function name
+  (pr/knapsack.py:dp_knapsack with torch:dp_knapsack), else the only baseline. Both are judged on
+  every instance, and a failure is named by (candidate, verdict, the baseline's verdict on that
+  instance). By default (the differential rule) the report fails on a regression: a candidate
+  failure where the baseline, on the same instance, does not fail the same way; its reproduction
+  runs the baseline first when the baseline passed there. Without a baseline every candidate
+  failure counts (those a regression-corpus case explains are listed as known). --strict: any
+  candidate failure fails the report. The enumerated families (exhaustive_small, large_capacity)
+  are always checked. report.md's first lines say which rule applied and its outcome."""
 
 
 DESCRIPTION = textwrap.dedent("""\
@@ -48,7 +51,7 @@ DESCRIPTION = textwrap.dedent("""\
 
 
 def epilog() -> str:
-    return "\n\n".join([EXAMPLES, GATE, family_list(), exit_status.help_text(
+    return "\n\n".join([EXAMPLES, GATE, promise_help(), family_list(), exit_status.help_text(
         "the gate failed: a regression (with --strict, any candidate failure), or an oracle shown wrong"
     )])
 
@@ -60,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time", type=duration, default=600.0, metavar="DURATION",
                         help=f"time budget for checking and shrinking: {SYNTAX} (default: 10m)")
     parser.add_argument("--per-family", type=positive_int, default=40, metavar="N",
-                        help="generated instances per family (default: 40)")
+                        help="generated instances per sampled family (default: 40)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the generated instances (default: 0)")
     add_instance_arguments(parser)
     parser.add_argument("--bench-repeats", type=non_negative_int, default=3, metavar="N",
@@ -95,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from knapcheck.fuzz.candidate_run import run_candidate
+    from knapcheck.fuzz.families import with_enumerated
+    from knapcheck.fuzz.gate import pair
     from knapcheck.measure.bench import run_bench
     from knapcheck.reports.environment import environment
     from knapcheck.reports.regression_report import (
@@ -108,16 +113,21 @@ def run(args: argparse.Namespace) -> int:
     )
     from knapcheck.solvers.registry import with_isolation
 
-    family_names = checked_families(args.families)
+    family_names = with_enumerated(checked_families(args.families))
     out = writable_directory(args.out, "--out")
     stored = stored_instances(args.regressions, args.instances)
     candidate = [with_isolation(e) for e in entries_for(args.candidate)]
     baseline = [with_isolation(e) for e in entries_for(args.baseline)] if args.baseline else []
+    try:
+        pair(candidate, baseline)
+    except ValueError as exc:
+        raise UsageError(f"--baseline: {exc}") from None
     progress = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
     with solver_log(out / "solvers.log", "report"):
         load_targets(candidate + baseline)
         regression = run_candidate(
-            candidate, baseline, family_names, args.per_family, args.seed, args.time, progress, stored.instances
+            candidate, baseline, family_names, args.per_family, args.seed, args.time, progress, stored.instances,
+            stored.cases,
         )
     if args.bench_repeats:
         entries = list({e.name: e for e in candidate + baseline}.values())
