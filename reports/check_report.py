@@ -117,7 +117,7 @@ def describe(failure: Check, state: str = "", known_case: str | None = None) -> 
     returned = failure.outcome.answer if failure.outcome.returned else failure.outcome.error
     label = f", {state}" if state else ""
     if known_case:
-        label += f": corpus case {known_case}"
+        label += f" ({'' if state == KNOWN else 'known, '}corpus case {known_case})"
     lines = [
         f"{failure.solver.name}: {failure.verdict.value}{label} (found in {source(failure)}, shrunk to"
         f" n={failure.instance.n}, instance {failure.instance_id})",

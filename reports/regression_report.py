@@ -11,7 +11,7 @@ from html import escape
 
 from knapcheck.fuzz.candidate_run import CandidateRun
 from knapcheck.fuzz.differential import Check
-from knapcheck.fuzz.gate import BASELINE, CANDIDATE, REGRESSION, Decision
+from knapcheck.fuzz.gate import BASELINE, CANDIDATE, KNOWN, REGRESSION, Decision
 from knapcheck.reports import real_budget
 from knapcheck.measure.bench import BenchResult, BenchRow
 from knapcheck.reports.bench_table import BenchTables, bench_tables, tables_html, tables_markdown
@@ -194,7 +194,9 @@ def _returned(failure: Check) -> str:
 
 def _status_text(report: Report, failure: Check, status: str) -> str:
     case = report.run.result.known.get(failure.differential_signature)
-    return f"{status}: corpus case {case}" if case else status
+    if not case:
+        return status
+    return f"{status}: corpus case {case}" if status == KNOWN else f"{status}, known: corpus case {case}"
 
 
 def _baseline_line(failure: Check) -> str:
