@@ -30,13 +30,6 @@ def planted_ours():
 
 
 @pytest.fixture
-def selected_families_only(monkeypatch):
-    """check and report without the enumerated families they always add (thousands of instances
-    that tests about other things need not pay for)."""
-    monkeypatch.setattr("knapcheck.fuzz.families.with_enumerated", list)
-
-
-@pytest.fixture
 def empty_corpus(tmp_path):
     path = tmp_path / "empty-corpus.json"
     path.write_text('{"schema_version": 1, "cases": []}')

@@ -28,11 +28,6 @@ TIE = Instance((0.0001, 0.0001), (1.0, 1.0), 0.0001)
 
 
 @pytest.fixture
-def selected_families_only(monkeypatch):
-    monkeypatch.setattr("knapcheck.fuzz.families.with_enumerated", list)
-
-
-@pytest.fixture
 def empty_corpus(tmp_path):
     path = tmp_path / "empty-corpus.json"
     path.write_text('{"schema_version": 1, "cases": []}')

@@ -24,12 +24,6 @@ PLANTED = Path(__file__).resolve().parent / "planted"
 
 
 @pytest.fixture
-def selected_families_only(monkeypatch):
-    """report without the enumerated families it always adds (the rules here need none of them)."""
-    monkeypatch.setattr("knapcheck.fuzz.families.with_enumerated", list)
-
-
-@pytest.fixture
 def empty_corpus(tmp_path):
     path = tmp_path / "empty-corpus.json"
     path.write_text('{"schema_version": 1, "cases": []}')

@@ -10,18 +10,11 @@ import json
 import subprocess
 import sys
 
-import pytest
-
 from knapcheck import exit_status
 from knapcheck.cli import main
 from torch_copies import ITEM_REUSE, MIP_GAP, SPLIT, write_copy
 
 FUNCTIONS = ("greedy_knapsack", "ilp_knapsack", "dp_knapsack", "dp_knapsack_sliding_hirschberg")
-
-
-@pytest.fixture
-def selected_families_only(monkeypatch):
-    monkeypatch.setattr("knapcheck.fuzz.families.with_enumerated", list)
 
 
 def run_snippet(source: str) -> subprocess.CompletedProcess:
