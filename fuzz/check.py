@@ -46,7 +46,7 @@ from knapcheck.solvers.outcome import Outcome
 
 CHECK_SHARE = 0.6
 """Under a time budget, the share spent checking; the rest goes to shrinking the failures found."""
-SHRINK_SECONDS = 60.0
+SHRINK_SECONDS = 30.0
 """Without a time budget, the longest one failure is shrunk (the smallest instance so far is kept)."""
 DETERMINISM_SAMPLE = 8
 """Instances of each source on which solvers that promise the optimum are called twice."""
