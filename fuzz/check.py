@@ -112,11 +112,20 @@ def run_check(
 
 
 class _Run:
-    def __init__(self, entries, counterparts, baselines, time_budget, progress) -> None:
-        self.entries: list[SolverEntry] = entries
-        self.counterparts: dict[str, SolverEntry] = counterparts
-        self.time_budget: float | None = time_budget
-        self.progress: Callable[[str], None] = progress
+    """One run_check: the entries, their pairing, the tally and the smallest failure of each signature."""
+
+    def __init__(
+        self,
+        entries: list[SolverEntry],
+        counterparts: dict[str, SolverEntry],
+        baselines: list[str],
+        time_budget: float | None,
+        progress: Callable[[str], None],
+    ) -> None:
+        self.entries = entries
+        self.counterparts = counterparts
+        self.time_budget = time_budget
+        self.progress = progress
         self.start = time.monotonic()
         self.result = CheckResult(entries, counterparts={t: b.name for t, b in counterparts.items()}, baselines=baselines)
         self.result.comparisons = {target: Comparison(baseline.name) for target, baseline in counterparts.items()}
