@@ -2,21 +2,23 @@
 
 A family is a named Hypothesis strategy of valid instances with what it promises about them:
 whether every instance is exact (``knapcheck.solvers.contract.exact_scale`` is not None, so exact solvers
-must return identical values), the largest n it draws, and one line saying what it is for. Adding
-a family is one record here; ``tests/test_families.py`` holds every family to its record.
+must return identical values), the largest n it draws, and one line saying what it is for. An
+enumerated family (``knapcheck.fuzz.enumerated``) is a fixed list instead: a check takes all of
+it, in order, whatever the seed or the count asked of sampled families; its strategy (for
+campaigns and tests) samples from that list. Adding a family is one record here;
+``tests/test_families.py`` holds every family to its record.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
-from knapcheck.fuzz import sizes
+from knapcheck.fuzz import enumerated, sizes
+from knapcheck.solvers.contract import Instance
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
-
-    from knapcheck.solvers.contract import Instance
 
 
 @dataclass(frozen=True)
@@ -29,8 +31,33 @@ class Family:
     """The largest number of items an instance has."""
     description: str
 
+    listing: Callable[[], Sequence[Instance]] | None = field(default=None, repr=False)
+    """Every instance, in order, for an enumerated family; None for a sampled one."""
+
+    @property
+    def enumerated(self) -> bool:
+        return self.listing is not None
+
     def instances(self) -> SearchStrategy[Instance]:
         return self.strategy()
+
+    def draw(self, count: int, seed_value: int = 0) -> list[Instance]:
+        """What a check takes from the family: ``count`` instances drawn from the seed (the same
+        list in every process), or the whole list of an enumerated family."""
+        if self.listing is not None:
+            return list(self.listing())
+        from knapcheck.fuzz import strategies
+
+        return strategies.sample(self.instances(), count, seed_value)
+
+
+def _enumerated(name: str, listing: Callable[[], Sequence[Instance]], max_n: int, description: str) -> Family:
+    def strategy() -> SearchStrategy[Instance]:
+        from hypothesis import strategies as st
+
+        return st.sampled_from(listing())
+
+    return Family(name, strategy, True, max_n, description, listing)
 
 
 def _drawn_by(name: str) -> Callable[[], SearchStrategy[Instance]]:
@@ -99,6 +126,12 @@ FAMILIES: tuple[Family, ...] = (
     _pisinger("pisinger_multiple_strongly_correlated", "Pisinger class 14: profit = weight + k1 or + k2 by divisibility"),
     _pisinger("pisinger_profit_ceiling", "Pisinger class 15: profit = weight rounded up to a multiple of 3"),
     _pisinger("pisinger_circle", "Pisinger class 16: profits on an ellipse over the weights (float profits)", exact=False),
+    _enumerated("exhaustive_small", enumerated.exhaustive_small, enumerated.SMALL_MAX_ITEMS,
+                "every instance of up to 3 items, weights 0..3 units, capacity 0..6, runtimes -1, 0, 1, 2"
+                " (6 142 instances: 3 items in one order, capacities past the total weight + 1 left out)"),
+    _enumerated("large_capacity", enumerated.large_capacity, enumerated.LARGE_MAX_ITEMS,
+                "1 or 2 items, every order, at capacities just past 1 and 2 blocks of 4 096 units"
+                " (144 instances)"),
 )
 
 _BY_NAME = {f.name: f for f in FAMILIES}
@@ -115,17 +148,26 @@ def strategy(name: str) -> SearchStrategy[Instance]:
     return get(name).instances()
 
 
-def select(*, exact: bool | None = None, max_n: int | None = None) -> list[Family]:
-    """The families whose records match: ``exact`` as given, drawing at most ``max_n`` items."""
+def select(*, exact: bool | None = None, max_n: int | None = None, enumerated: bool | None = None) -> list[Family]:
+    """The families whose records match: ``exact`` as given, drawing at most ``max_n`` items,
+    enumerated in full or sampled."""
     return [
         f
         for f in FAMILIES
-        if (exact is None or f.exact == exact) and (max_n is None or f.max_n <= max_n)
+        if (exact is None or f.exact == exact)
+        and (max_n is None or f.max_n <= max_n)
+        and (enumerated is None or f.enumerated == enumerated)
     ]
 
 
-def names(*, exact: bool | None = None, max_n: int | None = None) -> list[str]:
-    return [f.name for f in select(exact=exact, max_n=max_n)]
+def names(*, exact: bool | None = None, max_n: int | None = None, enumerated: bool | None = None) -> list[str]:
+    return [f.name for f in select(exact=exact, max_n=max_n, enumerated=enumerated)]
+
+
+def with_enumerated(selected: Sequence[str]) -> list[str]:
+    """The selected families with every enumerated one added: `check` and `report` always take
+    them, as they always take the regression corpus."""
+    return list(dict.fromkeys([*selected, *names(enumerated=True)]))
 
 
 def any_instance() -> SearchStrategy[Instance]:

@@ -19,7 +19,7 @@ from knapcheck import exit_status
 from knapcheck.durations import SYNTAX, duration
 from knapcheck.inputs import add_instance_arguments, checked_families, family_list, stored_instances
 from knapcheck.solver_log import solver_log
-from knapcheck.targets import SPEC_FORMS, entries_for, load_targets
+from knapcheck.targets import SPEC_FORMS, entries_for, load_targets, promise_help
 from knapcheck.output_checks import writable_directory
 from knapcheck.measure.paired import DEFAULT_MAX_ROUNDS, DEFAULT_TIME_LIMIT
 from knapcheck.usage import UsageError, non_negative_int, positive_int
@@ -36,15 +36,18 @@ examples:
 
 GATE = """\
 gate:
-  by default (regression rule) the report fails when the candidate fails where its baseline does
-  not: a kind of failure (verdict) the baseline never shows, or a failure on an instance the
-  baseline passes. Each candidate solver is compared with the baseline solvers of the same function
-  name (pr/knapsack.py:dp_knapsack with torch:dp_knapsack), else with every baseline solver; without
-  a baseline every candidate failure counts. --strict: any candidate failure fails the report.
-  report.md's first lines say which rule applied and its outcome.
+  each candidate solver is compared with one baseline: the one of the same function name
+  (pr/knapsack.py:dp_knapsack with torch:dp_knapsack), else the only baseline. Both are judged on
+  every instance, and a failure is named by (candidate, verdict, the baseline's verdict on that
+  instance). By default (the differential rule) the report fails on a regression: a candidate
+  failure where the baseline, on the same instance, does not fail the same way; its reproduction
+  runs the baseline first when the baseline passed there. Without a baseline every candidate
+  failure counts (those a regression-corpus case explains are listed as known). --strict: any
+  candidate failure fails the report. The enumerated families (exhaustive_small, large_capacity)
+  are always checked. report.md's first lines say which rule applied and its outcome.
 
 performance:
-  each candidate solver is timed against each baseline solver it is compared with, the two called
+  each candidate solver is timed against the baseline solver it is compared with, the two called
   in turn in one process on the same instances (n = 200, C = 1e3, 1e4, 1e5), round after round
   until every time ratio's 99% interval spans at most 10%, --bench-repeats rounds have run, or
   --bench-time-limit runs out. report.md shows each ratio (candidate / baseline) with its interval
@@ -61,7 +64,7 @@ DESCRIPTION = textwrap.dedent("""\
 
 
 def epilog() -> str:
-    return "\n\n".join([EXAMPLES, GATE, family_list(), exit_status.help_text(
+    return "\n\n".join([EXAMPLES, GATE, promise_help(), family_list(), exit_status.help_text(
         "the gate failed: a regression (with --strict, any candidate failure), an oracle shown wrong,\n"
         "       or performance past --max-slowdown/--max-memory"
     )])
@@ -74,7 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time", type=duration, default=600.0, metavar="DURATION",
                         help=f"time budget for checking and shrinking: {SYNTAX} (default: 10m)")
     parser.add_argument("--per-family", type=positive_int, default=40, metavar="N",
-                        help="generated instances per family (default: 40)")
+                        help="generated instances per sampled family (default: 40)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the generated instances (default: 0)")
     add_instance_arguments(parser)
     parser.add_argument("--bench-repeats", type=non_negative_int, default=DEFAULT_MAX_ROUNDS, metavar="N",
@@ -138,7 +141,7 @@ def command_line(args: argparse.Namespace) -> str:
 
 
 def benchmark(args: argparse.Namespace, regression, log: Path, progress):
-    """Each candidate solver against each baseline solver it is compared with, and the performance rule."""
+    """Each candidate solver against the baseline solver it is compared with, and the performance rule."""
     from knapcheck.fuzz.candidate_run import CANDIDATE
     from knapcheck.measure.paired import measure_pair
     from knapcheck.measure.perf_gate import PerformanceLimits, performance_failures
@@ -148,8 +151,9 @@ def benchmark(args: argparse.Namespace, regression, log: Path, progress):
     if not args.bench_repeats:
         return Performance(limits=limits, note="Not measured (--bench-repeats 0).")
     entries = {e.name: e for e in regression.result.solvers}
-    pairs = [(entries[c.name], entries[name]) for c in regression.entries(CANDIDATE)
-             for name in regression.counterparts(c.name)]
+    counterparts = regression.result.counterparts
+    pairs = [(entries[c.name], entries[counterparts[c.name]]) for c in regression.entries(CANDIDATE)
+             if c.name in counterparts]
     if not pairs:
         return Performance(limits=limits, note="Not measured: performance is measured against a baseline (--baseline).")
     results = []
@@ -167,21 +171,28 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from knapcheck.fuzz.candidate_run import run_candidate
+    from knapcheck.fuzz.families import with_enumerated
+    from knapcheck.fuzz.gate import pair
     from knapcheck.reports.environment import environment
     from knapcheck.reports.regression_report import Report, render_html, render_json, render_markdown
     from knapcheck.solvers.registry import with_isolation
 
     checked_limits(args)
-    family_names = checked_families(args.families)
+    family_names = with_enumerated(checked_families(args.families))
     out = writable_directory(args.out, "--out")
     stored = stored_instances(args.regressions, args.instances)
     candidate = [with_isolation(e) for e in entries_for(args.candidate)]
     baseline = [with_isolation(e) for e in entries_for(args.baseline)] if args.baseline else []
+    try:
+        pair(candidate, baseline)
+    except ValueError as exc:
+        raise UsageError(f"--baseline: {exc}") from None
     progress = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
     with solver_log(out / "solvers.log", "report") as log:
         load_targets(candidate + baseline)
         regression = run_candidate(
-            candidate, baseline, family_names, args.per_family, args.seed, args.time, progress, stored.instances
+            candidate, baseline, family_names, args.per_family, args.seed, args.time, progress, stored.instances,
+            stored.cases,
         )
         performance = benchmark(args, regression, log, progress)
     report = Report(command_line(args), regression, environment(), performance, strict=args.strict)

@@ -20,6 +20,13 @@ if TYPE_CHECKING:
 
 DEFAULT_TARGETS = ("ours", "torch")
 SPEC_FORMS = "ours, torch, torch:NAME, FILE.py:NAME, module:NAME or a registered name"
+PROMISE_HELP = """\
+promises:
+  each target is judged on what it promises: exact (the optimum) or heuristic (a valid selection;
+  SUBOPTIMAL is no failure). A FILE.py:NAME or module:NAME target named like one of torch's solvers
+  takes that solver's promise (greedy_knapsack: heuristic; the others: exact), any other is exact.
+  Append @exact or @heuristic to declare it: pr/knapsack.py:greedy_knapsack@exact. The output says
+  which promise each target was judged on, and why."""
 
 
 def entries_for(specs: list[str] | None) -> list[SolverEntry]:
@@ -75,6 +82,11 @@ def _reason(name: str, error: str) -> str:
     for wrapper in ("while loading the target: ", f"cannot load {name}: ", "ValueError: "):
         error = error.removeprefix(wrapper)
     return error if error.startswith(name) else f"{name}: {error}"
+
+
+def promise_help() -> str:
+    """The promise declaration, for a help epilog."""
+    return PROMISE_HELP
 
 
 def add_targets_argument(parser: argparse.ArgumentParser) -> None:

@@ -341,7 +341,7 @@ def child_process(job: dict, output: Path | None) -> Iterator[Receive]:
         yield receive
     finally:
         conn.close()
-        lifetime.kill_group(process)
+        lifetime.stop(process)
 
 
 def _problem(instance: Instance) -> dict:

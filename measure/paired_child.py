@@ -135,8 +135,7 @@ def serve(conn: Connection) -> None:
 
 def main(argv: list[str]) -> int:
     parent, fd = int(argv[0]), int(argv[1])
-    lifetime.die_with_parent(parent)
-    lifetime.guard_group()
+    lifetime.keep_tree(parent)
     serve(Connection(fd))
     return 0
 

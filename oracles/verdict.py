@@ -43,6 +43,8 @@ class Verdict(str, Enum):
     TIMEOUT = "TIMEOUT"
     OUT_OF_MEMORY = "OUT_OF_MEMORY"
     MUTATED_INPUT = "MUTATED_INPUT"
+    NONDETERMINISTIC = "NONDETERMINISTIC"
+    """Two calls on one input gave different answers (knapcheck.fuzz.differential decides it, not judge)."""
     UNVERIFIED = "UNVERIFIED"
 
     def __str__(self) -> str:

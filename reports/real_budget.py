@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from knapcheck.fuzz.differential import instance_id
 from knapcheck.fuzz.overshoot import OvershootSummary, Overshoots, never_over
 from knapcheck.solvers.contract import Instance
 
@@ -97,7 +98,9 @@ def to_json(overshoots: Overshoots) -> list[dict]:
             "over": row.over,
             "median": _number(row.median),
             "worst": _number(row.worst),
-            "worst_instance": row.worst_instance.as_dict() if row.worst_instance is not None else None,
+            "worst_instance": None if row.worst_instance is None else {
+                "id": instance_id(row.worst_instance), **row.worst_instance.as_dict()
+            },
         }
         for row in overshoots.summary()
     ]

@@ -9,18 +9,31 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
+from knapcheck.fuzz.candidate_run import CandidateRun
 from knapcheck.fuzz.differential import Check
-from knapcheck.fuzz.candidate_run import BASELINE, CANDIDATE, CandidateRun
+from knapcheck.fuzz.gate import BASELINE, CANDIDATE, KNOWN, REGRESSION, Decision
 from knapcheck.reports import real_budget
 from knapcheck.reports.performance_report import Performance, gate_sentence
 from knapcheck.reports.performance_report import html_parts as performance_html
 from knapcheck.reports.performance_report import markdown_lines as performance_markdown
 from knapcheck.reports.performance_report import to_json as performance_json
-from knapcheck.reports.check_report import describe_oracle_finding, failure_json, oracle_finding_json, source, verdict_rows
+from knapcheck.reports.check_report import (
+    comparison_json,
+    comparison_lines,
+    describe_oracle_finding,
+    failure_json,
+    oracle_finding_json,
+    ordered_findings,
+    promise,
+    solver_json,
+    source,
+    sources_json,
+    verdict_rows,
+)
 from knapcheck.reports.reproduction import snippet
 from knapcheck.solvers.isolation import limits_for
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MAX_MARKDOWN_CHARS = 50_000
 
 
@@ -33,27 +46,18 @@ class Report:
     strict: bool = False
 
     @property
+    def gate(self) -> Decision:
+        """The gate fails on the rule's failures, and whenever an oracle was shown wrong (then no
+        verdict of the run can be trusted, a pass included)."""
+        return self.run.gate(self.strict)
+
+    @property
     def gate_failures(self) -> list[Check]:
-        return self.run.gate_failures(self.strict)
+        return self.gate.failing
 
     @property
     def gate_failed(self) -> bool:
-        """The gate fails on the rule's failures, whenever an oracle was shown wrong (then no
-        verdict of the run can be trusted, a pass included), and on performance past a limit."""
-        return bool(self.gate_failures or self.run.result.oracle_findings or self.performance.failures)
-
-
-REGRESSION = "regression"
-"""A candidate failure its baseline does not share (the only failures that fail the default gate)."""
-ALSO_IN_BASELINE = "also in baseline"
-FIXED = "fixed by the candidate"
-BASELINE_ONLY = "baseline"
-
-REGRESSION_RULE = (
-    "the regression rule (the default): the report fails when the candidate fails where its baseline"
-    " does not (a kind of failure the baseline never shows, or on an instance the baseline passes)"
-)
-STRICT_RULE = "the strict rule (--strict): the report fails on any failure of the candidate"
+        return not self.gate.passed or bool(self.performance.failures)
 
 
 def _specs(report: Report, role: str) -> str:
@@ -61,41 +65,44 @@ def _specs(report: Report, role: str) -> str:
     return ", ".join(names) if names else "none"
 
 
-def _status(report: Report, failure: Check) -> str:
-    if report.run.roles[failure.solver.name] == BASELINE:
-        return FIXED if failure in report.run.fixed() else BASELINE_ONLY
-    return REGRESSION if report.run.is_regression(failure) else ALSO_IN_BASELINE
+def _signature_text(failure: Check) -> str:
+    text = f"{failure.solver.name} {failure.verdict.value}"
+    if failure.baseline_verdict is not None:
+        text += f" where the baseline is {failure.baseline_verdict}"
+    return text
 
 
 def _gate(report: Report) -> tuple[str, str]:
     """The gate's outcome (shown in bold) and the rest of its sentence: the rule and what decided."""
-    rule = STRICT_RULE if report.strict else REGRESSION_RULE
-    failing = report.gate_failures
+    gate = report.gate
+    failing = gate.failing
     candidate = report.run.findings(CANDIDATE)
     decided = []
     if failing:
-        what = "failure" if report.strict else "regression"
-        listed = ", ".join(f"{f.solver.name} {f.verdict.value}" for f in failing)
+        what = "regression" if any(f.counterpart is not None for f in failing) and not report.strict else "failure"
+        listed = "; ".join(_signature_text(f) for f in failing)
         decided.append(f"{_count(len(failing), what, what + 's')}: {listed}.")
     elif candidate:
-        decided.append(f"The baseline shares each of the candidate's {_count(len(candidate), 'distinct failure', 'distinct failures')}.")
+        decided.append(f"The baseline shares each of the candidate's {_count(len(candidate), 'distinct failure', 'distinct failures')}"
+                       " on the same instances.")
     else:
         decided.append("The candidate passed every check.")
-    oracle_findings = len(report.run.result.oracle_findings)
-    if oracle_findings:
-        decided.append(f"The oracle was shown wrong {_count(oracle_findings, 'time', 'times')}, so no verdict can be trusted.")
+    if gate.oracle_findings:
+        decided.append(f"The oracle was shown wrong {_count(gate.oracle_findings, 'time', 'times')}, so no verdict can be trusted.")
     if gate_sentence(report.performance):
         decided.append(gate_sentence(report.performance))
     decided.append(f"Exit status {1 if report.gate_failed else 0}.")
-    return f"Gate: {'FAILED' if report.gate_failed else 'passed'}", f" under {rule}. {' '.join(decided)}"
+    return f"Gate: {'FAILED' if report.gate_failed else 'passed'}", f" under {gate.rule}. {' '.join(decided)}"
 
 
 def _summary(report: Report) -> str:
-    """Besides the gate: what the candidate no longer shows of the baseline's failures."""
-    fixed = report.run.fixed()
-    if not fixed:
-        return ""
-    return f"The candidate no longer shows {_count(len(fixed), 'kind', 'kinds')} of failure the baseline has."
+    """Besides the gate: on how many instances each candidate passes where its baseline fails."""
+    parts = []
+    for target, comparison in report.run.result.comparisons.items():
+        fixed = sum(comparison.fixed.values())
+        if fixed:
+            parts.append(f"{target} passes on {_count(fixed, 'instance', 'instances')} where {comparison.baseline} fails.")
+    return " ".join(parts)
 
 
 def _count(number: int, one: str, many: str) -> str:
@@ -138,15 +145,43 @@ def _verdict_table(report: Report) -> tuple[list[str], list[list[str]]]:
     return [header[0], "role", *header[1:]], [[row[0], report.run.roles[row[0]], *row[1:]] for row in rows]
 
 
+def _promise_lines(report: Report) -> list[str]:
+    return [f"`{e.name}`: {promise(e)}" for e in report.run.result.solvers]
+
+
+def _comparison_lines(report: Report) -> list[str]:
+    lines = []
+    for target, comparison in report.run.result.comparisons.items():
+        lines += comparison_lines(target, comparison)
+    return lines
+
+
 def _returned(failure: Check) -> str:
     return repr(failure.outcome.answer)
+
+
+def _status_text(report: Report, failure: Check, status: str) -> str:
+    case = report.run.result.known.get(failure.differential_signature)
+    if not case:
+        return status
+    return f"{status}: corpus case {case}" if status == KNOWN else f"{status}, known: corpus case {case}"
+
+
+def _baseline_line(failure: Check) -> str:
+    base = failure.baseline
+    if failure.counterpart is None:
+        return ""
+    if base is None:
+        return f"- baseline `{failure.counterpart.name}` was not run on this size"
+    returned = f", returned `{_returned(base)[:300]}`" if base.outcome.returned else ""
+    return f"- baseline `{base.solver.name}` on the same instance: {base.verdict.value}{returned}"
 
 
 def _failure_markdown(index: int, failure: Check, status: str, with_snippet: bool) -> list[str]:
     lines = [
         f"### {index}. `{failure.solver.name}`: {failure.verdict.value} ({status})",
         "",
-        f"- found in {source(failure)}, shrunk to n={failure.instance.n}",
+        f"- found in {source(failure)}, shrunk to n={failure.instance.n} (instance `{failure.instance_id}`)",
     ]
     if failure.judgement.detail:
         lines.append(f"- {failure.judgement.detail}")
@@ -155,6 +190,8 @@ def _failure_markdown(index: int, failure: Check, status: str, with_snippet: boo
     ]
     if failure.outcome.returned:
         lines.append(f"- returned `{_returned(failure)[:300]}`")
+    if _baseline_line(failure):
+        lines.append(_baseline_line(failure))
     lines.append("")
     if with_snippet:
         lines += ["<details><summary>Reproduction</summary>", "", "```python", snippet(failure), "```", "", "</details>", ""]
@@ -199,10 +236,18 @@ def _markdown(report: Report, with_snippets: int) -> str:
         "",
         *_markdown_table(*_verdict_table(report)),
         "",
-        _correctness_line(report) + f". {_isolation_line(report)} Each distinct failure (solver and verdict) "
-        "is shrunk to a minimal instance. Differences in which of several optimal sets a solver saves, or in "
-        "the order of the indices, are not failures.",
+        _correctness_line(report) + f". {_isolation_line(report)} Each distinct failure (solver, verdict and the "
+        "baseline's verdict on the same instance) is shrunk to a minimal instance that keeps all three. Differences "
+        "in which of several optimal sets a solver saves, or in the order of the indices, are not failures.",
         "",
+        "Judged on their promises:",
+        "",
+        *(f"- {line}" for line in _promise_lines(report)),
+        "",
+    ]
+    if report.run.result.comparisons:
+        lines += ["### Candidate against baseline, instance by instance", "", "```", *_comparison_lines(report), "```", ""]
+    lines += [
         f"### {real_budget.TITLE}",
         "",
         *real_budget.markdown_lines(report.run.result.overshoots),
@@ -244,10 +289,8 @@ def _environment_summary(environment: dict) -> str:
 
 
 def _ordered_findings(report: Report) -> list[tuple[Check, str]]:
-    """Candidate failures first (regressions before those the baseline shares), then the baseline's."""
-    order = {REGRESSION: 0, ALSO_IN_BASELINE: 1, FIXED: 2, BASELINE_ONLY: 3}
-    pairs = [(f, _status(report, f)) for f in report.run.result.findings]
-    return sorted(pairs, key=lambda pair: order[pair[1]])
+    """Regressions (or, without a baseline, new failures) first, then the shared or known ones, then the baseline's."""
+    return [(f, _status_text(report, f, status)) for f, status in ordered_findings(report.run.result)]
 
 
 def render_json(report: Report) -> dict:
@@ -263,28 +306,20 @@ def render_json(report: Report) -> dict:
             "stored": report.run.stored,
             "seconds": report.run.seconds,
             "time_budget": report.run.time_budget,
-            "solvers": [
-                {
-                    "name": e.name,
-                    "role": report.run.roles[e.name],
-                    "exact": e.exact,
-                    "origin": e.origin,
-                    "isolated": e.isolate,
-                    "verdicts": dict(result.counts[e.name]),
-                }
-                for e in result.solvers
-            ],
+            "sources": sources_json(result),
+            "solvers": [solver_json(result, e) for e in result.solvers],
+            "comparisons": {target: comparison_json(c) for target, c in result.comparisons.items()},
             "failures": [
-                {**failure_json(f), "role": report.run.roles[f.solver.name], "status": status}
-                for f, status in _ordered_findings(report)
+                {**failure_json(f, status, result.known.get(f.differential_signature)), "role": report.run.roles[f.solver.name]}
+                for f, status in ordered_findings(result)
             ],
             "oracle_findings": [oracle_finding_json(f) for f in result.oracle_findings],
             "real_budget": real_budget.to_json(result.overshoots),
         },
         "gate": {
-            "rule": "strict" if report.strict else "regression",
+            "rule": "strict" if report.strict else "differential" if report.run.entries(BASELINE) else "no baseline",
             "passed": not report.gate_failed,
-            "failing": [list(f.signature) for f in report.gate_failures],
+            "failing": [list(f.differential_signature) for f in report.gate_failures],
         },
         "performance": performance_json(report.performance),
     }
@@ -325,22 +360,31 @@ def render_html(report: Report) -> str:
         f" {escape(_summary(report))}</p>",
         _html_table(*_verdict_table(report)),
         f"<p>{escape(_correctness_line(report))}. {escape(_isolation_line(report))}</p>",
+        "<p>Judged on their promises:</p><ul>"
+        + "".join(f"<li>{escape(promise(e))}: <code>{escape(e.name)}</code></li>" for e in report.run.result.solvers)
+        + "</ul>",
+    ]
+    if report.run.result.comparisons:
+        parts += ["<h3>Candidate against baseline, instance by instance</h3>",
+                  f"<pre>{escape(chr(10).join(_comparison_lines(report)))}</pre>"]
+    parts += [
         *_real_budget_html(report),
     ]
     ordered = _ordered_findings(report)
     if ordered:
         parts.append("<h2>Failures</h2>")
     for index, (failure, status) in enumerate(ordered, 1):
-        css = ' class="regression"' if status == REGRESSION else ""
+        css = ' class="regression"' if status.startswith(REGRESSION) else ""
         parts += [
             f"<h3>{index}. <code>{escape(failure.solver.name)}</code>: {failure.verdict.value} "
             f"<span{css}>({escape(status)})</span></h3>",
             "<ul>",
-            f"<li>found in {escape(source(failure))}, shrunk to n={failure.instance.n}</li>",
+            f"<li>found in {escape(source(failure))}, shrunk to n={failure.instance.n} (instance {failure.instance_id})</li>",
             f"<li>{escape(failure.judgement.detail)}</li>" if failure.judgement.detail else "",
             f"<li>expected {float(failure.oracle.value)!r} with saved={list(failure.oracle.saved)} "
             f"({escape(failure.oracle.name)})</li>",
             f"<li>returned <code>{escape(_returned(failure)[:300])}</code></li>" if failure.outcome.returned else "",
+            f"<li>{escape(_baseline_line(failure)[2:])}</li>" if _baseline_line(failure) else "",
             "</ul>",
             f"<pre>{escape(snippet(failure))}</pre>",
         ]

@@ -8,6 +8,10 @@ A spec says where a solver's code is:
 - ``package.module:NAME``: a function in an importable module;
 - anything without a colon: a registered name such as ``full_table`` (``knapcheck.solvers.registry``).
 
+A function spec may end in a promise, ``@exact`` or ``@heuristic`` (``pr/knapsack.py:greedy_knapsack@exact``):
+what the target is judged on, instead of its default (``knapcheck.solvers.registry``: a function named
+like one of torch's solvers takes that solver's promise; any other is exact).
+
 Loading is cached by spec, so a file or module is imported once however many entries name it.
 
 Before knapcheck installed everything under its own name, its modules were top-level
@@ -34,6 +38,7 @@ from knapcheck.solvers.contract import Solver
 TORCH_KNAPSACK_MODULE = "torch._functorch._activation_checkpointing.knapsack"
 
 Kind = Literal["torch_all", "torch", "file", "module", "name"]
+PROMISES = ("exact", "heuristic")
 
 
 @dataclass(frozen=True)
@@ -43,13 +48,21 @@ class Spec:
     """The module's dotted name (``torch`` and ``module``), the file's absolute path (``file``), or ''."""
     name: str
     """The function's name, or the registered name (``name``); '' for ``torch_all``."""
+    promise: str | None = None
+    """A declared promise (one of PROMISES), or None: the registry's default for the target."""
 
     def __str__(self) -> str:
         if self.kind == "torch_all":
             return "torch"
         if self.kind == "name":
             return self.name
-        return f"{'torch' if self.kind == 'torch' else self.where}:{self.name}"
+        declared = f"@{self.promise}" if self.promise else ""
+        return f"{'torch' if self.kind == 'torch' else self.where}:{self.name}{declared}"
+
+    @property
+    def target(self) -> "Spec":
+        """The same spec without its declared promise: what names and loads the code."""
+        return Spec(self.kind, self.where, self.name)
 
     @property
     def module(self) -> str:
@@ -58,6 +71,7 @@ class Spec:
 
 
 FORMS = "torch, torch:NAME, FILE.py:NAME, module:NAME or a registered name"
+PROMISE_SYNTAX = "append @exact or @heuristic to torch:NAME, FILE.py:NAME or module:NAME to declare its promise"
 
 _FORMER_TOP_LEVEL = frozenset({"solvers", "oracles", "fuzz", "reports"})
 
@@ -67,20 +81,27 @@ def parse(text: str) -> Spec:
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"a solver spec must be a non-empty string ({FORMS}), got {text!r}")
     text = text.strip()
+    if ":" not in text and "@" in text:
+        raise ValueError(f"solver spec {text!r}: a promise (@exact, @heuristic) can be declared only for torch:NAME,"
+                         " FILE.py:NAME or module:NAME")
     if text == "torch":
         return Spec("torch_all", "", "")
     if ":" not in text:
         return Spec("name", "", text)
     where, _, name = text.rpartition(":")
+    name, at, promise = name.partition("@")
+    if at and promise not in PROMISES:
+        raise ValueError(f"solver spec {text!r}: the promise after '@' must be exact or heuristic, got {promise!r}")
+    promise = promise or None
     if not name.isidentifier() or not where:
         raise ValueError(f"solver spec {text!r}: expected {FORMS}")
     if where == "torch":
-        return Spec("torch", "torch", name)
+        return Spec("torch", "torch", name, promise)
     if where.endswith(".py"):
-        return Spec("file", str(Path(where).expanduser().resolve()), name)
+        return Spec("file", str(Path(where).expanduser().resolve()), name, promise)
     if not all(part.isidentifier() for part in where.split(".")):
         raise ValueError(f"solver spec {text!r}: {where!r} is neither a FILE.py nor a dotted module name")
-    return Spec("module", _current_module_name(where), name)
+    return Spec("module", _current_module_name(where), name, promise)
 
 
 def current_name(name: str) -> str:
@@ -110,7 +131,7 @@ def load(spec: Spec | str) -> Solver:
     ValueError (one line, naming the spec) when the file or module cannot be imported, defines no
     such name, or names something that cannot be called as ``solve(memory, runtimes, max_memory)``.
     """
-    return _load(parse(spec) if isinstance(spec, str) else spec)
+    return _load((parse(spec) if isinstance(spec, str) else spec).target)
 
 
 @lru_cache(maxsize=None)

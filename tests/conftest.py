@@ -5,6 +5,7 @@ Solver timings vary with load (and `pytest -n auto` shares two cores), so no pro
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -14,9 +15,15 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
+@pytest.fixture
+def selected_families_only(monkeypatch):
+    """`check` and `report` without the enumerated families they always add: thousands of
+    instances that a test about something else need not pay for."""
+    monkeypatch.setattr("knapcheck.fuzz.families.with_enumerated", list)
+
+
 def pytest_collection_modifyitems(config, items):
     """Tests marked ``gpu`` need a CUDA device: without one they are skipped, saying so."""
-    import pytest
     import torch
 
     if torch.cuda.is_available():

@@ -42,7 +42,7 @@ def test_a_report_on_torch_solvers_shows_each_distinct_failure_once_with_a_repro
     markdown = (out / "report.md").read_text()
     assert len(markdown.encode()) < 60_000
     lines = markdown.splitlines()
-    assert lines[2].startswith("**Gate: FAILED** under the regression rule")
+    assert lines[2].startswith("**Gate: FAILED** under the differential rule")
     table = next(i for i, line in enumerate(lines) if line.startswith("| solver | role | kind | OPTIMAL |"))
     assert table < lines.index("## Failures")
     for heading in (f"### {real_budget.TITLE}", "## Failures", "## Performance", "## Environment"):
@@ -53,19 +53,20 @@ def test_a_report_on_torch_solvers_shows_each_distinct_failure_once_with_a_repro
     assert html.startswith("<!DOCTYPE html>") and "## " not in html
     assert real_budget.TITLE in html
     data = json.loads((out / "report.json").read_text())
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     assert {row["solver"] for row in data["correctness"]["real_budget"]} == {*TORCH_SOLVERS, "full_table"}
     assert data["environment"]["torch"]["version"]
     roles = {s["name"]: s["role"] for s in data["correctness"]["solvers"]}
     assert roles == {**{name: "candidate" for name in TORCH_SOLVERS}, "full_table": "baseline"}
 
     failures = data["correctness"]["failures"]
-    signatures = [(f["solver"], f["verdict"]) for f in failures]
+    signatures = [tuple(f["signature"]) for f in failures]
     assert len(signatures) == len(set(signatures))
-    assert ("torch:dp_knapsack_sliding_hirschberg", "OVER_BUDGET") in signatures
-    assert ("torch:dp_knapsack", "WRONG_VALUE") in signatures
+    assert ("torch:dp_knapsack_sliding_hirschberg", "OVER_BUDGET", "OPTIMAL") in signatures
+    assert ("torch:dp_knapsack", "WRONG_VALUE", "OPTIMAL") in signatures
     assert all(f["role"] == "candidate" and f["status"] == "regression" for f in failures)
-    assert data["gate"] == {"rule": "regression", "passed": False, "failing": [list(s) for s in signatures]}
+    assert data["gate"] == {"rule": "differential", "passed": False, "failing": [list(s) for s in signatures]}
+    assert all(f["instance"]["id"] and f["baseline"]["verdict"] == "OPTIMAL" for f in failures)
     assert_each_fails(failures)
 
 
@@ -112,13 +113,17 @@ def test_failures_are_compared_by_kind_between_candidate_and_baseline(planted_pa
     assert all(e.isolate for e in run.result.solvers), "code under review always runs isolated"
     assert run.result.instances == 4 and run.stored == {"corpus": 1}
     report = Report("knapcheck report ...", run, environment(), Performance(note="not measured"))
-    statuses = {f["verdict"]: f["status"] for f in render_json(report)["correctness"]["failures"]}
-    assert statuses == {"OVER_BUDGET": "regression", "SUBOPTIMAL": "fixed by the candidate"}
+    correctness = render_json(report)["correctness"]
+    statuses = {(f["solver"], f["verdict"]): f["status"] for f in correctness["failures"]}
+    assert statuses == {("planted_candidate", "OVER_BUDGET"): "regression", ("planted_baseline", "SUBOPTIMAL"): "baseline"}
+    comparison = correctness["comparisons"]["planted_candidate"]
+    assert comparison["baseline"] == "planted_baseline" and comparison["instances"] == 4
+    assert {r["verdict"] for r in comparison["regressed"]} == {"OVER_BUDGET"}
     markdown = render_markdown(report)
-    assert "**Gate: FAILED** under the regression rule" in markdown.splitlines()[2]
-    assert markdown.index("OVER_BUDGET (regression)") < markdown.index("SUBOPTIMAL (fixed by the candidate)")
+    assert "**Gate: FAILED** under the differential rule" in markdown.splitlines()[2]
+    assert markdown.index("OVER_BUDGET (regression)") < markdown.index("SUBOPTIMAL (baseline)")
     assert "- found in family tight_budget" in markdown or "- found in stored instances: corpus" in markdown
-    assert "<strong>Gate: FAILED</strong> under the regression rule" in render_html(report)
+    assert "<strong>Gate: FAILED</strong> under the differential rule" in render_html(report)
 
 
 def test_a_candidate_that_cannot_be_loaded_stops_the_report_with_its_error(tmp_path, capsys):

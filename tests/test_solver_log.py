@@ -7,7 +7,7 @@ land in the middle of `knapcheck check`'s output (14 lines in a default check).
 from knapcheck.cli import main
 
 
-def test_solver_chatter_goes_to_the_log_not_stdout(tmp_path, capfd):
+def test_solver_chatter_goes_to_the_log_not_stdout(tmp_path, capfd, selected_families_only):
     log = tmp_path / "solvers.log"
     main(["check", "--targets", "torch:ilp_knapsack", "--families", "tiny", "--per-family", "1", "--solver-log", str(log)])
     out, err = capfd.readouterr()
