@@ -13,7 +13,6 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 README_MAX_LINES = 200
 
 PENDING = {
-    "docs/differential.md",
     "docs/pytest-plugin.md",
     "docs/expanding-core.md",
 }
