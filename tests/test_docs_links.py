@@ -134,7 +134,7 @@ def test_the_checker_catches_what_it_should(tmp_path):
     probe.write_text(
         "# Probe\n\n"
         "[web](https://example.org/x) [out](../../outside.md) [gone](missing.md) [bad anchor](check.md#no-such-heading)\n"
-        "[good](check.md#targets-ours-and-the-rest) [pending](differential.md) [self](#probe) `[in code](nowhere.md)`\n"
+        "[good](check.md#targets-ours-and-the-rest) [pending](pytest-plugin.md) [self](#probe) `[in code](nowhere.md)`\n"
         "<http://example.org/auto>\n\n"
         "    [indented code](nowhere.md)\n\n"
         "```\n[fenced code](nowhere.md)\n```\n"

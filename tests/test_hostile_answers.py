@@ -133,7 +133,7 @@ def test_the_gate_fails_on_a_payload_and_on_tensors(tmp_path, marker):
     )
     assert run.returncode == 1, run.stderr
     gate = json.loads((tmp_path / "check.json").read_text())["gate"]
-    failed = {tuple(f) for f in gate["failed"]}
+    failed = {(target, verdict) for target, verdict, _baseline_verdict in gate["failing"]}
     assert {(f"{HOSTILE}:over_budget_with_a_payload", "OVER_BUDGET"), (f"{HOSTILE}:tensors_over_budget", "OVER_BUDGET")} <= failed
     assert not any(verdict in ("CRASH", "REJECTED") for _, verdict in failed), failed
     assert "Traceback" not in run.stderr
