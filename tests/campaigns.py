@@ -12,6 +12,8 @@ from pathlib import Path
 
 import psutil
 
+from knapcheck.fuzz.store import FailureStore
+
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED_MODULE_SPEC = "planted.off_by_one_split:off_by_one_hirschberg"
 PLANTED_SIGNATURE = (PLANTED_MODULE_SPEC, "OVER_BUDGET")
@@ -72,6 +74,11 @@ def assert_all_gone(processes: list[psutil.Process]) -> None:
     _, alive = psutil.wait_procs(processes, timeout=15)
     alive = [p for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert alive == [], f"left running: {[(p.pid, p.cmdline()) for p in alive]}"
+
+
+def stored_signatures(store: Path) -> list[tuple[str, ...]]:
+    """The signatures of the store's groups, as plain tuples (solver, verdict)."""
+    return [signature.parts() for signature in FailureStore(store).groups()]
 
 
 def report(out: Path) -> dict:

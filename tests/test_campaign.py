@@ -27,6 +27,7 @@ from campaigns import (
     report,
     start,
     stored_paths,
+    stored_signatures,
 )
 from planted.off_by_one_split import off_by_one_hirschberg
 
@@ -34,6 +35,7 @@ import knapcheck.fuzz.differential
 from knapcheck.fuzz.campaign import KNOWN, NEW
 from knapcheck.fuzz.campaign_units import REPLAY, Setup, Unit, UnitRun
 from knapcheck.fuzz.regression_corpus import load_regression_corpus, promote, replay
+from knapcheck.fuzz.signature import Signature
 from knapcheck.fuzz.store import FailureStore
 from knapcheck.cli import main
 from knapcheck.oracles.result import OracleResult
@@ -74,8 +76,8 @@ def test_campaign_finds_planted_defect_and_promote_makes_it_a_failing_regression
     assert (overshoot["solver"], overshoot["family"]) == (PLANTED, PLANT_FAMILY)
     assert overshoot["answers"] > 0 and overshoot["over"] > 0, "every fuzzed answer's real memory is tallied"
     stored = FailureStore(db).groups()
-    assert list(stored) == [(PLANTED, "OVER_BUDGET")]
-    assert stored[(PLANTED, "OVER_BUDGET")].instance.n <= 6, "the first failure of a signature is shrunk"
+    assert stored_signatures(db) == [(PLANTED, "OVER_BUDGET")]
+    assert stored[Signature(PLANTED, "OVER_BUDGET")].instance.n <= 6, "the first failure of a signature is shrunk"
 
     corpus = tmp_path / "corpus.json"
     assert main(["promote", "--db", str(db), "--corpus", str(corpus)]) == 0
@@ -151,7 +153,7 @@ def test_campaign_on_a_cluster_started_by_hand_finds_and_stores_the_planted_defe
     data = report(out)
     assert data["cluster"] == f"scheduler {address}" and data["as_asked"]
     assert [(f["solver"], f["verdict"], f["status"]) for f in data["findings"]] == [(*EAGER_SIGNATURE, NEW)]
-    assert list(FailureStore(db).groups()) == [EAGER_SIGNATURE]
+    assert stored_signatures(db) == [EAGER_SIGNATURE]
 
 
 def test_an_oracle_shown_wrong_on_replay_is_sent_as_an_oracle_finding_and_the_unit_goes_on(monkeypatch):
