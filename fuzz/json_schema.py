@@ -59,11 +59,21 @@ def integer(value: object, where: str) -> None:
         _fail(where, "an integer", value)
 
 
+def whole(value: object, where: str) -> None:
+    """An integer of any size (a quantized excess, which may pass 2**63)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        _fail(where, "an integer", value)
+
+
 def natural(value: object, where: str) -> None:
     """An integer >= 0."""
     integer(value, where)
     if value < 0:
         _fail(where, "an integer >= 0", value)
+
+
+def checked_later(value: object, where: str) -> None:
+    """Any value: a field its reader checks with a schema of its own (a check inside an event)."""
 
 
 def one_of(*choices: object) -> Schema:

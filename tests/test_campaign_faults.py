@@ -124,7 +124,9 @@ def test_a_target_that_hangs_late_keeps_its_timeout_and_the_campaign_still_ends_
 
 
 def test_ctrl_c_stops_the_workers_and_writes_a_partial_report(tmp_path):
-    campaign = start("--time", "120s", "--jobs", "1", "--seed", "0", "--db", str(tmp_path / "db"), "--out", str(tmp_path / "out"),
+    """Ctrl-C at the terminal reaches the whole process group: the workers used to die of it, and the
+    report listed workers lost and units retried that no fault had caused."""
+    campaign = start("--time", "120s", "--jobs", "2", "--seed", "0", "--db", str(tmp_path / "db"), "--out", str(tmp_path / "out"),
                      "--targets", PLANTED_MODULE_SPEC, "--families", PLANT_FAMILY)
     seen: list[str] = []
     read_until(campaign, "stored ", seen)
@@ -137,6 +139,8 @@ def test_ctrl_c_stops_the_workers_and_writes_a_partial_report(tmp_path):
     assert data["partial"] and data["elapsed_s"] < 120
     assert "PARTIAL" in (tmp_path / "out" / "campaign.md").read_text() and out.startswith("PARTIAL")
     assert [(f["solver"], f["verdict"]) for f in data["findings"]] == [PLANTED_SIGNATURE]
+    assert data["workers_lost"] == [] and data["units_retried"] == [] and data["units_lost"] == [] and data["as_asked"]
+    assert "- ran as asked: interrupted (partial); nothing was lost" in (tmp_path / "out" / "campaign.md").read_text()
     assert all(path.exists() or path.parent.exists() for path in stored_paths(seen + rest.splitlines()))
     assert_all_gone(processes)
 
