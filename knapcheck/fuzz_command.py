@@ -150,14 +150,17 @@ def _tls(args: argparse.Namespace) -> TlsFiles:
 
 
 def _load_isolated(entries: list[SolverEntry]) -> None:
-    """Load every target that is not one of ours, in its isolated worker, before any work: a
-    target that cannot be loaded (``nosuch.py:f``) is a usage error, not a campaign of verdicts
-    about code that never ran. The workers are stopped again (the campaign's workers start their own)."""
+    """Load every target named by a file or a module (``nosuch.py:f``), in its isolated worker,
+    before any work: one that cannot be loaded is a usage error, not a campaign of verdicts about
+    code that never ran. (Ours and torch's are known to the registry already.) The workers are
+    stopped again: the campaign's workers start their own."""
+    from knapcheck.solvers import specs
     from knapcheck.solvers.isolation import stop_workers
     from knapcheck.solvers.registry import with_isolation
 
+    named = [with_isolation(e) for e in entries if not e.ours and specs.parse(e.spec).kind in ("file", "module")]
     try:
-        load_targets([with_isolation(e) for e in entries if not e.ours])
+        load_targets(named)
     finally:
         stop_workers()
 

@@ -15,7 +15,8 @@ from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports import real_budget
 from knapcheck.reports.check_report import describe, failure_json, verdict_table
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+"""3: problems, scheduler_lost and refused_events added; an unreadable file's moved_to may be null."""
 PASSING = {Verdict.OPTIMAL.value, Verdict.UNVERIFIED.value}
 
 
