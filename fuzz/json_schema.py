@@ -152,10 +152,5 @@ def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
 
 
-def validate(value: object, schema: Schema, where: str = "") -> None:
-    """Check ``value`` against ``schema``; SchemaError naming the place otherwise."""
-    schema(value, where)
-
-
 INSTANCE = obj({"memory": list_of(number), "runtimes": list_of(number), "max_memory": number})
 """An instance as ``Instance.as_dict`` writes it; the contract's own checks (lengths, signs) come after."""
