@@ -95,7 +95,7 @@ def test_a_killed_dask_worker_costs_its_unit_a_retry_and_the_campaign_says_so(tm
 
 
 def test_an_isolated_target_that_segfaults_is_a_stored_crash_and_the_workers_live_on(tmp_path):
-    assert main(_fuzz(tmp_path, "--targets", SEGFAULT_SPEC, "--families", "tiny", time="5s")) == OK, "not one of ours"
+    assert main(_fuzz(tmp_path, "--targets", SEGFAULT_SPEC, "--families", "tiny", time="8s")) == OK, "not one of ours"
     data = report(tmp_path / "out")
     assert data["as_asked"] and data["workers_lost"] == [] and data["cases"] > 0
     assert stored_signatures(tmp_path / "db") == [(SEGFAULT_SPEC, "CRASH")]
@@ -103,7 +103,7 @@ def test_an_isolated_target_that_segfaults_is_a_stored_crash_and_the_workers_liv
 
 def test_one_of_ours_that_segfaults_in_the_worker_is_retried_isolated_stored_and_fails_the_run(tmp_path, register_ours):
     register_ours("planted_segfault", SEGFAULT_SPEC)
-    arguments = _fuzz(tmp_path, "--targets", "planted_segfault", "--families", "tiny", time="8s")
+    arguments = _fuzz(tmp_path, "--targets", "planted_segfault", "--families", "tiny", time="12s")
     assert main(arguments) == FAILED, "the retry, not the deadline, must come first: a few seconds' margin"
     data = report(tmp_path / "out")
     assert data["units_retried"] and data["workers_lost"], "the first attempt died with its worker"
