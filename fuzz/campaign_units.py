@@ -7,8 +7,9 @@
 - ``REPLAY``: stored failures checked again.
 - ``SHRINK``: one failure shrunk to a minimal instance that fails the same way.
 
-A unit reports through ``emit`` as it goes, and only to the campaign process, which alone writes
-the failure store: each failure the moment it is found (the put returns once the scheduler holds
+A unit reports through ``emit`` as it goes, in typed events (``knapcheck.fuzz.campaign_events``,
+JSON text on the queue: nothing a worker sends is unpickled by the campaign), and only to the
+campaign process, which alone writes the failure store: each failure the moment it is found (the put returns once the scheduler holds
 it, before the next instance is drawn), verdict counts every ``FLUSH_SECONDS``. Killing its worker
 loses at most the instance it was on and the counts since the last flush.
 
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import math
 import os
-import pickle
 import socket
 import time
 from collections import Counter
@@ -34,15 +34,17 @@ from typing import Callable
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
 
 from knapcheck.fuzz import families
+from knapcheck.fuzz.campaign_events import Disagreement, Event, Found, Replayed, Started, Tally, Trying, encode
 from knapcheck.fuzz.differential import Check, check, size_allows
 from knapcheck.fuzz.example_database import open_database
 from knapcheck.fuzz.overshoot import Overshoots
+from knapcheck.fuzz.plain_check import check_from_plain, check_to_plain
 from knapcheck.fuzz.shrink import minimal_reproduction
+from knapcheck.fuzz.signature import Signature
 from knapcheck.fuzz.store import record_name
 from knapcheck.oracles.optimum import optimum
 from knapcheck.solvers.contract import SCALE, Instance
 from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.outcome import Outcome
 
 FUZZ, REPLAY, SHRINK = "fuzz", "replay", "shrink"
 FLUSH_SECONDS = 1.0
@@ -91,8 +93,8 @@ class Unit:
     seconds: float = 0.0
     replays: tuple[tuple[str, str, str, dict], ...] = ()
     """REPLAY: stored failures as (solver, verdict, family, instance)."""
-    failure: bytes = b""
-    """SHRINK: the failing check (``encode_check``)."""
+    failure: dict | None = None
+    """SHRINK: the failing check, as plain data (``knapcheck.fuzz.plain_check``)."""
 
     @property
     def careful(self) -> bool:
@@ -103,21 +105,11 @@ class Unit:
             return f"fuzz {self.family} (seed {self.seed}, {self.seconds:.0f} s)"
         if self.kind == REPLAY:
             return f"replay of {len(self.replays)} stored failures"
-        solver, verdict = decode_check(self.failure).signature
-        return f"shrink {solver} {verdict}"
+        return f"shrink {self.failure['solver']} {self.failure['judgement']['verdict']}"
 
-
-def encode_check(done: Check) -> bytes:
-    """A check as bytes for the event queue; an answer that cannot be pickled travels as its repr."""
-    try:
-        return pickle.dumps(done)
-    except Exception:
-        outcome = Outcome(done.outcome.kind, repr(done.outcome.answer), done.outcome.error)
-        return pickle.dumps(replace(done, outcome=outcome))
-
-
-def decode_check(data: bytes) -> Check:
-    return pickle.loads(data)
+    @classmethod
+    def shrinking(cls, unit_id: int, failure: Check) -> "Unit":
+        return cls(unit_id, SHRINK, failure=check_to_plain(failure))
 
 
 def isolated_entries(entries, call_limit: float) -> tuple[SolverEntry, ...]:
@@ -132,7 +124,7 @@ class _TurnOver(BaseException):
 class UnitRun:
     """One attempt at one unit, in this process."""
 
-    def __init__(self, setup: Setup, unit: Unit, emit: Callable[[dict], None], stop_requested: Callable[[], bool]) -> None:
+    def __init__(self, setup: Setup, unit: Unit, emit: Callable[[Event], None], stop_requested: Callable[[], bool]) -> None:
         self.setup = setup
         self.unit = unit
         self.emit = emit
@@ -147,11 +139,10 @@ class UnitRun:
         self.cases = self.verified = 0
         self.flushed = time.monotonic()
         self.stopping = False
-        self.emitted: dict[tuple[str, str], str] = {}
+        self.emitted: dict[Signature, str] = {}
 
     def run(self) -> dict:
-        self.emit({"kind": "started", "unit": self.unit.id, "attempt": self.unit.attempt, "pid": os.getpid(),
-                   "host": socket.gethostname()})
+        self.emit(Started(self.unit.id, self.unit.attempt, os.getpid(), socket.gethostname()))
         {FUZZ: self.fuzz, REPLAY: self.replay, SHRINK: self.shrink}[self.unit.kind]()
         self.flush()
         return {"unit": self.unit.id, "attempt": self.unit.attempt}
@@ -165,8 +156,7 @@ class UnitRun:
     def flush(self) -> None:
         counts = {name: dict(c) for name, c in self.counts.items() if c}
         if counts or self.cases:
-            self.emit({"kind": "tally", "unit": self.unit.id, "counts": counts, "cases": self.cases, "verified": self.verified,
-                       "overshoots": pickle.dumps(self.overshoots)})
+            self.emit(Tally(self.unit.id, counts, self.cases, self.verified, self.overshoots))
         self.counts = {e.name: Counter() for e in self.entries}
         self.overshoots = Overshoots()
         self.cases = self.verified = 0
@@ -176,17 +166,17 @@ class UnitRun:
     def found(self, failure: Check, shrunk: bool = False) -> None:
         """Send a failure at once, unless this unit already sent one of that signature at least as small."""
         name = record_name(failure.instance)
-        sent = self.emitted.get(failure.signature)
+        signature = Signature.of(failure)
+        sent = self.emitted.get(signature)
         if sent is not None and sent <= name:
             return
-        self.emitted[failure.signature] = name
-        self.emit({"kind": "finding", "unit": self.unit.id, "check": encode_check(failure), "shrunk": shrunk})
+        self.emitted[signature] = name
+        self.emit(Found(self.unit.id, failure, shrunk))
 
     def disagreement(self, done: Check) -> None:
         """Send an oracle finding: the check showed the oracle, not the solver, wrong."""
         if done.oracle_disagreement:
-            self.emit({"kind": "disagreement", "unit": self.unit.id, "family": done.family, "solver": done.solver.name,
-                       "message": done.oracle_disagreement, "instance": done.instance.as_dict()})
+            self.emit(Disagreement(self.unit.id, done.family, done.solver.name, done.oracle_disagreement, done.instance))
 
     def fuzz(self) -> None:
         name = self.unit.family
@@ -210,7 +200,7 @@ class UnitRun:
 
     def examine(self, instance: Instance, name: str) -> None:
         if self.unit.careful:
-            self.emit({"kind": "trying", "unit": self.unit.id, "instance": instance.as_dict()})
+            self.emit(Trying(self.unit.id, instance))
         oracle = optimum(instance)
         done = []
         for entry in self.entries:
@@ -231,21 +221,20 @@ class UnitRun:
         for solver, verdict, name, instance in self.unit.replays:
             if self.over():
                 return
+            instance = Instance.from_dict(instance)
             if self.unit.careful:
-                self.emit({"kind": "trying", "unit": self.unit.id, "instance": instance})
-            done = check(self.by_name[solver], Instance.from_dict(instance), name)
+                self.emit(Trying(self.unit.id, instance))
+            done = check(self.by_name[solver], instance, name)
             self.disagreement(done)
             self.counts[solver][done.verdict.value] += 1
             self.cases += 1
             self.verified += done.oracle.proven
-            self.emit({"kind": "replayed", "unit": self.unit.id, "solver": solver, "verdict": verdict,
-                       "check": encode_check(done)})
+            self.emit(Replayed(self.unit.id, verdict, done))
 
     def shrink(self) -> None:
-        failure = decode_check(self.unit.failure)
-        failure = replace(failure, solver=self.by_name[failure.solver.name])
+        failure = check_from_plain(self.unit.failure, self.by_name)
         smaller = minimal_reproduction(failure, give_up=self.over)
-        if smaller.failed and smaller.signature == failure.signature and smaller.instance != failure.instance:
+        if smaller.failed and Signature.of(smaller) == Signature.of(failure) and smaller.instance != failure.instance:
             self.found(smaller, shrunk=True)
 
 
@@ -278,5 +267,6 @@ def _event(name: str):
 
 
 def run_unit(setup: Setup, unit: Unit) -> dict:
-    """The Dask task: one attempt at ``unit``, reporting to the campaign's queue."""
-    return UnitRun(setup, unit, _queue(setup.events).put, _event(setup.stop).is_set).run()
+    """The Dask task: one attempt at ``unit``, reporting to the campaign's queue as JSON text."""
+    queue = _queue(setup.events)
+    return UnitRun(setup, unit, lambda event: queue.put(encode(event)), _event(setup.stop).is_set).run()

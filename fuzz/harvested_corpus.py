@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from knapcheck.fuzz.json_files import UnreadableFile, read_json
+from knapcheck.fuzz.json_schema import INSTANCE, all_of, integer, list_of, number, obj, string
 from knapcheck.solvers.contract import Instance
 
 CORPUS_DIR = Path(__file__).parent / "corpus" / "harvested"
@@ -27,6 +29,13 @@ SCHEMA_VERSION = 1
 FORMAT = "knapcheck-harvested-corpus"
 LEGACY_FORMAT = "knapcheck-harvested-corpus/1"
 """What files written before ``schema_version`` say instead of it and ``FORMAT``; read the same."""
+WHAT = "harvested corpus file"
+
+RECORD = all_of(
+    obj({"model": string, "budget": number, "call": integer, "torch_version": string, "backend": string}), INSTANCE
+)
+"""One record: provenance and the instance side by side; other keys are allowed (a newer harvest may add some)."""
+DOCUMENT = obj({"records": list_of(RECORD)})
 
 
 def _field(data: dict, key: str, kind: type, optional: bool = False):
@@ -157,17 +166,10 @@ class Harvested:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Harvested":
-        missing = {"model", "budget", "call", "torch_version", "backend"} - set(data)
-        if missing:
-            raise ValueError(f"harvested record is missing {sorted(missing)}")
+        """A record ``RECORD`` accepts; ValueError when its instance or its trace origin is malformed."""
         return cls(
-            Instance.from_dict(data),
-            str(data["model"]),
-            float(data["budget"]),
-            int(data["call"]),
-            str(data["torch_version"]),
-            str(data["backend"]),
-            TraceOrigin.from_dict(data["trace"]) if "trace" in data else None,
+            Instance.from_dict(data), data["model"], float(data["budget"]), data["call"], data["torch_version"],
+            data["backend"], TraceOrigin.from_dict(data["trace"]) if "trace" in data else None,
         )
 
     @property
@@ -192,7 +194,7 @@ def write_harvested(records: list[Harvested], directory: Path) -> list[Path]:
 
 
 def is_harvested(data: object) -> bool:
-    """Whether a file's parsed JSON is a harvested corpus file (of this schema, or written before it)."""
+    """Whether a file's parsed JSON says it is a harvested corpus file (of this schema, or written before it)."""
     if not isinstance(data, dict):
         return False
     current = data.get("format") == FORMAT and data.get("schema_version") == SCHEMA_VERSION
@@ -200,22 +202,26 @@ def is_harvested(data: object) -> bool:
 
 
 def read_harvested_file(path: Path) -> list[Harvested]:
-    data = json.loads(path.read_text())
+    """The records of a harvested corpus file; ValueError (``UnreadableFile``) naming the file otherwise."""
+    data = read_json(path, None, what=WHAT)
     if not is_harvested(data):
-        raise ValueError(
-            f"{path} is not a harvested corpus file (expected format {FORMAT!r}, schema_version {SCHEMA_VERSION})"
-        )
+        raise UnreadableFile(WHAT, path, f"not a harvested corpus file (expected format {FORMAT!r}, schema_version {SCHEMA_VERSION})")
     return harvested_records(data, path)
 
 
 def harvested_records(data: dict, path: Path) -> list[Harvested]:
-    """The records of a harvested corpus file's parsed JSON; ValueError naming the file and record."""
+    """The records of a harvested corpus file's parsed JSON (``is_harvested``); ValueError naming
+    the file and the record that breaks the schema or the contract."""
+    try:
+        DOCUMENT(data, "")
+    except ValueError as exc:
+        raise UnreadableFile(WHAT, path, str(exc)) from None
     records = []
-    for i, entry in enumerate(data.get("records", [])):
+    for i, entry in enumerate(data["records"]):
         try:
             records.append(Harvested.from_dict(entry))
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{path}: records[{i}]: {exc}") from None
+        except ValueError as exc:
+            raise UnreadableFile(WHAT, path, f"records[{i}] is malformed: {exc}") from None
     return records
 
 

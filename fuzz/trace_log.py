@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import json
 import os
 import re
 import stat
@@ -24,6 +23,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
+
+from knapcheck.fuzz import json_files
 
 MAX_LINE_BYTES = 256 * 1024 * 1024
 """The longest line read (a ``min_cut_information`` payload is one line: about 2.3 MB for a 24-block transformer)."""
@@ -47,13 +48,12 @@ class TraceRecord:
 
 
 def parse_json(text: str | bytes, where: str) -> object:
-    """The one place a trace's JSON is parsed: TraceError naming ``where`` when it is not JSON."""
+    """A trace's JSON, parsed by knapcheck's one set of rules (``knapcheck.fuzz.json_files``: depth,
+    NaN and out-of-range numbers refused): TraceError naming ``where`` when it breaks them."""
     try:
-        return json.loads(text)
-    except RecursionError:
-        raise TraceError(f"{where}: JSON nested too deeply") from None
-    except ValueError as exc:
-        raise TraceError(f"{where}: not valid JSON ({exc})") from None
+        return json_files.parse_json(text)
+    except json_files.InvalidJson as exc:
+        raise TraceError(f"{where}: {exc}") from None
 
 
 def open_regular(path: Path) -> BinaryIO:

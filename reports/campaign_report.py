@@ -8,13 +8,15 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from knapcheck.fuzz.campaign import NEW, CampaignResult, Finding, Progress
+from knapcheck.fuzz.campaign import CampaignResult, Progress
+from knapcheck.fuzz.campaign_state import NEW, Finding
 from knapcheck.fuzz.unit_ledger import LostUnit
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports import real_budget
 from knapcheck.reports.check_report import describe, failure_json, verdict_table
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+"""3: problems, scheduler_lost and refused_events added; an unreadable file's moved_to may be null."""
 PASSING = {Verdict.OPTIMAL.value, Verdict.UNVERIFIED.value}
 
 
@@ -76,12 +78,22 @@ def _lost_lines(lost: list[LostUnit]) -> list[str]:
     return lines
 
 
+def _as_asked(result: CampaignResult) -> str:
+    """The report's "ran as asked" line: what went wrong, and whether the run was cut short."""
+    problems = result.problems()
+    if result.interrupted:
+        lost = f"; and NOT as asked: {', '.join(problems)} (see below)" if problems else "; nothing was lost"
+        return f"- ran as asked: interrupted (partial){lost}"
+    return f"- ran as asked: {'yes' if not problems else 'NO: ' + ', '.join(problems) + ' (see below)'}"
+
+
 def render_markdown(result: CampaignResult) -> str:
     failing = result.failing()
     title = "# knapcheck fuzz campaign" + (" (PARTIAL: interrupted)" if result.interrupted else "")
     lines = [
         title,
         "",
+        *([f"**INCOMPLETE: {result.scheduler_lost}.** What it did before is below.", ""] if result.scheduler_lost else []),
         f"- ran {result.elapsed:.0f} s of {result.duration:.0f} s on a {result.cluster}"
         + (", then was interrupted: what ran is below" if result.interrupted else ""),
         f"- {result.tally.instances} cases, {result.rate:.1f} cases/s, {result.verified} verified by a proven oracle",
@@ -89,7 +101,7 @@ def render_markdown(result: CampaignResult) -> str:
         f"- seed {result.seed}; per-call limit {result.call_limit:g} s; grace after the deadline {result.grace:g} s",
         f"- {len(failing)} failing signatures ({sum(f.status == NEW for f in failing)} new), "
         f"{len(result.our_failures())} of them in our own solvers",
-        f"- ran as asked: {'yes' if result.as_asked else 'NO (see below)'}",
+        _as_asked(result),
         "",
         "## Verdicts per solver",
         "",
@@ -118,9 +130,15 @@ def render_markdown(result: CampaignResult) -> str:
     if result.store_errors:
         lines += ["", "## Findings the store could not take (kept above and in campaign.json)", ""]
         lines += [f"- {e}" for e in result.store_errors]
+    if result.refused_events:
+        lines += ["", f"## Items on the campaign's queue refused ({result.refused_events}; counted, never acted on)", ""]
+        lines += [f"- {reason}" for reason in result.refused_examples]
+        if result.refused_events > len(result.refused_examples):
+            lines.append(f"- and {result.refused_events - len(result.refused_examples)} more")
     if result.bad_files:
         lines += ["", "## Unreadable files set aside from the store", ""]
-        lines += [f"- `{b.path}` -> `{b.moved_to}`: {b.reason}" for b in result.bad_files]
+        lines += [f"- `{b.path}` -> {f'`{b.moved_to}`' if b.moved_to else 'left in place (the store cannot be changed)'}: {b.reason}"
+                  for b in result.bad_files]
     return "\n".join(lines) + "\n"
 
 
@@ -151,6 +169,8 @@ def render_json(result: CampaignResult) -> dict:
         "schema_version": SCHEMA_VERSION,
         "partial": result.interrupted,
         "as_asked": result.as_asked,
+        "problems": result.problems(),
+        "scheduler_lost": result.scheduler_lost or None,
         "cluster": result.cluster,
         "duration_s": result.duration,
         "elapsed_s": result.elapsed,
@@ -172,6 +192,9 @@ def render_json(result: CampaignResult) -> dict:
         "units_retried": _lost_json(result.units_retried),
         "units_lost": _lost_json(result.units_lost),
         "store_errors": result.store_errors,
-        "unreadable_files": [{"path": str(b.path), "moved_to": str(b.moved_to), "reason": b.reason} for b in result.bad_files],
+        "refused_events": {"count": result.refused_events, "reasons": result.refused_examples},
+        "unreadable_files": [
+            {"path": str(b.path), "moved_to": str(b.moved_to) if b.moved_to else None, "reason": b.reason} for b in result.bad_files
+        ],
         "our_failures": len(result.our_failures()),
     }

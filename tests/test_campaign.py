@@ -6,11 +6,8 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 import test_regressions
@@ -21,19 +18,24 @@ from campaigns import (
     PLANTED_MODULE_SPEC,
     PLANTED_SIGNATURE,
     assert_all_gone,
+    dask_command,
     descendants,
-    environment,
     read_until,
     report,
     start,
+    start_scheduler,
+    stop,
     stored_paths,
+    stored_signatures,
 )
 from planted.off_by_one_split import off_by_one_hirschberg
 
 import knapcheck.fuzz.differential
-from knapcheck.fuzz.campaign import KNOWN, NEW
+from knapcheck.fuzz.campaign_state import KNOWN, NEW
+from knapcheck.fuzz.campaign_events import Disagreement
 from knapcheck.fuzz.campaign_units import REPLAY, Setup, Unit, UnitRun
 from knapcheck.fuzz.regression_corpus import load_regression_corpus, promote, replay
+from knapcheck.fuzz.signature import Signature
 from knapcheck.fuzz.store import FailureStore
 from knapcheck.cli import main
 from knapcheck.oracles.result import OracleResult
@@ -74,8 +76,8 @@ def test_campaign_finds_planted_defect_and_promote_makes_it_a_failing_regression
     assert (overshoot["solver"], overshoot["family"]) == (PLANTED, PLANT_FAMILY)
     assert overshoot["answers"] > 0 and overshoot["over"] > 0, "every fuzzed answer's real memory is tallied"
     stored = FailureStore(db).groups()
-    assert list(stored) == [(PLANTED, "OVER_BUDGET")]
-    assert stored[(PLANTED, "OVER_BUDGET")].instance.n <= 6, "the first failure of a signature is shrunk"
+    assert stored_signatures(db) == [(PLANTED, "OVER_BUDGET")]
+    assert stored[Signature(PLANTED, "OVER_BUDGET")].instance.n <= 6, "the first failure of a signature is shrunk"
 
     corpus = tmp_path / "corpus.json"
     assert main(["promote", "--db", str(db), "--corpus", str(corpus)]) == 0
@@ -122,36 +124,22 @@ def test_sigkilled_campaign_keeps_every_reported_failure_and_the_next_run_replay
     assert f"replaying {len(signatures)} stored failures first" in errors
 
 
-def _dask(*arguments: str) -> subprocess.Popen:
-    dask = Path(sys.executable).parent / "dask"
-    return subprocess.Popen([str(dask), *arguments], env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-
-
 def test_campaign_on_a_cluster_started_by_hand_finds_and_stores_the_planted_defect(tmp_path):
-    """`dask scheduler` and two `dask worker` processes, as docs/campaigns.md starts them on machines."""
-    scheduler_file = tmp_path / "scheduler.json"
-    processes = [_dask("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(scheduler_file))]
+    """`dask scheduler` and two `dask worker` processes, as docs/campaigns-cluster.md starts them on machines."""
+    scheduler, address = start_scheduler(tmp_path)
+    processes = [scheduler]
     try:
-        give_up = time.monotonic() + 60
-        while not scheduler_file.exists():
-            assert time.monotonic() < give_up, "the scheduler did not start"
-            time.sleep(0.2)
-        address = json.loads(scheduler_file.read_text())["address"]
-        processes += [_dask("worker", address, "--nthreads", "1", "--no-dashboard") for _ in range(2)]
+        processes += [dask_command("worker", address, "--nthreads", "1", "--no-dashboard") for _ in range(2)]
         db, out = tmp_path / "db", tmp_path / "out"
         command = ["fuzz", "--scheduler", address, "--time", "8s", "--seed", "0", "--db", str(db), "--out", str(out)]
         command += ["--targets", EAGER_PLANT, "--families", PLANT_FAMILY]
         assert main(command) == 0, "the plant is not one of our solvers"
     finally:
-        for process in processes:
-            os.killpg(process.pid, signal.SIGTERM)
-        for process in processes:
-            process.wait(timeout=60)
+        stop(processes)
     data = report(out)
     assert data["cluster"] == f"scheduler {address}" and data["as_asked"]
     assert [(f["solver"], f["verdict"], f["status"]) for f in data["findings"]] == [(*EAGER_SIGNATURE, NEW)]
-    assert list(FailureStore(db).groups()) == [EAGER_SIGNATURE]
+    assert stored_signatures(db) == [EAGER_SIGNATURE]
 
 
 def test_an_oracle_shown_wrong_on_replay_is_sent_as_an_oracle_finding_and_the_unit_goes_on(monkeypatch):
@@ -166,9 +154,9 @@ def test_an_oracle_shown_wrong_on_replay_is_sent_as_an_oracle_finding_and_the_un
     monkeypatch.setattr(knapcheck.fuzz.differential, "optimum", lying_oracle)
     setup = Setup((reference,), time.time() + 60, None, "", "", 5.0)
     replays = (("full_table", "SUBOPTIMAL", "tiny", instance.as_dict()),) * 2
-    events: list[dict] = []
+    events = []
     UnitRun(setup, Unit(1, REPLAY, replays=replays), events.append, lambda: False).run()
-    disagreements = [e for e in events if e["kind"] == "disagreement"]
+    disagreements = [e for e in events if isinstance(e, Disagreement)]
     assert len(disagreements) == 2, "the second replay ran too"
-    assert disagreements[0]["solver"] == "full_table" and disagreements[0]["instance"] == instance.as_dict()
-    assert disagreements[0]["message"].startswith("lying proved 0.0 optimal")
+    assert disagreements[0].solver == "full_table" and disagreements[0].instance == instance
+    assert disagreements[0].message.startswith("lying proved 0.0 optimal")

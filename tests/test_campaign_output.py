@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from knapcheck.fuzz.campaign import NEW, CampaignResult, Finding, Progress
+from knapcheck.fuzz.campaign import CampaignResult, Progress
+from knapcheck.fuzz.campaign_state import NEW, Finding
 from knapcheck.fuzz.differential import CheckResult
 from knapcheck.fuzz.store import StoredFailure
 from knapcheck.fuzz.unit_ledger import LostUnit
