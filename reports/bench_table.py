@@ -11,27 +11,25 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
-from html import escape
 from pathlib import PurePath
 from typing import Sequence
 
 from knapcheck.measure.bench import BenchResult, Cell
+from knapcheck.reports.tables import Table
 
 SCHEMA_VERSION = 1
 PAGE = 4096
 """Peak memory is measured in pages: below one, the measurement cannot tell sizes apart."""
 
 
-@dataclass
-class Table:
-    title: str
-    header: list[str]
-    rows: list[list[str]]
+@dataclass(frozen=True)
+class TitledTable(Table):
+    title: str = ""
 
 
 @dataclass
 class BenchTables:
-    tables: list[Table]
+    tables: list[TitledTable]
     notes: list[str] = field(default_factory=list)
     """Lines under the tables: the legend, the ratios' meaning, summaries."""
 
@@ -97,10 +95,10 @@ def bench_tables(result: BenchResult, baselines: Sequence[str]) -> BenchTables:
     measured = [s for s in result.solvers if s not in baselines]
     label = labels(result.solvers)
     tables = [
-        Table(
-            "Median time and peak memory",
+        TitledTable(
             ["row", "C", *(label[s] for s in result.solvers)],
             [[row.name, f"{row.capacity:,}", *(_measured(result.cell(s, row)) for s in result.solvers)] for row in result.rows],
+            "Median time and peak memory",
         )
     ]
     notes = [
@@ -113,10 +111,10 @@ def bench_tables(result: BenchResult, baselines: Sequence[str]) -> BenchTables:
     if baselines and measured:
         reference = baselines[0]
         tables.append(
-            Table(
-                f"Ratios against {label[reference]}: its time / the solver's, its memory / the solver's",
+            TitledTable(
                 ["row", *(label[s] for s in measured)],
                 [[row.name, *(_ratios(result.cell(reference, row), result.cell(s, row)) for s in measured)] for row in result.rows],
+                f"Ratios against {label[reference]}: its time / the solver's, its memory / the solver's",
             )
         )
         notes.append("Ratios above 1: the solver is faster, or leaner, than the reference.")
@@ -155,18 +153,8 @@ def summary(result: BenchResult, solver: str, baseline: str) -> str:
 def tables_markdown(tables: BenchTables) -> str:
     lines: list[str] = []
     for table in tables.tables:
-        lines += [f"{table.title}:", "", "| " + " | ".join(table.header) + " |", "|" + "---|" * len(table.header)]
-        lines += ["| " + " | ".join(row) + " |" for row in table.rows] + [""]
+        lines += [f"{table.title}:", "", *table.markdown(), ""]
     return "\n".join(lines + tables.notes).rstrip()
-
-
-def tables_html(tables: BenchTables) -> str:
-    parts = []
-    for table in tables.tables:
-        head = "".join(f"<th>{escape(cell)}</th>" for cell in table.header)
-        body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in table.rows)
-        parts.append(f"<p>{escape(table.title)}:</p><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
-    return "".join(parts) + "".join(f"<p>{escape(note)}</p>" for note in tables.notes)
 
 
 def bench_json(result: BenchResult, baselines: Sequence[str]) -> dict:

@@ -11,7 +11,7 @@ from rich.text import Text
 from knapcheck.fuzz.campaign import NEW, CampaignResult, Finding, Progress
 from knapcheck.fuzz.unit_ledger import LostUnit
 from knapcheck.oracles.verdict import Verdict
-from knapcheck.reports import real_budget
+from knapcheck.reports import real_budget, tables
 from knapcheck.reports.check_report import describe, failure_json, verdict_table
 
 SCHEMA_VERSION = 2
@@ -56,15 +56,13 @@ def progress_view(progress: Progress):
 
 
 def _summary_rows(result: CampaignResult) -> list[str]:
-    rows = ["| status | solver | verdict | family | n | stored |", "|---|---|---|---|---|---|"]
+    rows = []
     for f in result.findings:
         status = "**NEW**" if f.status == NEW else f.status
         replay = f" (replayed: {f.replayed})" if f.replayed else ""
-        rows.append(
-            f"| {status}{replay} | `{f.stored.solver}` | {f.stored.verdict} | {f.stored.family} | "
-            f"{f.stored.instance.n} | `{f.stored.path}` |"
-        )
-    return rows
+        rows.append([f"{status}{replay}", f"`{f.stored.solver}`", f.stored.verdict, f.stored.family,
+                     str(f.stored.instance.n), f"`{f.stored.path}`"])
+    return tables.Table(["status", "solver", "verdict", "family", "n", "stored"], rows).markdown()
 
 
 def _lost_lines(lost: list[LostUnit]) -> list[str]:

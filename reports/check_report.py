@@ -15,6 +15,7 @@ from knapcheck.fuzz.gate import BASELINE, CANDIDATE, KNOWN, NEW, OF_BASELINE, RE
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports import real_budget
 from knapcheck.reports.reproduction import snippet
+from knapcheck.reports.tables import Table
 from knapcheck.solvers.entry import SolverEntry
 from knapcheck.solvers.registry import promise_basis
 
@@ -58,11 +59,7 @@ def verdict_rows(result: CheckResult) -> tuple[list[str], list[list[str]]]:
 
 
 def verdict_table(result: CheckResult) -> str:
-    header, rows = verdict_rows(result)
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in [header, *rows]]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    return Table(*verdict_rows(result)).text()
 
 
 def promise_lines(result: CheckResult) -> list[str]:

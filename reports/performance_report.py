@@ -16,6 +16,7 @@ from knapcheck.measure.perf_gate import PerformanceLimits
 from knapcheck.measure.ratio_interval import CONFIDENCE, RatioEstimate
 from knapcheck.reports.bench_table import duration, size
 from knapcheck.reports.svg_plot import line_chart
+from knapcheck.reports.tables import Table
 
 _STOPPED = {
     STOP_TIGHT: "every time interval was tight",
@@ -93,10 +94,10 @@ def _cell(row: RowComparison, role: str, key: str) -> str:
     return duration(value) if key == "seconds" else size(value)
 
 
-def _table_rows(pair: PairResult) -> list[list[str]]:
-    """The pair's table; none when not one row was measured (the pair's line says why)."""
+def _table(pair: PairResult) -> Table:
+    """The pair's table; no rows when not one row was measured (the pair's line says why)."""
     if not any(row.time or row.refused for row in pair.rows):
-        return []
+        return Table(HEADER, [])
     rows = []
     for row in pair.rows:
         if row.refused:
@@ -104,7 +105,7 @@ def _table_rows(pair: PairResult) -> list[list[str]]:
             continue
         rows.append([row.row, _cell(row, CANDIDATE, "seconds"), _cell(row, BASELINE, "seconds"), _estimate(row.time),
                      _cell(row, CANDIDATE, "peak_bytes"), _cell(row, BASELINE, "peak_bytes"), _estimate(row.memory)])
-    return rows
+    return Table(HEADER, rows)
 
 
 def _pair_title(pair: PairResult) -> str:
@@ -135,10 +136,9 @@ def markdown_lines(performance: Performance) -> list[str]:
         lines += [EXPLANATION, ""]
     for pair in performance.pairs:
         lines += [f"**{_pair_title(pair)}**: {_pair_line(pair)}", ""]
-        table = _table_rows(pair)
-        if table:
-            lines += ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
-            lines += ["| " + " | ".join(row) + " |" for row in table] + [""]
+        table = _table(pair)
+        if table.rows:
+            lines += [*table.markdown(), ""]
     if performance.pairs:
         lines += [*_gate_lines(performance), ""]
     if performance.note:
@@ -152,11 +152,9 @@ def html_parts(performance: Performance) -> list[str]:
         parts.append(f"<p>{escape(EXPLANATION)}</p>")
     for pair in performance.pairs:
         parts.append(f"<p><strong>{escape(_pair_title(pair))}</strong>: {escape(_pair_line(pair))}</p>")
-        table = _table_rows(pair)
-        if table:
-            head = "".join(f"<th>{escape(cell)}</th>" for cell in HEADER)
-            body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in table)
-            parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+        table = _table(pair)
+        if table.rows:
+            parts.append(table.html())
     if performance.pairs:
         first, *listed = [line for line in _gate_lines(performance) if line]
         parts.append(f"<p>{escape(first)}</p>")

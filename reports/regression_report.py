@@ -31,6 +31,7 @@ from knapcheck.reports.check_report import (
     verdict_rows,
 )
 from knapcheck.reports.reproduction import snippet
+from knapcheck.reports.tables import Table
 from knapcheck.solvers.isolation import limits_for
 
 SCHEMA_VERSION = 2
@@ -135,14 +136,9 @@ def _isolation_line(report: Report) -> str:
     return f"{which} ran in its own worker process ({described})."
 
 
-def _markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows]
-
-
-def _verdict_table(report: Report) -> tuple[list[str], list[list[str]]]:
+def _verdict_table(report: Report) -> Table:
     header, rows = verdict_rows(report.run.result)
-    return [header[0], "role", *header[1:]], [[row[0], report.run.roles[row[0]], *row[1:]] for row in rows]
+    return Table([header[0], "role", *header[1:]], [[row[0], report.run.roles[row[0]], *row[1:]] for row in rows])
 
 
 def _promise_lines(report: Report) -> list[str]:
@@ -200,7 +196,7 @@ def _failure_markdown(index: int, failure: Check, status: str, with_snippet: boo
     return lines
 
 
-def _environment_rows(environment: dict) -> list[list[str]]:
+def _environment_table(environment: dict) -> Table:
     torch = environment["torch"]
     device = f"CUDA: {torch['gpu']}" if torch["cuda_available"] else "CPU only"
     commit = f" ({environment['knapcheck_commit']})" if environment.get("knapcheck_commit") else ""
@@ -213,7 +209,7 @@ def _environment_rows(environment: dict) -> list[list[str]]:
         ["platform", environment["platform"]],
     ]
     rows += [[name, version or "not installed"] for name, version in environment["versions"].items() if name != "torch"]
-    return rows
+    return Table(["", ""], rows)
 
 
 def render_markdown(report: Report) -> str:
@@ -234,7 +230,7 @@ def _markdown(report: Report, with_snippets: int) -> str:
         "",
         f"Candidate: {_specs(report, CANDIDATE)}. Baseline: {_specs(report, BASELINE)}. {_summary(report)}".rstrip(),
         "",
-        *_markdown_table(*_verdict_table(report)),
+        *_verdict_table(report).markdown(),
         "",
         _correctness_line(report) + f". {_isolation_line(report)} Each distinct failure (solver, verdict and the "
         "baseline's verdict on the same instance) is shrunk to a minimal instance that keeps all three. Differences "
@@ -268,7 +264,7 @@ def _markdown(report: Report, with_snippets: int) -> str:
         "",
         f"<details><summary>{_environment_summary(report.environment)}</summary>",
         "",
-        *_markdown_table(["", ""], _environment_rows(report.environment)),
+        *_environment_table(report.environment).markdown(),
         "",
         "</details>",
         "",
@@ -325,12 +321,6 @@ def render_json(report: Report) -> dict:
     }
 
 
-def _html_table(header: list[str], rows: list[list[str]]) -> str:
-    head = "".join(f"<th>{escape(cell)}</th>" for cell in header)
-    body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
-
-
 _STYLE = """
 body { font-family: sans-serif; max-width: 1000px; margin: 2em auto; line-height: 1.4; }
 table { border-collapse: collapse; margin: 1em 0; }
@@ -341,10 +331,10 @@ pre { background: #f6f8fa; padding: 8px; overflow-x: auto; }
 
 
 def _real_budget_html(report: Report) -> list[str]:
-    header, rows, line = real_budget.table(report.run.result.overshoots)
+    over, line = real_budget.table(report.run.result.overshoots)
     parts = [f"<h3>{escape(real_budget.TITLE)}</h3>", f"<p>{escape(real_budget.NOTE)}</p>"]
-    if rows:
-        parts.append(_html_table(header, rows))
+    if over.rows:
+        parts.append(over.html())
     return parts + [f"<p>{escape(line)}</p>"]
 
 
@@ -358,7 +348,7 @@ def render_html(report: Report) -> str:
         "<p><strong>{}</strong>{}</p>".format(*map(escape, _gate(report))),
         f"<p>Candidate: {escape(_specs(report, CANDIDATE))}. Baseline: {escape(_specs(report, BASELINE))}."
         f" {escape(_summary(report))}</p>",
-        _html_table(*_verdict_table(report)),
+        _verdict_table(report).html(),
         f"<p>{escape(_correctness_line(report))}. {escape(_isolation_line(report))}</p>",
         "<p>Judged on their promises:</p><ul>"
         + "".join(f"<li>{escape(promise(e))}: <code>{escape(e.name)}</code></li>" for e in report.run.result.solvers)
@@ -395,7 +385,7 @@ def render_html(report: Report) -> str:
     parts += performance_html(report.performance)
     parts += [
         "<h2>Environment</h2>",
-        _html_table(["", ""], _environment_rows(report.environment)),
+        _environment_table(report.environment).html(),
         f"<p>Produced by:</p><pre>{escape(report.command)}</pre>",
         "</body></html>",
     ]
