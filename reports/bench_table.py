@@ -16,6 +16,7 @@ from typing import Sequence
 
 from knapcheck.measure.bench import BenchResult, Cell
 from knapcheck.reports.tables import Table
+from knapcheck.solvers.specs import shown
 
 SCHEMA_VERSION = 1
 PAGE = 4096
@@ -36,12 +37,12 @@ class BenchTables:
 
 def labels(solvers: Sequence[str]) -> dict[str, str]:
     """Short, unambiguous column labels: the function's name, else ``where:name`` with only the
-    file's or module's last part, else the full name."""
-    for shorten in (_function, _last_part, str):
+    file's or module's last part, else the name as shown (``knapcheck.solvers.specs.shown``)."""
+    for shorten in (_function, _last_part):
         short = {s: shorten(s) for s in solvers}
         if len(set(short.values())) == len(short):
             return short
-    return {s: s for s in solvers}
+    return {s: shown(s) for s in solvers}
 
 
 def _function(solver: str) -> str:
@@ -105,7 +106,7 @@ def bench_tables(result: BenchResult, baselines: Sequence[str]) -> BenchTables:
         f"Each cell: median time and peak memory of {result.repeats} fresh process{'es' if result.repeats > 1 else ''}"
         f" (time limit {result.time_limit:g} s per run); memory is the peak resident memory the call added."
     ]
-    legend = [f"{label[s]} = {s}" for s in result.solvers if label[s] != s]
+    legend = [f"{label[s]} = {shown(s)}" for s in result.solvers if label[s] != shown(s)]
     if legend:
         notes.append("Solvers: " + "; ".join(legend) + ".")
     if baselines and measured:
@@ -143,9 +144,9 @@ def summary(result: BenchResult, solver: str, baseline: str) -> str:
         elif theirs.failure.startswith("timeout"):
             speedups.append(result.time_limit / mine.median_seconds)
     if not speedups:
-        return f"{solver} vs {baseline}: no row both ran."
+        return f"{shown(solver)} vs {shown(baseline)}: no row both ran."
     return (
-        f"{solver} vs {baseline}: {significant(statistics.median(speedups))}x as fast on the median of {len(speedups)} rows;"
+        f"{shown(solver)} vs {shown(baseline)}: {significant(statistics.median(speedups))}x as fast on the median of {len(speedups)} rows;"
         f" slower on {', '.join(slower) if slower else 'no row'}."
     )
 

@@ -13,6 +13,8 @@ from knapcheck.fuzz.unit_ledger import LostUnit
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports import real_budget, tables
 from knapcheck.reports.check_report import describe, failure_json, verdict_table
+from knapcheck.reports.markdown import code, fenced, prose
+from knapcheck.solvers.specs import shown, shown_path
 
 SCHEMA_VERSION = 2
 PASSING = {Verdict.OPTIMAL.value, Verdict.UNVERIFIED.value}
@@ -60,9 +62,10 @@ def _summary_rows(result: CampaignResult) -> list[str]:
     for f in result.findings:
         status = "**NEW**" if f.status == NEW else f.status
         replay = f" (replayed: {f.replayed})" if f.replayed else ""
-        rows.append([f"{status}{replay}", f"`{f.stored.solver}`", f.stored.verdict, f.stored.family,
-                     str(f.stored.instance.n), f"`{f.stored.path}`"])
-    return tables.Table(["status", "solver", "verdict", "family", "n", "stored"], rows).markdown()
+        rows.append([f"{status}{prose(replay)}", code(shown(f.stored.solver)), prose(f.stored.verdict),
+                     prose(f.stored.family), str(f.stored.instance.n),
+                     code(shown_path(f.stored.path)) if f.stored.path else "none"])
+    return tables.Table(["status", "solver", "verdict", "family", "n", "stored"], rows).markdown(cells_are_markdown=True)
 
 
 def _lost_lines(lost: list[LostUnit]) -> list[str]:
@@ -91,9 +94,7 @@ def render_markdown(result: CampaignResult) -> str:
         "",
         "## Verdicts per solver",
         "",
-        "```",
-        verdict_table(result.tally),
-        "```",
+        *fenced(verdict_table(result.tally)),
         "",
         f"## {real_budget.TITLE}",
         "",
@@ -103,8 +104,9 @@ def render_markdown(result: CampaignResult) -> str:
     ]
     lines += _summary_rows(result) if result.findings else ["none"]
     for finding in failing:
-        lines += ["", f"### {finding.stored.solver}: {finding.stored.verdict}{' (NEW)' if finding.status == NEW else ''}", ""]
-        lines += ["```", describe(finding.check), "```"]
+        lines += ["", f"### {prose(shown(finding.stored.solver))}: {prose(finding.stored.verdict)}"
+                  f"{' (NEW)' if finding.status == NEW else ''}", ""]
+        lines += fenced(describe(finding.check))
     if result.oracle_disagreements:
         lines += ["", "## Oracle disagreements", "", *(f"- `{p}`" for p in result.oracle_disagreements)]
     if result.workers_lost:

@@ -16,6 +16,7 @@ from knapcheck.fuzz.differential import instance_id
 from knapcheck.fuzz.overshoot import OvershootSummary, Overshoots, never_over
 from knapcheck.reports.tables import Table
 from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.specs import shown
 
 TITLE = "Real memory against max_memory"
 NOTE = (
@@ -39,7 +40,7 @@ def describe(instance: Instance | None) -> str:
 
 def _cells(row: OvershootSummary) -> list[str]:
     return [
-        row.solver,
+        shown(row.solver),
         row.family,
         str(row.answers),
         str(row.over),
@@ -52,7 +53,7 @@ def _cells(row: OvershootSummary) -> list[str]:
 def table(overshoots: Overshoots) -> tuple[Table, str]:
     """The rows that overshoot, and the line naming the solvers that never did."""
     rows = overshoots.summary()
-    never = [f"{solver} ({count} answers)" for solver, count in never_over(rows).items()]
+    never = [f"{shown(solver)} ({count} answers)" for solver, count in never_over(rows).items()]
     if not rows:
         line = "No answers were recorded."
     elif never:

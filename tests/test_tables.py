@@ -25,7 +25,16 @@ def _cells(markdown: str) -> list[list[str]]:
 def test_markdown_keeps_one_row_per_row_and_one_cell_per_column_whatever_the_cells_hold():
     lines = TABLE.markdown()
     assert len(lines) == 4
-    assert _cells("\n".join(lines)) == [["solver", "verdict"], ["a|b", "OPTIMAL"], ["line break", "<script>x</script>"]]
+    cells = _cells("\n".join(lines))
+    assert [len(row) for row in cells] == [2, 2, 2] and cells[1] == ["a|b", "OPTIMAL"]
+    assert cells[2][0] == "line\\\\nbreak"
+    rendered = MarkdownIt("commonmark").enable("table").render("\n".join(lines))
+    assert "<script>" not in rendered and "&lt;script&gt;x&lt;/script&gt;" in rendered
+
+
+def test_markdown_leaves_ordinary_cells_as_they_are():
+    table = Table(["solver", "worst instance"], [["dp_knapsack", "n=1, max_memory=0.0"], ["x", "< 4 KiB"]])
+    assert table.markdown()[2:] == ["| dp_knapsack | n=1, max_memory=0.0 |", "| x | < 4 KiB |"]
 
 
 def test_html_escapes_every_cell_and_sits_in_a_container_that_scrolls():
