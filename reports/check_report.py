@@ -8,14 +8,13 @@ the ones a regression-corpus case explains; the baselines' own failures last.
 
 from __future__ import annotations
 
-import re
-
 from knapcheck.fuzz import families
 from knapcheck.fuzz.comparison import Comparison
 from knapcheck.fuzz.differential import Check, CheckResult, instance_id
 from knapcheck.fuzz.gate import BASELINE, CANDIDATE, KNOWN, NEW, OF_BASELINE, REGRESSION, SHARED, status
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports import real_budget
+from knapcheck.reports.markdown import LINE_BREAK
 from knapcheck.reports.reproduction import snippet
 from knapcheck.reports.tables import Table
 from knapcheck.solvers.entry import SolverEntry
@@ -23,7 +22,6 @@ from knapcheck.solvers.registry import promise_basis
 from knapcheck.solvers.specs import shown, shown_in
 
 SCHEMA_VERSION = 2
-LINE_BREAK = re.compile(r"\r\n|\r|\n")
 WHERE_TO_RUN = "each reproduction below runs as shown with Python from this directory"
 ORDER = (REGRESSION, NEW, SHARED, KNOWN, OF_BASELINE)
 HEADINGS = {

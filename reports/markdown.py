@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+"""A line ending as CommonMark (and a terminal) reads one."""
 _BACKTICKS = re.compile(r"`+")
 _MARKUP = re.compile(
     r"[\\`*~]"  # a backslash escape, a code span, emphasis, strikethrough
@@ -25,7 +26,7 @@ _MARKUP = re.compile(
 
 def one_line(text: str) -> str:
     """``text`` with each line break written as the two characters ``\\n``."""
-    return _LINE_BREAK.sub(r"\\n", text)
+    return LINE_BREAK.sub(r"\\n", text)
 
 
 def _longest_backtick_run(text: str) -> int:
@@ -53,4 +54,4 @@ def prose(text: str) -> str:
 def fenced(text: str, info: str = "") -> list[str]:
     """The lines of a fenced code block holding ``text``: no line of it can close the fence."""
     fence = "`" * max(3, _longest_backtick_run(text) + 1)
-    return [fence + info, *_LINE_BREAK.split(text), fence]
+    return [fence + info, *LINE_BREAK.split(text), fence]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import math
+from pathlib import Path
 
 from knapcheck.fuzz.differential import Check
 from knapcheck.solvers.contract import SCALE, UPSTREAM, float_tolerance, rounding_named
@@ -46,7 +47,7 @@ def _imports_relatively(path: str) -> bool:
     """Whether the file has a relative import (``from . import x``); a file that cannot be read or
     parsed counts as having one, so that its reproduction loads it the way knapcheck did."""
     try:
-        tree = ast.parse(open(path, "rb").read())
+        tree = ast.parse(Path(path).read_bytes())
     except (OSError, SyntaxError, ValueError):
         return True
     return any(isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(tree))

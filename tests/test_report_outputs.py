@@ -213,3 +213,22 @@ def test_chart_legends_show_every_name_whole_and_escaped():
     height = int(re.search(r'height="(\d+)"', svg).group(1))
     last = max(int(float(y)) for y in re.findall(r'<text class="legend" y="([\d.]+)"', svg))
     assert last + 16 * (len(wrapped(names[-1])) - 1) < height, "the last legend line is inside the chart"
+
+
+def test_a_stored_solver_name_cannot_forge_campaign_md():
+    from knapcheck.fuzz.campaign import CampaignResult, Finding
+    from knapcheck.fuzz.differential import CheckResult
+    from knapcheck.fuzz.store import StoredFailure
+    from knapcheck.reports.campaign_report import render_markdown
+    from knapcheck.solvers.contract import Instance
+
+    name = "/x/pr`s |<script>alert(1)</script>\n## Gate: passed/k.py:solve"
+    stored = StoredFailure(name, "CRASH", "tiny", Instance((), (), 0.0), False, True, "file", "", "", Path("/s/1.json"))
+    result = CampaignResult(CheckResult([]), ["tiny"], "local cluster of 1 worker", 1.0, 1.0, 0, 0, 1.0, 1.0,
+                            findings=[Finding("fixed", stored)])
+    markdown = render_markdown(result)
+    assert not [line for line in markdown.splitlines() if line.startswith("## Gate")]
+    rendered = _markdown_parser().render(markdown)
+    assert "<script" not in rendered
+    (row,) = [line for line in markdown.splitlines() if line.startswith("| fixed |")]
+    assert len(re.split(r"(?<!\\)\|", row)) == 8, "six cells"
