@@ -69,8 +69,10 @@ def gated(entries: list, named: bool) -> list[str]:
 
 
 def gate_line(names: list[str], decision, named: bool) -> str:
+    from knapcheck.solvers.specs import shown
+
     who = "the named targets" if named else "our solvers (upstream's are shown, not counted: name them with --targets)"
-    problems = [" ".join(s for s in f.differential_signature if s) for f in decision.failing]
+    problems = [" ".join([shown(f.solver.name), *(s for s in f.differential_signature[1:] if s)]) for f in decision.failing]
     if decision.oracle_findings:
         problems.append(f"an oracle shown wrong {decision.oracle_findings} times, so no verdict can be trusted")
     head = f"gate on {who}, under {decision.rule}"
@@ -109,9 +111,7 @@ def run(args: argparse.Namespace) -> int:
     names = gated(entries, named)
     decision = decide(result.findings, names, len(result.oracle_findings), baseline=bool(baselines))
     gate = gate_line(names, decision, named)
-    print(render_text(result, stored.description(family_names, args.per_family)))
-    print()
-    print(gate)
+    print(render_text(result, stored.description(family_names, args.per_family), gate))
     if args.json:
         document = render_json(result)
         document["gate"] = {

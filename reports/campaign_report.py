@@ -12,8 +12,10 @@ from knapcheck.fuzz.campaign import CampaignResult, Progress
 from knapcheck.fuzz.campaign_state import NEW, Finding
 from knapcheck.fuzz.unit_ledger import LostUnit
 from knapcheck.oracles.verdict import Verdict
-from knapcheck.reports import real_budget
+from knapcheck.reports import real_budget, tables
 from knapcheck.reports.check_report import describe, failure_json, verdict_table
+from knapcheck.reports.markdown import code, fenced, prose
+from knapcheck.solvers.specs import shown, shown_path
 
 SCHEMA_VERSION = 3
 """3: problems, scheduler_lost and refused_events added; an unreadable file's moved_to may be null."""
@@ -58,15 +60,14 @@ def progress_view(progress: Progress):
 
 
 def _summary_rows(result: CampaignResult) -> list[str]:
-    rows = ["| status | solver | verdict | family | n | stored |", "|---|---|---|---|---|---|"]
+    rows = []
     for f in result.findings:
         status = "**NEW**" if f.status == NEW else f.status
         replay = f" (replayed: {f.replayed})" if f.replayed else ""
-        rows.append(
-            f"| {status}{replay} | `{f.stored.solver}` | {f.stored.verdict} | {f.stored.family} | "
-            f"{f.stored.instance.n} | `{f.stored.path}` |"
-        )
-    return rows
+        rows.append([f"{status}{prose(replay)}", code(shown(f.stored.solver)), prose(f.stored.verdict),
+                     prose(f.stored.family), str(f.stored.instance.n),
+                     code(shown_path(f.stored.path)) if f.stored.path else "none"])
+    return tables.Table(["status", "solver", "verdict", "family", "n", "stored"], rows).markdown(cells_are_markdown=True)
 
 
 def _lost_lines(lost: list[LostUnit]) -> list[str]:
@@ -105,9 +106,7 @@ def render_markdown(result: CampaignResult) -> str:
         "",
         "## Verdicts per solver",
         "",
-        "```",
-        verdict_table(result.tally),
-        "```",
+        *fenced(verdict_table(result.tally)),
         "",
         f"## {real_budget.TITLE}",
         "",
@@ -117,8 +116,9 @@ def render_markdown(result: CampaignResult) -> str:
     ]
     lines += _summary_rows(result) if result.findings else ["none"]
     for finding in failing:
-        lines += ["", f"### {finding.stored.solver}: {finding.stored.verdict}{' (NEW)' if finding.status == NEW else ''}", ""]
-        lines += ["```", describe(finding.check), "```"]
+        lines += ["", f"### {prose(shown(finding.stored.solver))}: {prose(finding.stored.verdict)}"
+                  f"{' (NEW)' if finding.status == NEW else ''}", ""]
+        lines += fenced(describe(finding.check))
     if result.oracle_disagreements:
         lines += ["", "## Oracle disagreements", "", *(f"- `{p}`" for p in result.oracle_disagreements)]
     if result.workers_lost:

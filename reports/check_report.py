@@ -14,11 +14,15 @@ from knapcheck.fuzz.differential import Check, CheckResult, instance_id
 from knapcheck.fuzz.gate import BASELINE, CANDIDATE, KNOWN, NEW, OF_BASELINE, REGRESSION, SHARED, status
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports import real_budget
+from knapcheck.reports.markdown import LINE_BREAK
 from knapcheck.reports.reproduction import snippet
+from knapcheck.reports.tables import Table
 from knapcheck.solvers.entry import SolverEntry
 from knapcheck.solvers.registry import promise_basis
+from knapcheck.solvers.specs import shown, shown_in
 
 SCHEMA_VERSION = 2
+WHERE_TO_RUN = "each reproduction below runs as shown with Python from this directory"
 ORDER = (REGRESSION, NEW, SHARED, KNOWN, OF_BASELINE)
 HEADINGS = {
     REGRESSION: "regressions: failures the baseline does not share on the same instance",
@@ -51,23 +55,19 @@ def verdict_rows(result: CheckResult) -> tuple[list[str], list[list[str]]]:
     columns = [v.value for v in Verdict if any(result.counts[e.name][v.value] for e in result.solvers)]
     header = ["solver", "kind", *columns]
     rows = [
-        [e.name, "exact" if e.exact else "heuristic", *(str(result.counts[e.name][c]) for c in columns)]
+        [shown(e.name), "exact" if e.exact else "heuristic", *(str(result.counts[e.name][c]) for c in columns)]
         for e in result.solvers
     ]
     return header, rows
 
 
 def verdict_table(result: CheckResult) -> str:
-    header, rows = verdict_rows(result)
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in [header, *rows]]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    return Table(*verdict_rows(result)).text()
 
 
 def promise_lines(result: CheckResult) -> list[str]:
     """Which promise each solver was judged on, and why (a declaration, torch's, the default)."""
-    return [f"{e.name}: {promise(e)}" for e in result.solvers]
+    return [f"{shown(e.name)}: {promise(e)}" for e in result.solvers]
 
 
 def source(failure: Check) -> str:
@@ -84,7 +84,7 @@ def _verdict_pairs(counter) -> str:
 def comparison_lines(target: str, comparison: Comparison) -> list[str]:
     """A target against its baseline: shared, regressed and fixed instances, and selection changes."""
     lines = [
-        f"{target} against {comparison.baseline}: {comparison.instances} instances run on both,"
+        f"{shown(target)} against {shown(comparison.baseline)}: {comparison.instances} instances run on both,"
         f" the same verdict on {comparison.same_verdict}"
     ]
     if comparison.regressed:
@@ -113,30 +113,45 @@ def selection_line(comparison: Comparison) -> str:
     return line
 
 
+def _names(failure: Check) -> list[str]:
+    return [failure.solver.name] + ([failure.counterpart.name] if failure.counterpart is not None else [])
+
+
+def detail(failure: Check) -> str:
+    """The judgement's detail with the solvers' files shown (an exception names where it was raised)."""
+    return shown_in(failure.judgement.detail, _names(failure))
+
+
 def describe(failure: Check, state: str = "", known_case: str | None = None) -> str:
-    returned = failure.outcome.answer if failure.outcome.returned else failure.outcome.error
+    returned = failure.outcome.answer if failure.outcome.returned else shown_in(failure.outcome.error, _names(failure))
     label = f", {state}" if state else ""
     if known_case:
         label += f" ({'' if state == KNOWN else 'known, '}corpus case {known_case})"
     lines = [
-        f"{failure.solver.name}: {failure.verdict.value}{label} (found in {source(failure)}, shrunk to"
+        f"{shown(failure.solver.name)}: {failure.verdict.value}{label} (found in {source(failure)}, shrunk to"
         f" n={failure.instance.n}, instance {failure.instance_id})",
-        f"  detail:   {failure.judgement.detail}",
+        f"  detail:   {_indented(detail(failure))}",
         f"  expected: {float(failure.oracle.value)!r} with saved={list(failure.oracle.saved)} ({failure.oracle.name})",
-        f"  returned: {returned!r}",
+        f"  returned: {_indented(repr(returned))}",
     ]
     if failure.counterpart is not None:
-        lines.append(f"  baseline: {failure.counterpart.name}: {_baseline_outcome(failure)}")
+        lines.append(f"  baseline: {shown(failure.counterpart.name)}: {_indented(_baseline_outcome(failure))}")
     lines.append("  reproduce:")
     lines += ["    " + line for line in snippet(failure).splitlines()]
     return "\n".join(lines)
+
+
+def _indented(text: str) -> str:
+    """Text a target supplied, with each line after its first indented under the field it fills,
+    so that none of it starts a line of the output."""
+    return LINE_BREAK.sub("\n" + " " * 12, text)
 
 
 def _baseline_outcome(failure: Check) -> str:
     base = failure.baseline
     if base is None:
         return "not run on this size"
-    returned = base.outcome.answer if base.outcome.returned else base.outcome.error
+    returned = base.outcome.answer if base.outcome.returned else shown_in(base.outcome.error, _names(failure))
     return f"{base.verdict.value}, returned {returned!r}"[:400]
 
 
@@ -144,7 +159,7 @@ def describe_oracle_finding(finding: Check) -> str:
     """An oracle finding: the oracle (or the checker), not the solver, is wrong on this instance."""
     return "\n".join(
         [
-            f"{finding.oracle.name} on {finding.solver.name}'s answer ({source(finding)}, n={finding.instance.n}):",
+            f"{finding.oracle.name} on {shown(finding.solver.name)}'s answer ({source(finding)}, n={finding.instance.n}):",
             f"  {finding.oracle_disagreement}",
             f"  instance: {finding.instance.as_dict()}",
         ]
@@ -155,22 +170,23 @@ def determinism_line(result: CheckResult) -> str:
     repeated = {name: n for name, n in result.repeated.items() if n}
     if not repeated:
         return "determinism: no solver was called twice"
-    called = ", ".join(f"{name} on {n}" for name, n in repeated.items())
+    called = ", ".join(f"{shown(name)} on {n}" for name, n in repeated.items())
     return f"determinism: solvers that promise the optimum were called twice on {called} instances, and on each shrunk reproduction"
 
 
-def render_text(result: CheckResult, sources: str = "") -> str:
-    """The verdict table and each failure's reproduction; ``sources`` says where the instances came from."""
+def render_text(result: CheckResult, sources: str = "", gate: str = "") -> str:
+    """The verdict table, each failure's reproduction and ``gate`` (the gate's outcome), then what
+    is information only: each target against its baseline, the real-memory table. ``sources`` says
+    where the instances came from."""
     where = f" ({sources})" if sources else ""
     parts = [f"{result.instances} instances{where}, {len(result.solvers)} solvers", "", verdict_table(result)]
     parts += ["", "judged on their promises:", *("  " + line for line in promise_lines(result))]
     parts += ["", determinism_line(result)]
-    for target, comparison in result.comparisons.items():
-        parts += ["", *comparison_lines(target, comparison)]
-    parts += ["", real_budget.render_text(result.overshoots)]
     ordered = ordered_findings(result)
     if not ordered:
         parts += ["", "no failures"]
+    else:
+        parts += ["", WHERE_TO_RUN]
     for state in ORDER:
         group = [f for f, s in ordered if s == state]
         if group:
@@ -179,6 +195,11 @@ def render_text(result: CheckResult, sources: str = "") -> str:
     if result.oracle_findings:
         parts += ["", f"ORACLE FINDINGS: the oracle was shown wrong {len(result.oracle_findings)} times (judged UNVERIFIED):"]
         parts += ["", *("\n" + describe_oracle_finding(f) for f in result.oracle_findings)]
+    if gate:
+        parts += ["", gate]
+    for target, comparison in result.comparisons.items():
+        parts += ["", *comparison_lines(target, comparison)]
+    parts += ["", real_budget.render_text(result.overshoots)]
     return "\n".join(parts)
 
 
@@ -253,6 +274,7 @@ def comparison_json(comparison: Comparison) -> dict:
 def solver_json(result: CheckResult, entry: SolverEntry) -> dict:
     return {
         "name": entry.name,
+        "display_name": shown(entry.name),
         "role": role(result, entry.name),
         "exact": entry.exact,
         "promise": "exact" if entry.exact else "heuristic",

@@ -16,6 +16,9 @@ from knapcheck.measure.perf_gate import PerformanceLimits
 from knapcheck.measure.ratio_interval import CONFIDENCE, RatioEstimate
 from knapcheck.reports.bench_table import duration, size
 from knapcheck.reports.svg_plot import line_chart
+from knapcheck.reports.markdown import prose
+from knapcheck.reports.tables import Table
+from knapcheck.solvers.specs import shown, shown_in
 
 _STOPPED = {
     STOP_TIGHT: "every time interval was tight",
@@ -72,14 +75,18 @@ def gate_sentence(performance: Performance) -> str:
     return f"Performance is within its limits ({_limits(performance.limits)})."
 
 
-def _gate_lines(performance: Performance) -> list[str]:
-    """The performance rule's outcome, each failure on a line of its own."""
+def _gate_outcome(performance: Performance) -> tuple[str, list[str]]:
+    """The performance rule's outcome in a line, and each failure (solvers as shown)."""
     if not performance.limits.set:
-        return ["No --max-slowdown or --max-memory: performance is information, never a failure."]
+        return "No --max-slowdown or --max-memory: performance is information, never a failure.", []
     if not performance.failures:
-        return [f"Performance gate: passed ({_limits(performance.limits)}): no interval is wholly past its limit."]
-    return [f"Performance gate: FAILED ({_limits(performance.limits)}):", "",
-            *(f"- {failure}" for failure in performance.failures)]
+        return f"Performance gate: passed ({_limits(performance.limits)}): no interval is wholly past its limit.", []
+    return (f"Performance gate: FAILED ({_limits(performance.limits)}):",
+            [shown_in(failure, _names(performance)) for failure in performance.failures])
+
+
+def _names(performance: Performance) -> list[str]:
+    return [name for pair in performance.pairs for name in (pair.candidate, pair.baseline)]
 
 
 def _estimate(estimate: RatioEstimate | None) -> str:
@@ -93,10 +100,10 @@ def _cell(row: RowComparison, role: str, key: str) -> str:
     return duration(value) if key == "seconds" else size(value)
 
 
-def _table_rows(pair: PairResult) -> list[list[str]]:
-    """The pair's table; none when not one row was measured (the pair's line says why)."""
+def _table(pair: PairResult) -> Table:
+    """The pair's table; no rows when not one row was measured (the pair's line says why)."""
     if not any(row.time or row.refused for row in pair.rows):
-        return []
+        return Table(HEADER, [])
     rows = []
     for row in pair.rows:
         if row.refused:
@@ -104,11 +111,11 @@ def _table_rows(pair: PairResult) -> list[list[str]]:
             continue
         rows.append([row.row, _cell(row, CANDIDATE, "seconds"), _cell(row, BASELINE, "seconds"), _estimate(row.time),
                      _cell(row, CANDIDATE, "peak_bytes"), _cell(row, BASELINE, "peak_bytes"), _estimate(row.memory)])
-    return rows
+    return Table(HEADER, rows)
 
 
 def _pair_title(pair: PairResult) -> str:
-    return f"{pair.candidate} against {pair.baseline}"
+    return f"{shown(pair.candidate)} against {shown(pair.baseline)}"
 
 
 def _pair_line(pair: PairResult) -> str:
@@ -116,7 +123,7 @@ def _pair_line(pair: PairResult) -> str:
             f" {_STOPPED[pair.stopped]}; load average {pair.load_before:.2f} at the start and"
             f" {pair.load_after:.2f} at the end, on {pair.cpus} cores.")
     if pair.failure is not None:
-        line += f" Not measured: {pair.failure.describe()}."
+        line += f" Not measured: {shown_in(pair.failure.describe(), [pair.candidate, pair.baseline])}."
     return line
 
 
@@ -130,41 +137,41 @@ EXPLANATION = (
 
 
 def markdown_lines(performance: Performance) -> list[str]:
+    """The rule's outcome and its failures first, then each pair's measurements."""
     lines = []
     if performance.pairs:
+        outcome, failures = _gate_outcome(performance)
+        lines += [outcome, ""]
+        if failures:
+            lines += [*(f"- {prose(failure)}" for failure in failures), ""]
         lines += [EXPLANATION, ""]
     for pair in performance.pairs:
-        lines += [f"**{_pair_title(pair)}**: {_pair_line(pair)}", ""]
-        table = _table_rows(pair)
-        if table:
-            lines += ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
-            lines += ["| " + " | ".join(row) + " |" for row in table] + [""]
-    if performance.pairs:
-        lines += [*_gate_lines(performance), ""]
+        lines += [f"**{prose(_pair_title(pair))}**: {prose(_pair_line(pair))}", ""]
+        table = _table(pair)
+        if table.rows:
+            lines += [*table.markdown(), ""]
     if performance.note:
-        lines += [performance.note, ""]
+        lines += [prose(performance.note), ""]
     return lines
 
 
 def html_parts(performance: Performance) -> list[str]:
-    parts = plots(performance)
+    """As in Markdown, then the plots."""
+    parts = []
     if performance.pairs:
+        outcome, failures = _gate_outcome(performance)
+        parts.append(f"<p>{escape(outcome)}</p>")
+        if failures:
+            parts.append("<ul>" + "".join(f"<li>{escape(failure)}</li>" for failure in failures) + "</ul>")
         parts.append(f"<p>{escape(EXPLANATION)}</p>")
     for pair in performance.pairs:
         parts.append(f"<p><strong>{escape(_pair_title(pair))}</strong>: {escape(_pair_line(pair))}</p>")
-        table = _table_rows(pair)
-        if table:
-            head = "".join(f"<th>{escape(cell)}</th>" for cell in HEADER)
-            body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in table)
-            parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
-    if performance.pairs:
-        first, *listed = [line for line in _gate_lines(performance) if line]
-        parts.append(f"<p>{escape(first)}</p>")
-        if listed:
-            parts.append("<ul>" + "".join(f"<li>{escape(line[2:])}</li>" for line in listed) + "</ul>")
+        table = _table(pair)
+        if table.rows:
+            parts.append(table.html())
     if performance.note:
         parts.append(f"<p>{escape(performance.note)}</p>")
-    return parts
+    return parts + plots(performance)
 
 
 def _row_json(row: RowComparison) -> dict:
@@ -216,7 +223,7 @@ def plots(performance: Performance) -> list[str]:
 
     def series(key: str, unit: float) -> dict[str, list[tuple[float, float]]]:
         return {
-            name: [(row["capacity"], row[key] / unit) for row in rows if row.get(key) is not None]
+            shown(name): [(row["capacity"], row[key] / unit) for row in rows if row.get(key) is not None]
             for name, rows in by_solver.items()
         }
 

@@ -14,7 +14,9 @@ import math
 
 from knapcheck.fuzz.differential import instance_id
 from knapcheck.fuzz.overshoot import OvershootSummary, Overshoots, never_over
+from knapcheck.reports.tables import Table
 from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.specs import shown
 
 TITLE = "Real memory against max_memory"
 NOTE = (
@@ -38,7 +40,7 @@ def describe(instance: Instance | None) -> str:
 
 def _cells(row: OvershootSummary) -> list[str]:
     return [
-        row.solver,
+        shown(row.solver),
         row.family,
         str(row.answers),
         str(row.over),
@@ -48,38 +50,33 @@ def _cells(row: OvershootSummary) -> list[str]:
     ]
 
 
-def table(overshoots: Overshoots) -> tuple[list[str], list[list[str]], str]:
-    """Header, the rows that overshoot, and the line naming the solvers that never did."""
+def table(overshoots: Overshoots) -> tuple[Table, str]:
+    """The rows that overshoot, and the line naming the solvers that never did."""
     rows = overshoots.summary()
-    never = [f"{solver} ({count} answers)" for solver, count in never_over(rows).items()]
+    never = [f"{shown(solver)} ({count} answers)" for solver, count in never_over(rows).items()]
     if not rows:
         line = "No answers were recorded."
     elif never:
         line = "Never over max_memory: " + ", ".join(never) + "."
     else:
         line = "Every solver went over max_memory somewhere."
-    return HEADER, [_cells(row) for row in rows if row.over], line
+    return Table(HEADER, [_cells(row) for row in rows if row.over]), line
 
 
 def render_text(overshoots: Overshoots) -> str:
-    header, rows, line = table(overshoots)
+    over, line = table(overshoots)
     parts = [f"{TITLE}:", NOTE]
-    if rows:
-        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-        lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [header, *rows]]
-        lines.insert(1, "  ".join("-" * w for w in widths))
-        parts.append("\n".join(lines))
+    if over.rows:
+        parts.append(over.text())
     parts.append(line)
     return "\n".join(parts)
 
 
 def markdown_lines(overshoots: Overshoots) -> list[str]:
-    header, rows, line = table(overshoots)
+    over, line = table(overshoots)
     lines = [NOTE, ""]
-    if rows:
-        lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        lines += ["| " + " | ".join(row) + " |" for row in rows]
-        lines.append("")
+    if over.rows:
+        lines += [*over.markdown(), ""]
     return lines + [line, ""]
 
 

@@ -1,11 +1,22 @@
 """Rendering `knapcheck report`: report.md for a pull-request comment, report.json, report.html.
 
+Each output reads in the same order: the gate's outcome and the verdict table, then the failures
+(correctness, then performance), and only then information that fails nothing (each candidate
+against its baseline instance by instance with its selection changes, the real-memory table),
+and the environment.
+
+Solvers are shown as ``knapcheck.solvers.specs.shown`` writes them (a file by its path relative
+to the working directory, where the reproductions run); report.json keeps each name as well.
+Whatever a target supplied (its name, what it raised, how its answer prints) stays text: quoted
+with ``knapcheck.reports.markdown`` in report.md, escaped in report.html.
+
 The Markdown stays well under a comment's 65 536 characters: reproductions are dropped from the
 end (they stay in report.json and report.html) until it fits under MAX_MARKDOWN_CHARS.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from html import escape
 
@@ -21,6 +32,7 @@ from knapcheck.reports.check_report import (
     comparison_json,
     comparison_lines,
     describe_oracle_finding,
+    detail,
     failure_json,
     oracle_finding_json,
     ordered_findings,
@@ -30,8 +42,11 @@ from knapcheck.reports.check_report import (
     sources_json,
     verdict_rows,
 )
+from knapcheck.reports.markdown import code, fenced, prose
 from knapcheck.reports.reproduction import snippet
+from knapcheck.reports.tables import SCROLLS, Table
 from knapcheck.solvers.isolation import limits_for
+from knapcheck.solvers.specs import shown
 
 SCHEMA_VERSION = 2
 MAX_MARKDOWN_CHARS = 50_000
@@ -61,12 +76,18 @@ class Report:
 
 
 def _specs(report: Report, role: str) -> str:
-    names = [e.name for e in report.run.entries(role)]
+    names = [shown(e.name) for e in report.run.entries(role)]
     return ", ".join(names) if names else "none"
 
 
+def _title(report: Report) -> str:
+    candidates = report.run.entries(CANDIDATE)
+    named = shown(candidates[0].name) if len(candidates) == 1 else f"{len(candidates)} candidates"
+    return f"knapcheck report: {named}"
+
+
 def _signature_text(failure: Check) -> str:
-    text = f"{failure.solver.name} {failure.verdict.value}"
+    text = f"{shown(failure.solver.name)} {failure.verdict.value}"
     if failure.baseline_verdict is not None:
         text += f" where the baseline is {failure.baseline_verdict}"
     return text
@@ -101,8 +122,13 @@ def _summary(report: Report) -> str:
     for target, comparison in report.run.result.comparisons.items():
         fixed = sum(comparison.fixed.values())
         if fixed:
-            parts.append(f"{target} passes on {_count(fixed, 'instance', 'instances')} where {comparison.baseline} fails.")
+            parts.append(f"{shown(target)} passes on {_count(fixed, 'instance', 'instances')} where"
+                         f" {shown(comparison.baseline)} fails.")
     return " ".join(parts)
+
+
+def _roles_line(report: Report) -> str:
+    return f"Candidate: {_specs(report, CANDIDATE)}. Baseline: {_specs(report, BASELINE)}. {_summary(report)}".rstrip()
 
 
 def _count(number: int, one: str, many: str) -> str:
@@ -135,18 +161,18 @@ def _isolation_line(report: Report) -> str:
     return f"{which} ran in its own worker process ({described})."
 
 
-def _markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+METHOD = (
+    "Each distinct failure (solver, verdict and the baseline's verdict on the same instance) is shrunk to a minimal"
+    " instance that keeps all three. Differences in which of several optimal sets a solver saves, or in the order of"
+    " the indices, are not failures."
+)
+WHERE_TO_RUN = "Each reproduction runs as shown with Python from the directory this report was produced in."
 
 
-def _verdict_table(report: Report) -> tuple[list[str], list[list[str]]]:
+def _verdict_table(report: Report) -> Table:
     header, rows = verdict_rows(report.run.result)
-    return [header[0], "role", *header[1:]], [[row[0], report.run.roles[row[0]], *row[1:]] for row in rows]
-
-
-def _promise_lines(report: Report) -> list[str]:
-    return [f"`{e.name}`: {promise(e)}" for e in report.run.result.solvers]
+    roles = [report.run.roles[e.name] for e in report.run.result.solvers]
+    return Table([header[0], "role", *header[1:]], [[row[0], role, *row[1:]] for row, role in zip(rows, roles)])
 
 
 def _comparison_lines(report: Report) -> list[str]:
@@ -157,7 +183,7 @@ def _comparison_lines(report: Report) -> list[str]:
 
 
 def _returned(failure: Check) -> str:
-    return repr(failure.outcome.answer)
+    return repr(failure.outcome.answer)[:300]
 
 
 def _status_text(report: Report, failure: Check, status: str) -> str:
@@ -167,40 +193,44 @@ def _status_text(report: Report, failure: Check, status: str) -> str:
     return f"{status}: corpus case {case}" if status == KNOWN else f"{status}, known: corpus case {case}"
 
 
-def _baseline_line(failure: Check) -> str:
+def _found_in(failure: Check) -> str:
+    return f"found in {source(failure)}, shrunk to n={failure.instance.n}"
+
+
+def _expected(failure: Check) -> str:
+    return f"expected {float(failure.oracle.value)!r} with saved={list(failure.oracle.saved)} ({failure.oracle.name})"
+
+
+def _baseline_markdown(failure: Check) -> list[str]:
     base = failure.baseline
     if failure.counterpart is None:
-        return ""
+        return []
     if base is None:
-        return f"- baseline `{failure.counterpart.name}` was not run on this size"
-    returned = f", returned `{_returned(base)[:300]}`" if base.outcome.returned else ""
-    return f"- baseline `{base.solver.name}` on the same instance: {base.verdict.value}{returned}"
+        return [f"- baseline {code(shown(failure.counterpart.name))} was not run on this size"]
+    returned = f", returned {code(_returned(base))}" if base.outcome.returned else ""
+    return [f"- baseline {code(shown(base.solver.name))} on the same instance: {base.verdict.value}{returned}"]
 
 
 def _failure_markdown(index: int, failure: Check, status: str, with_snippet: bool) -> list[str]:
     lines = [
-        f"### {index}. `{failure.solver.name}`: {failure.verdict.value} ({status})",
+        f"### {index}. {code(shown(failure.solver.name))}: {failure.verdict.value} ({prose(status)})",
         "",
-        f"- found in {source(failure)}, shrunk to n={failure.instance.n} (instance `{failure.instance_id}`)",
+        f"- {prose(_found_in(failure))} (instance {code(failure.instance_id)})",
     ]
     if failure.judgement.detail:
-        lines.append(f"- {failure.judgement.detail}")
-    lines += [
-        f"- expected {float(failure.oracle.value)!r} with saved={list(failure.oracle.saved)} ({failure.oracle.name})",
-    ]
+        lines.append(f"- {prose(detail(failure))}")
+    lines.append(f"- {_expected(failure)}")
     if failure.outcome.returned:
-        lines.append(f"- returned `{_returned(failure)[:300]}`")
-    if _baseline_line(failure):
-        lines.append(_baseline_line(failure))
-    lines.append("")
+        lines.append(f"- returned {code(_returned(failure))}")
+    lines += [*_baseline_markdown(failure), ""]
     if with_snippet:
-        lines += ["<details><summary>Reproduction</summary>", "", "```python", snippet(failure), "```", "", "</details>", ""]
+        lines += ["<details><summary>Reproduction</summary>", "", *fenced(snippet(failure), "python"), "", "</details>", ""]
     else:
         lines += ["(reproduction left out to fit a comment: see report.json)", ""]
     return lines
 
 
-def _environment_rows(environment: dict) -> list[list[str]]:
+def _environment_table(environment: dict) -> Table:
     torch = environment["torch"]
     device = f"CUDA: {torch['gpu']}" if torch["cuda_available"] else "CPU only"
     commit = f" ({environment['knapcheck_commit']})" if environment.get("knapcheck_commit") else ""
@@ -213,7 +243,7 @@ def _environment_rows(environment: dict) -> list[list[str]]:
         ["platform", environment["platform"]],
     ]
     rows += [[name, version or "not installed"] for name, version in environment["versions"].items() if name != "torch"]
-    return rows
+    return Table(["", ""], rows)
 
 
 def render_markdown(report: Report) -> str:
@@ -226,57 +256,49 @@ def render_markdown(report: Report) -> str:
 
 
 def _markdown(report: Report, with_snippets: int) -> str:
-    """Headline and verdict table first (what a reviewer reads in a PR comment), then details."""
+    """The gate and the verdict table (what a reviewer reads first), the failures, then information."""
+    outcome, rest = _gate(report)
     lines = [
-        f"# knapcheck report: {_specs(report, CANDIDATE)}",
+        f"# {prose(_title(report))}",
         "",
-        "**{}**{}".format(*_gate(report)),
+        f"**{outcome}**{prose(rest)}",
         "",
-        f"Candidate: {_specs(report, CANDIDATE)}. Baseline: {_specs(report, BASELINE)}. {_summary(report)}".rstrip(),
+        prose(_roles_line(report)),
         "",
-        *_markdown_table(*_verdict_table(report)),
+        *_verdict_table(report).markdown(),
         "",
-        _correctness_line(report) + f". {_isolation_line(report)} Each distinct failure (solver, verdict and the "
-        "baseline's verdict on the same instance) is shrunk to a minimal instance that keeps all three. Differences "
-        "in which of several optimal sets a solver saves, or in the order of the indices, are not failures.",
+        f"{prose(_correctness_line(report))}. {_isolation_line(report)} {METHOD}",
         "",
         "Judged on their promises:",
         "",
-        *(f"- {line}" for line in _promise_lines(report)),
-        "",
-    ]
-    if report.run.result.comparisons:
-        lines += ["### Candidate against baseline, instance by instance", "", "```", *_comparison_lines(report), "```", ""]
-    lines += [
-        f"### {real_budget.TITLE}",
-        "",
-        *real_budget.markdown_lines(report.run.result.overshoots),
+        *(f"- {code(shown(e.name))}: {promise(e)}" for e in report.run.result.solvers),
         "",
     ]
     ordered = _ordered_findings(report)
     if ordered:
-        lines += ["## Failures", ""]
+        lines += ["## Failures", "", WHERE_TO_RUN, ""]
         for index, (failure, status) in enumerate(ordered, 1):
             lines += _failure_markdown(index, failure, status, index <= with_snippets)
     oracle_findings = report.run.result.oracle_findings
     if oracle_findings:
         lines += ["## Oracle findings", "", "The oracle, not the solver, was shown wrong here (judged UNVERIFIED):", ""]
-        lines += ["```", *(describe_oracle_finding(f) for f in oracle_findings), "```", ""]
+        lines += [*fenced("\n".join(describe_oracle_finding(f) for f in oracle_findings)), ""]
     lines += ["## Performance", "", *performance_markdown(report.performance)]
+    if report.run.result.comparisons:
+        lines += ["## Candidate against baseline, instance by instance", "", *fenced("\n".join(_comparison_lines(report))), ""]
+    lines += [f"## {real_budget.TITLE}", "", *real_budget.markdown_lines(report.run.result.overshoots), ""]
     lines += [
         "## Environment",
         "",
-        f"<details><summary>{_environment_summary(report.environment)}</summary>",
+        f"<details><summary>{escape(_environment_summary(report.environment))}</summary>",
         "",
-        *_markdown_table(["", ""], _environment_rows(report.environment)),
+        *_environment_table(report.environment).markdown(),
         "",
         "</details>",
         "",
         "Produced by:",
         "",
-        "```",
-        report.command,
-        "```",
+        *fenced(report.command),
         "",
     ]
     return "\n".join(lines)
@@ -294,10 +316,13 @@ def _ordered_findings(report: Report) -> list[tuple[Check, str]]:
 
 
 def render_json(report: Report) -> dict:
+    """Solvers by name (``solver``, ``name``: the identity a store or a second report compares) and
+    as shown (``display_name``); reproductions run from ``working_directory``."""
     result = report.run.result
     return {
         "schema_version": SCHEMA_VERSION,
         "command": report.command,
+        "working_directory": os.getcwd(),
         "environment": report.environment,
         "correctness": {
             "instances": result.instances,
@@ -325,77 +350,91 @@ def render_json(report: Report) -> dict:
     }
 
 
-def _html_table(header: list[str], rows: list[list[str]]) -> str:
-    head = "".join(f"<th>{escape(cell)}</th>" for cell in header)
-    body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
-
-
-_STYLE = """
-body { font-family: sans-serif; max-width: 1000px; margin: 2em auto; line-height: 1.4; }
-table { border-collapse: collapse; margin: 1em 0; }
-td, th { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
-pre { background: #f6f8fa; padding: 8px; overflow-x: auto; }
-.regression { color: #b00020; }
+BREAKS = "/_"
+"""Where a table cell of report.html may wrap: a path after a slash, a verdict after its underscore."""
+_STYLE = f"""
+body {{ font-family: sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; line-height: 1.4; }}
+h1, h2, h3, li, p {{ overflow-wrap: anywhere; }}
+h1 {{ font-size: 1.6em; }}
+.{SCROLLS} {{ max-width: 100%; overflow-x: auto; margin: 1em 0; }}
+table {{ border-collapse: collapse; }}
+td, th {{ border: 1px solid #ccc; padding: 3px 8px; text-align: left; vertical-align: top; }}
+th {{ background: #f6f8fa; }}
+pre {{ background: #f6f8fa; padding: 8px; overflow-x: auto; }}
+svg {{ max-width: 100%; height: auto; }}
+.regression {{ color: #b00020; }}
 """
 
 
 def _real_budget_html(report: Report) -> list[str]:
-    header, rows, line = real_budget.table(report.run.result.overshoots)
-    parts = [f"<h3>{escape(real_budget.TITLE)}</h3>", f"<p>{escape(real_budget.NOTE)}</p>"]
-    if rows:
-        parts.append(_html_table(header, rows))
+    over, line = real_budget.table(report.run.result.overshoots)
+    parts = [f"<h2>{escape(real_budget.TITLE)}</h2>", f"<p>{escape(real_budget.NOTE)}</p>"]
+    if over.rows:
+        parts.append(over.html(breaks_after=BREAKS))
     return parts + [f"<p>{escape(line)}</p>"]
 
 
+def _baseline_html(failure: Check) -> str:
+    base = failure.baseline
+    if failure.counterpart is None:
+        return ""
+    if base is None:
+        return f"<li>baseline <code>{escape(shown(failure.counterpart.name))}</code> was not run on this size</li>"
+    returned = f", returned <code>{escape(_returned(base))}</code>" if base.outcome.returned else ""
+    return f"<li>baseline <code>{escape(shown(base.solver.name))}</code> on the same instance: {base.verdict.value}{returned}</li>"
+
+
+def _failure_html(index: int, failure: Check, status: str) -> list[str]:
+    css = ' class="regression"' if status.startswith(REGRESSION) else ""
+    return [
+        f"<h3>{index}. <code>{escape(shown(failure.solver.name))}</code>: {failure.verdict.value} "
+        f"<span{css}>({escape(status)})</span></h3>",
+        "<ul>",
+        f"<li>{escape(_found_in(failure))} (instance <code>{failure.instance_id}</code>)</li>",
+        f"<li>{escape(detail(failure))}</li>" if failure.judgement.detail else "",
+        f"<li>{escape(_expected(failure))}</li>",
+        f"<li>returned <code>{escape(_returned(failure))}</code></li>" if failure.outcome.returned else "",
+        _baseline_html(failure),
+        "</ul>",
+        f"<pre>{escape(snippet(failure))}</pre>",
+    ]
+
+
 def render_html(report: Report) -> str:
+    """The same order as report.md; every text is escaped."""
+    title = _title(report)
+    outcome, rest = _gate(report)
     parts = [
         "<!DOCTYPE html>",
         '<html><head><meta charset="utf-8">',
-        f"<title>knapcheck report: {escape(_specs(report, CANDIDATE))}</title>",
+        f"<title>{escape(title)}</title>",
         f"<style>{_STYLE}</style></head><body>",
-        f"<h1>knapcheck report: {escape(_specs(report, CANDIDATE))}</h1>",
-        "<p><strong>{}</strong>{}</p>".format(*map(escape, _gate(report))),
-        f"<p>Candidate: {escape(_specs(report, CANDIDATE))}. Baseline: {escape(_specs(report, BASELINE))}."
-        f" {escape(_summary(report))}</p>",
-        _html_table(*_verdict_table(report)),
-        f"<p>{escape(_correctness_line(report))}. {escape(_isolation_line(report))}</p>",
+        f"<h1>{escape(title)}</h1>",
+        f"<p><strong>{escape(outcome)}</strong>{escape(rest)}</p>",
+        f"<p>{escape(_roles_line(report))}</p>",
+        _verdict_table(report).html(breaks_after=BREAKS),
+        f"<p>{escape(_correctness_line(report))}. {escape(_isolation_line(report))} {escape(METHOD)}</p>",
         "<p>Judged on their promises:</p><ul>"
-        + "".join(f"<li>{escape(promise(e))}: <code>{escape(e.name)}</code></li>" for e in report.run.result.solvers)
+        + "".join(f"<li><code>{escape(shown(e.name))}</code>: {escape(promise(e))}</li>" for e in report.run.result.solvers)
         + "</ul>",
-    ]
-    if report.run.result.comparisons:
-        parts += ["<h3>Candidate against baseline, instance by instance</h3>",
-                  f"<pre>{escape(chr(10).join(_comparison_lines(report)))}</pre>"]
-    parts += [
-        *_real_budget_html(report),
     ]
     ordered = _ordered_findings(report)
     if ordered:
-        parts.append("<h2>Failures</h2>")
+        parts += ["<h2>Failures</h2>", f"<p>{escape(WHERE_TO_RUN)}</p>"]
     for index, (failure, status) in enumerate(ordered, 1):
-        css = ' class="regression"' if status.startswith(REGRESSION) else ""
-        parts += [
-            f"<h3>{index}. <code>{escape(failure.solver.name)}</code>: {failure.verdict.value} "
-            f"<span{css}>({escape(status)})</span></h3>",
-            "<ul>",
-            f"<li>found in {escape(source(failure))}, shrunk to n={failure.instance.n} (instance {failure.instance_id})</li>",
-            f"<li>{escape(failure.judgement.detail)}</li>" if failure.judgement.detail else "",
-            f"<li>expected {float(failure.oracle.value)!r} with saved={list(failure.oracle.saved)} "
-            f"({escape(failure.oracle.name)})</li>",
-            f"<li>returned <code>{escape(_returned(failure)[:300])}</code></li>" if failure.outcome.returned else "",
-            f"<li>{escape(_baseline_line(failure)[2:])}</li>" if _baseline_line(failure) else "",
-            "</ul>",
-            f"<pre>{escape(snippet(failure))}</pre>",
-        ]
+        parts += _failure_html(index, failure, status)
     if report.run.result.oracle_findings:
         parts += ["<h2>Oracle findings</h2>", "<p>The oracle, not the solver, was shown wrong here (judged UNVERIFIED):</p>"]
         parts += [f"<pre>{escape(describe_oracle_finding(f))}</pre>" for f in report.run.result.oracle_findings]
     parts.append("<h2>Performance</h2>")
     parts += performance_html(report.performance)
+    if report.run.result.comparisons:
+        parts += ["<h2>Candidate against baseline, instance by instance</h2>",
+                  f"<pre>{escape(chr(10).join(_comparison_lines(report)))}</pre>"]
+    parts += _real_budget_html(report)
     parts += [
         "<h2>Environment</h2>",
-        _html_table(["", ""], _environment_rows(report.environment)),
+        _environment_table(report.environment).html(),
         f"<p>Produced by:</p><pre>{escape(report.command)}</pre>",
         "</body></html>",
     ]

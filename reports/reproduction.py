@@ -4,11 +4,18 @@ The snippet binds ``solve`` to the target, defines the instance and ``reproduce(
 calls it and asserts what the failure broke. For a regression against a baseline that passed on
 the instance, the snippet runs the baseline through the same ``reproduce`` first: it passes, and
 the target then fails, so the snippet shows the defect is the target's own.
+
+A file target is named by its path relative to the working directory (``knapcheck.solvers.specs.shown``),
+so the snippet runs from the directory the report was produced in. A file with relative imports is
+loaded the way knapcheck loaded it, as a module of its package tree (``knapcheck.solvers.specs.load``);
+any other target is imported with nothing of knapcheck.
 """
 
 from __future__ import annotations
 
+import ast
 import math
+from pathlib import Path
 
 from knapcheck.fuzz.differential import Check
 from knapcheck.solvers.contract import SCALE, UPSTREAM, float_tolerance, rounding_named
@@ -17,17 +24,33 @@ from knapcheck.solvers.isolation import limits_for
 
 
 def import_lines(spec_text: str, bound: str = "solve") -> list[str]:
-    """Lines that bind ``bound`` to the solver a spec names, with nothing of knapcheck imported."""
+    """Lines that bind ``bound`` to the solver a spec names, run from the working directory."""
     spec = specs.parse(spec_text)
-    if spec.kind == "file":
+    if spec.kind != "file":
+        return [f"from {spec.module} import {spec.name} as {bound}"]
+    path = specs.shown_path(spec.where)
+    if _imports_relatively(spec.where):
         return [
-            "import importlib.util",
-            f"spec = importlib.util.spec_from_file_location('target', {spec.where!r})",
-            "target = importlib.util.module_from_spec(spec)",
-            "spec.loader.exec_module(target)",
-            f"{bound} = target.{spec.name}",
+            "from knapcheck.solvers.specs import load  # as a module of its package tree, for its relative imports",
+            f"{bound} = load({specs.shown(str(spec.target))!r})",
         ]
-    return [f"from {spec.module} import {spec.name} as {bound}"]
+    return [
+        "import importlib.util",
+        f"spec = importlib.util.spec_from_file_location('target', {path!r})",
+        "target = importlib.util.module_from_spec(spec)",
+        "spec.loader.exec_module(target)",
+        f"{bound} = target.{spec.name}",
+    ]
+
+
+def _imports_relatively(path: str) -> bool:
+    """Whether the file has a relative import (``from . import x``); a file that cannot be read or
+    parsed counts as having one, so that its reproduction loads it the way knapcheck did."""
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return True
+    return any(isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(tree))
 
 
 def _assertion(failure: Check) -> list[str]:
@@ -116,8 +139,15 @@ def _body(failure: Check) -> list[str]:
             "f'MUTATED_INPUT: the lists it was given are now {given_memory}, {given_runtimes}'",
         ]
     if verdict in ("REJECTED", "CRASH", "TIMEOUT", "OUT_OF_MEMORY"):
-        return [f"{CALL}  # {verdict}: {failure.judgement.detail}"]
+        detail = specs.shown_in(failure.judgement.detail, [failure.solver.name])
+        return [f"{CALL}  # {verdict}: {_comment(detail)}"]
     return [CALL, *_assertion(failure)]
+
+
+def _comment(text: str) -> str:
+    """Text a target supplied, as the rest of a comment line: line breaks and control characters
+    escaped, so that it cannot end the comment and add code."""
+    return repr(text)[1:-1]
 
 
 def _baseline_lines(failure: Check) -> list[str]:
@@ -126,7 +156,7 @@ def _baseline_lines(failure: Check) -> list[str]:
     if base is None or base.failed or base.verdict.value == "UNVERIFIED" or base.verdict is failure.verdict:
         return []
     return [
-        f"# the baseline, {base.solver.name}, passes on this instance ({base.verdict.value}):",
+        f"# the baseline, {_comment(specs.shown(base.solver.name))}, passes on this instance ({base.verdict.value}):",
         *import_lines(base.solver.spec, "baseline"),
         "reproduce(baseline)",
     ]
@@ -146,6 +176,6 @@ def snippet(failure: Check) -> str:
         "",
         "",
         *_baseline_lines(failure),
-        f"reproduce(solve)  # {failure.solver.name}: {failure.verdict.value}",
+        f"reproduce(solve)  # {_comment(specs.shown(failure.solver.name))}: {failure.verdict.value}",
     ]
     return "\n".join(lines)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from knapcheck.fuzz.differential import Check
 from knapcheck.solvers.registry import promise_basis
+from knapcheck.solvers.specs import shown
 
 SCHEMA_VERSION = 2
 
@@ -31,6 +32,7 @@ def result_json(label: str, check: Check) -> dict:
         "instance_id": check.instance_id,
         "n": check.instance.n,
         "solver": check.solver.name,
+        "display_name": shown(check.solver.name),
         "promise": "exact" if check.solver.exact else "heuristic",
         "promise_basis": promise_basis(check.solver),
         **answer(check),
@@ -53,7 +55,7 @@ def render_text(results: list[tuple[str, Check]]) -> str:
         optimum = fields["optimum"]
         lines = [
             f"instance:     {label} (n={check.instance.n}, id {fields['instance_id']})",
-            f"solver:       {check.solver.name} ({fields['promise']}: {fields['promise_basis']})",
+            f"solver:       {shown(check.solver.name)} ({fields['promise']}: {fields['promise_basis']})",
         ]
         lines += [f"{key + ':':13} {fields[key]}" for key in ("value", "saved", "recomputable", "error", "returned") if key in fields]
         lines.append(

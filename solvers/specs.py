@@ -14,6 +14,9 @@ like one of torch's solvers takes that solver's promise; any other is exact).
 
 Loading is cached by spec, so a file or module is imported once however many entries name it.
 
+A file spec names its file by absolute path, so that it loads and compares the same from any
+directory; ``shown`` gives the form a reader sees, the path relative to the working directory.
+
 Before knapcheck installed everything under its own name, its modules were top-level
 (``solvers.full_table``); a module spec written then, in a stored record or a corpus, is read as the
 ``knapcheck.`` module it became, when knapcheck has that module.
@@ -26,12 +29,13 @@ import importlib
 import importlib.machinery
 import importlib.util
 import inspect
+import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import Literal
+from typing import Iterable, Literal
 
 from knapcheck.solvers.contract import Solver
 
@@ -102,6 +106,40 @@ def parse(text: str) -> Spec:
     if not all(part.isidentifier() for part in where.split(".")):
         raise ValueError(f"solver spec {text!r}: {where!r} is neither a FILE.py nor a dotted module name")
     return Spec("module", _current_module_name(where), name, promise)
+
+
+def shown(name: str, cwd: Path | None = None) -> str:
+    """A solver name as a reader sees it: a file spec with its path as ``shown_path`` writes it,
+    any other name (a registered name, a module spec, not a spec at all) as given."""
+    spec = _parsed_or_none(name)
+    return str(replace(spec, where=shown_path(spec.where, cwd))) if spec is not None and spec.kind == "file" else name
+
+
+def shown_in(text: str, names: Iterable[str], cwd: Path | None = None) -> str:
+    """``text`` (a message that names solvers or their files by absolute path: a benchmark's
+    failure, where an exception was raised) with each file spec's path among ``names`` shown."""
+    paths = {spec.where for spec in map(_parsed_or_none, names) if spec is not None and spec.kind == "file"}
+    for path in sorted(paths, key=len, reverse=True):
+        text = text.replace(path, shown_path(path, cwd))
+    return text
+
+
+def _parsed_or_none(name: str) -> Spec | None:
+    try:
+        return parse(name)
+    except ValueError:
+        return None
+
+
+def shown_path(path: str | Path, cwd: Path | None = None) -> str:
+    """``path`` relative to ``cwd`` (default: the working directory), unless the absolute path is
+    shorter (``/tmp/pr/knapsack.py`` rather than ``../../../tmp/pr/knapsack.py``)."""
+    absolute = os.path.abspath(path)
+    try:
+        relative = os.path.relpath(absolute, Path.cwd() if cwd is None else cwd)
+    except ValueError:
+        return absolute
+    return relative if len(relative) <= len(absolute) else absolute
 
 
 def current_name(name: str) -> str:

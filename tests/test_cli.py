@@ -58,6 +58,14 @@ def test_check_passes_our_reference_and_writes_json(tmp_path, capsys):
     assert data["gate"]["passed"] and data["gate"]["rule"] == "no baseline"
 
 
+def gate_line(out: str) -> str:
+    """The gate's line: after the failures, before the information (the real-memory table) that fails nothing."""
+    lines = out.splitlines()
+    (index,) = [i for i, line in enumerate(lines) if line.startswith("gate on ")]
+    assert index < lines.index("Real memory against max_memory:")
+    return lines[index]
+
+
 def test_check_exits_1_and_shows_a_reproduction_when_ours_fails(planted_ours, capsys):
     assert main(["check", "--targets", planted_ours.name, "--per-family", "5", "--families", "tight_budget"]) == 1
     out = capsys.readouterr().out
@@ -71,8 +79,8 @@ def test_a_named_upstream_target_that_fails_fails_the_check(capsys):
     out = capsys.readouterr().out
     assert status == exit_status.FAILED
     assert "torch:dp_knapsack_sliding_hirschberg: OVER_BUDGET" in out
-    assert out.rstrip().splitlines()[-1].startswith("gate on the named targets, under no baseline: every failure of a"
-                                                    " gated target counts: FAILED")
+    assert gate_line(out).startswith("gate on the named targets, under no baseline: every failure of a"
+                                     " gated target counts: FAILED")
 
 
 def test_without_targets_only_our_failures_fail_the_check(monkeypatch, capsys):
@@ -80,7 +88,7 @@ def test_without_targets_only_our_failures_fail_the_check(monkeypatch, capsys):
     assert main(["check", "--families", "tiny", "--per-family", "1"]) == exit_status.OK
     out = capsys.readouterr().out
     assert "torch:dp_knapsack_sliding_hirschberg: OVER_BUDGET" in out
-    assert out.rstrip().splitlines()[-1].startswith("gate on our solvers (upstream's are shown, not counted")
+    assert gate_line(out).startswith("gate on our solvers (upstream's are shown, not counted")
 
 
 @pytest.mark.parametrize(
@@ -271,7 +279,7 @@ def test_an_oracle_shown_wrong_is_reported_with_its_instance_and_the_check_goes_
     assert main(["check", "--targets", "full_table", "--per-family", "3", "--families", "tight_budget",
                  "--regressions", str(empty_corpus), "--json", str(path)]) == 1
     out = capsys.readouterr().out
-    assert "an oracle shown wrong" in out.rstrip().splitlines()[-1]
+    assert "an oracle shown wrong" in gate_line(out)
     assert "ORACLE FINDINGS" in out and "lying proved 0.0 optimal, but a feasible answer is worth" in out
     data = json.loads(path.read_text())
     verdicts = data["solvers"][0]["verdicts"]

@@ -62,8 +62,8 @@ def test_rows_name_the_worst_instance_and_skip_solvers_that_never_overshoot():
     overshoots = Overshoots()
     overshoots.samples[("torch:dp_knapsack", "harvested_large")] = sample_of(0.0, 0.001, 0.0071)
     overshoots.samples[("budget_safe", "harvested_large")] = sample_of(0.0, 0.0)
-    header, rows, line = real_budget.table(overshoots)
-    assert rows == [["torch:dp_knapsack", "harvested_large", "3", "2", "0.1%", "0.71%", "n=2, max_memory=0.5"]]
+    table, line = real_budget.table(overshoots)
+    assert table.rows == [["torch:dp_knapsack", "harvested_large", "3", "2", "0.1%", "0.71%", "n=2, max_memory=0.5"]]
     assert line == "Never over max_memory: budget_safe (2 answers)."
     assert json.loads(json.dumps(real_budget.to_json(overshoots)))[1]["over"] == 0
 

@@ -44,9 +44,9 @@ def test_a_report_on_torch_solvers_shows_each_distinct_failure_once_with_a_repro
     lines = markdown.splitlines()
     assert lines[2].startswith("**Gate: FAILED** under the differential rule")
     table = next(i for i, line in enumerate(lines) if line.startswith("| solver | role | kind | OPTIMAL |"))
-    assert table < lines.index("## Failures")
-    for heading in (f"### {real_budget.TITLE}", "## Failures", "## Performance", "## Environment"):
-        assert heading in lines
+    order = [lines.index(heading) for heading in ("## Failures", "## Performance", "## Candidate against baseline,"
+             " instance by instance", f"## {real_budget.TITLE}", "## Environment")]
+    assert [table, *order] == sorted([table, *order]), "failures and the gate come before information"
     failures = [line for line in lines if line.startswith("### ") and line[4].isdigit()]
     assert markdown.count("<details><summary>Reproduction</summary>") == len(failures) > 0
     html = (out / "report.html").read_text()
