@@ -28,7 +28,10 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from knapcheck.fuzz.differential import Check
+    from knapcheck.fuzz.regression_corpus import RegressionCase
     from knapcheck.oracles.result import OracleResult
     from knapcheck.solvers.contract import Instance
     from knapcheck.solvers.entry import SolverEntry
@@ -301,7 +304,7 @@ class InstanceTest(pytest.Item):
             return
         if gate.is_shared(done):
             pytest.xfail(f"also in baseline {done.counterpart.name}: {done.verdict.value}: {done.judgement.detail}")
-        raise KnapcheckFailure(failure_message(done))
+        raise KnapcheckFailure(failure_message(done, self.name, tests.cases))
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, KnapcheckFailure):
@@ -312,15 +315,22 @@ class InstanceTest(pytest.Item):
         return self.path, None, self.nodeid
 
 
-def failure_message(done: Check) -> str:
-    """The verdict, what was wrong, the baseline's verdict on the instance, and the reproduction."""
+def failure_message(done: Check, test: str, cases: Sequence[RegressionCase] = ()) -> str:
+    """The verdict on the instance of ``test`` (``tiny[3]``, ``corpus[ID]``), what was wrong, the
+    baseline's verdict on the instance, and the reproduction. Without a baseline, the corpus case
+    that explains the failure, if one does (``knapcheck.fuzz.known``)."""
     from knapcheck.fuzz import gate
+    from knapcheck.fuzz.known import known_case
     from knapcheck.reports.reproduction import snippet
 
     returned = done.outcome.answer if done.outcome.returned else done.outcome.error
+    status = ""
+    if gate.is_regression(done):
+        status = " (a regression)"
+    elif done.counterpart is None and (case := known_case(done, cases)) is not None:
+        status = f" (known: corpus case {case.id!r})"
     lines = [
-        f"{done.solver.name}: {done.verdict.value} on {done.family} instance {done.instance_id}"
-        + (" (a regression)" if gate.is_regression(done) else ""),
+        f"{done.solver.name}: {done.verdict.value} on {test} (instance {done.instance_id}){status}",
         f"  what was wrong: {done.judgement.detail}",
         f"  expected: {float(done.oracle.value)!r} with saved={list(done.oracle.saved)} ({done.oracle.name})",
         f"  returned: {returned!r}"[:600],
