@@ -51,7 +51,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("knapcheck", "knapcheck: the differential check of knapsack solvers")
     group.addoption(
         "--knapcheck-target", dest="knapcheck_targets", action="extend", nargs="+", default=[], metavar="SPEC",
-        help="test these solvers: torch, torch:NAME, FILE.py:NAME, module:NAME, a registered name, or FILE.py"
+        help="test these solvers: ours, torch, torch:NAME, FILE.py:NAME, module:NAME, a registered name, or FILE.py"
         " (every function of the file named like one of torch's solvers). Without it the plugin does nothing.",
     )
     group.addoption(
@@ -99,6 +99,8 @@ def _plan(config: pytest.Config) -> Plan:
     from knapcheck.fuzz import families
     from knapcheck.fuzz.gate import pair
     from knapcheck.solvers.registry import resolve_all
+    from knapcheck.targets import entries_for
+    from knapcheck.usage import UsageError
 
     per_family, seed = config.getoption("knapcheck_per_family"), config.getoption("knapcheck_seed")
     if per_family < 1:
@@ -109,12 +111,12 @@ def _plan(config: pytest.Config) -> Plan:
     try:
         for name in names:
             families.get(name)
-        targets = resolve_all(_expanded(config.getoption("knapcheck_targets"), "--knapcheck-target"))
+        targets = entries_for(_expanded(config.getoption("knapcheck_targets"), "--knapcheck-target"))
         baselines = resolve_all(_expanded(config.getoption("knapcheck_baselines"), "--knapcheck-baseline"))
         counterparts = pair(targets, baselines)
-    except ValueError as exc:
+    except (ValueError, UsageError) as exc:
         raise pytest.UsageError(f"knapcheck: {exc}") from None
-    unavailable = [f"{entry.name} {reason}" for entry in [*targets, *baselines] if (reason := entry.unavailable())]
+    unavailable = [f"{entry.name} {reason}" for entry in baselines if (reason := entry.unavailable())]
     if unavailable:
         raise pytest.UsageError("knapcheck: " + "; ".join(unavailable))
     return Plan(tuple(targets), counterparts, tuple(dict.fromkeys(names)), per_family, seed)
@@ -131,6 +133,8 @@ def _expanded(specs: list[str], option: str) -> list[str]:
             expanded.append(spec)
             continue
         path = Path(spec).expanduser()
+        if not path.is_file():
+            raise ValueError(f"{option} {spec}: no such file" if not path.exists() else f"{option} {spec}: not a regular file")
         try:
             tree = ast.parse(path.read_bytes(), filename=str(path))
         except (OSError, SyntaxError, ValueError) as exc:

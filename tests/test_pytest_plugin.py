@@ -3,6 +3,7 @@ directory, in a subprocess, with the plugin loaded through its entry point."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -119,7 +120,7 @@ def test_k_selects_a_family_and_without_a_baseline_every_failure_fails(pytester)
 
 @pytest.mark.parametrize("options, error", [
     (["--knapcheck-target", "torch", "--knapcheck-families", "nosuch"], "unknown instance family 'nosuch'"),
-    (["--knapcheck-target", "missing.py"], "--knapcheck-target missing.py: cannot read the file"),
+    (["--knapcheck-target", "missing.py"], "--knapcheck-target missing.py: no such file"),
     (["--knapcheck-target", "torch", "--knapcheck-per-family", "0"], "--knapcheck-per-family must be at least 1"),
     (["--knapcheck-target", "nosuch"], "unknown solver 'nosuch'"),
 ])
@@ -128,6 +129,13 @@ def test_a_mistake_in_the_options_is_one_line_and_a_usage_error(pytester, option
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert error in result.stderr.str()
     assert "Traceback" not in result.stderr.str()
+
+
+def test_a_target_file_that_is_a_fifo_is_refused_without_reading_it(pytester):
+    os.mkfifo(pytester.path / "knapsack.py")
+    result = run(pytester, "--knapcheck-target", "knapsack.py")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--knapcheck-target knapsack.py: not a regular file" in result.stderr.str()
 
 
 def test_a_target_that_cannot_be_loaded_is_one_collection_error(pytester):
