@@ -108,7 +108,8 @@ class _Judge:
 
     def checks(self, instances: Sequence[Instance], family: str, what: str) -> dict[str, list[Check]]:
         """Solver name -> its check on each instance, in order."""
-        self.progress(f"checking {len(self.entries)} solvers on {what} ({len(instances)} instances)")
+        count = len(instances)
+        self.progress(f"checking {len(self.entries)} solvers on {what}: {count} instance{'' if count == 1 else 's'}")
         oracles = [optimum(instance) for instance in instances]
         for instance, oracle in zip(instances, oracles):
             if not oracle.proven:
