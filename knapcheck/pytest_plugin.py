@@ -156,7 +156,9 @@ class _Session:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector):
-        """The session's collection report, with the knapcheck suite among its nodes."""
+        """The session's collection report, with the knapcheck suite among its nodes: its tests are
+        then collected as any others are (counted, listed by --collect-only, selected by -k and
+        -m, compared across xdist workers), although no file holds them."""
         report = yield
         if isinstance(collector, pytest.Session) and report.passed:
             report.result.append(Suite.from_parent(collector, name=ROOT_NAME, nodeid=ROOT_NAME, plan=self.plan))
