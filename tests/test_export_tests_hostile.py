@@ -48,7 +48,7 @@ def code_names(text: str) -> set[str]:
 def test_hostile_strings_in_a_corpus_never_reach_the_code(tmp_path, without_enumerated, capsys):
     marker = tmp_path / "PWNED"
     hostile = [
-        case(id=f"x\n{payload(marker)}\n#", verdict=f"SUBOPTIMAL\n{payload(marker)}",
+        case(id=f"x\n{payload(marker)}\n#",
              family=f"tiny'); {payload(marker)}; ('", origin=f"\n{payload(marker)}\n",
              why=f'"""\n{payload(marker)}\n\'\'\' \\'),
         case(id="y", solver=f"x'); {payload(marker)} #"),
@@ -63,6 +63,16 @@ def test_hostile_strings_in_a_corpus_never_reach_the_code(tmp_path, without_enum
                           capture_output=True, text=True, timeout=300, cwd=tmp_path, env=WITHOUT_CI)
     assert done.returncode == 0, done.stdout[-2000:]
     assert not marker.exists(), "a payload ran"
+
+
+def test_a_verdict_that_is_not_one_of_the_verdicts_is_refused_when_the_corpus_is_read(tmp_path, capsys):
+    marker = tmp_path / "PWNED"
+    corpus = write_corpus(tmp_path / "corpus.json", [case(verdict=f"SUBOPTIMAL\n{payload(marker)}")])
+    out = tmp_path / "test_exported.py"
+    assert main(["export-tests", "--regressions", corpus, "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert len(error.strip().splitlines()) == 1 and "cases[0].verdict is malformed" in error
+    assert not out.exists() and not marker.exists()
 
 
 def test_a_torch_solver_name_that_is_not_an_identifier_is_refused_in_one_line(tmp_path, capsys):

@@ -70,7 +70,7 @@ def test_an_unchanged_copy_of_torch_passes_against_torch(pytester):
     assert not (pytester.path / ".hypothesis").exists()
 
 
-def test_a_planted_bug_fails_with_a_reproduction_that_fails_when_run(pytester, tmp_path):
+def test_a_planted_bug_fails_with_a_reproduction_that_fails_when_run(pytester):
     write_copy(pytester.path / "knapsack.py", ITEM_REUSE)
     result = run(pytester, "--knapcheck-target", "knapsack.py:dp_knapsack", "--knapcheck-baseline", "torch",
                  "--knapcheck-families", "large_capacity")
@@ -81,9 +81,10 @@ def test_a_planted_bug_fails_with_a_reproduction_that_fails_when_run(pytester, t
     message = text.split("reproduce with this snippet (it fails when run as shown):\n\n", 1)[1]
     snippet = message.split("\n_____", 1)[0].split("\n=====", 1)[0]
     assert snippet.startswith("import math\n")
-    script = tmp_path / "reproduce.py"
+    script = pytester.path / "reproduce.py"
     script.write_text(snippet)
-    pasted = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    # run from the directory pytest ran in: the snippet names the target as typed there
+    pasted = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=pytester.path)
     assert pasted.returncode == 1
     assert pasted.stderr.strip().splitlines()[-1].startswith("AssertionError: WRONG_VALUE: reported")
     # the snippet runs torch's dp_knapsack on the instance first, which passes; then the copy, which fails
