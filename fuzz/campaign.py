@@ -8,8 +8,7 @@ families in turn, and a shrinking unit for the first failure of each new signatu
 baselines, each target is judged against its counterpart (``knapcheck.fuzz.gate.pair``) on every
 instance, and its failures are told apart by their differential signature (target, verdict,
 baseline verdict); the gate (``knapcheck.fuzz.gate.decide``) decides the run's outcome, as it
-does for `check` and `report`. Units report to it through a Dask
-queue; it alone writes the failure store, each finding the moment it arrives (``FailureStore``
+does for `check` and `report`. Units report to it through a Dask queue; it alone writes the failure store, each finding the moment it arrives (``FailureStore``
 writes atomically), and only then says so. A unit whose worker died is retried, careful, and
 counted; one that keeps killing workers is given up and reported (``knapcheck.fuzz.unit_ledger``).
 
@@ -577,7 +576,7 @@ class _Campaign:
         self._store_errors()
         if path is not None:
             self.book.stored_files += 1
-            first = ", first of its signature in the store" if signature not in self.book.before else ""
+            first = ", a signature new to the store" if signature not in self.book.before else ""
             self.say(f"stored {signature} (family {done.family}, n={done.instance.n}{first}) -> {path}")
         entry = self.by_name[done.solver.name]
         if done.verdict is Verdict.CRASH and not entry.isolate:

@@ -82,11 +82,15 @@ def promote(failures: Iterable[StoredFailure], corpus: Path) -> Promotion:
                 cases[cases.index(held)] = smaller
                 done.replaced.append((held, smaller))
             else:
-                why = ("torch's case, which a copy's failure never replaces" if held.solver != stored.solver
-                       else f"n={held.instance.n}, at least as small as this one (n={stored.instance.n})")
-                done.skipped.append(Skipped(stored, f"the corpus already holds its signature (solver, verdict and cause):"
-                                                    f" {held.id} ({why})"))
+                done.skipped.append(Skipped(stored, _held_by(held, stored)))
         if done.added or done.replaced:
             document = {"schema_version": SCHEMA_VERSION, "cases": [c.as_dict() for c in cases]}
             write_atomically(Path(corpus), json.dumps(document, indent=1) + "\n")
     return done
+
+
+def _held_by(held: RegressionCase, stored: StoredFailure) -> str:
+    where = f"the corpus already holds its signature (solver, verdict and cause) in {held.id}"
+    if held.solver != stored.solver:
+        return f"{where}, {held.solver}'s case, which a copy's failure never replaces"
+    return f"{where}, whose instance (n={held.instance.n}) is at least as small as this one (n={stored.instance.n})"

@@ -75,7 +75,8 @@ enumerated families:
 
 
 def epilog() -> str:
-    return "\n\n".join([EXAMPLES, GATE, promise_help(), family_list(), statuses.help_text(
+    families = family_list().replace("default: all", "default: all but exhaustive_small and large_capacity")
+    return "\n\n".join([EXAMPLES, GATE, promise_help(), families, statuses.help_text(
         "the gate failed: with --baseline a regression of a target, without one a failure of our"
         " solvers; or an oracle was shown wrong (then no verdict can be trusted)"
     )])

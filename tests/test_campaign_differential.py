@@ -16,7 +16,7 @@ from torch_copies import SPLIT, write_copy
 from knapcheck.cli import main
 from knapcheck.exit_status import FAILED, OK, USAGE
 from knapcheck.fuzz.campaign_events import Found, Replayed, decode, encode
-from knapcheck.fuzz.campaign_state import FindingsBook
+from knapcheck.fuzz.campaign_state import CHANGED, FindingsBook
 from knapcheck.fuzz.campaign_units import REPLAY, SHRINK, Setup, Unit, UnitRun
 from knapcheck.fuzz.differential import NOT_RUN, check, check_against, instance_id
 from knapcheck.fuzz.gate import KNOWN, NEW, REGRESSION, SHARED
@@ -30,8 +30,8 @@ from knapcheck.solvers.registry import resolve_one
 
 SLIDING = "dp_knapsack_sliding_hirschberg"
 TORCH_SLIDING = f"torch:{SLIDING}"
-TORCH_SPLIT_CASE = Instance((0.0001, 0.0001), (1.0, 1.0), 0.0001)
-"""Two items of one unit, a budget of one: torch's own split defect takes both (the corpus has it)."""
+TORCH_SPLIT_CASE = Instance((0.003, 0.0029), (1.0, 2.0), 0.0058)
+"""The corpus's case of torch's own split defect: torch takes both items, one unit over the budget."""
 
 
 @pytest.fixture
@@ -112,6 +112,22 @@ def test_a_finding_is_known_when_a_corpus_case_has_its_solver_verdict_and_cause_
     assert finding.status == KNOWN and finding.known_case.startswith("torch_greedy_knapsack-REJECTED")
     (finding,) = book.findings(groups, {greedy.name}, [c for c in cases if c.verdict != "REJECTED"])
     assert finding.status == NEW and finding.known_case is None
+
+
+def test_a_stored_failure_replayed_under_another_signature_is_changed_and_the_new_one_is_listed(split_copy):
+    """A failure stored without a baseline, replayed against torch: the copy still fails there,
+    but torch does too, so it is now a failure the baseline shares, not the stored signature."""
+    copy, torch_sliding = _in_process(split_copy), _in_process(TORCH_SLIDING)
+    alone = check(copy, TORCH_SPLIT_CASE, "tiny")
+    against = check_against(copy, torch_sliding, TORCH_SPLIT_CASE, "tiny")
+    assert (alone.verdict.value, against.baseline_verdict) == ("OVER_BUDGET", "OVER_BUDGET")
+    book = FindingsBook({Signature.of(alone): StoredFailure.of(alone)})
+    book.replayed[Signature.of(alone)] = against
+    book.saw(against)
+    groups = {Signature.of(alone): StoredFailure.of(alone), Signature.of(against): StoredFailure.of(against)}
+    found = {f.stored.signature: f for f in book.findings(groups, {copy.name})}
+    assert found[Signature.of(alone)].status == CHANGED
+    assert (found[Signature.of(against)].status, found[Signature.of(against)].stored_before) == (SHARED, False)
 
 
 def test_a_differential_check_crosses_as_json_with_its_baseline_and_names_only_campaign_solvers(split_copy):
