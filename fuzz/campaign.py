@@ -54,7 +54,7 @@ from knapcheck.fuzz.campaign_cluster import TlsFiles, campaign_cluster, warm_up_
 from knapcheck.fuzz.campaign_events import Disagreement, Found, MalformedEvent, Replayed, Started, Tally, Trying, decode
 from knapcheck.fuzz.campaign_state import Finding, FindingsBook, Tallies, Troubles
 from knapcheck.fuzz.campaign_units import FUZZ, LIST, REPLAY, Setup, Unit, run_unit
-from knapcheck.fuzz.differential import Check, CheckResult
+from knapcheck.fuzz.differential import Check, CheckResult, instance_id
 from knapcheck.fuzz.gate import Decision, decide, pair
 from knapcheck.fuzz.regression_corpus import RegressionCase
 from knapcheck.fuzz.signature import Signature
@@ -548,7 +548,8 @@ class _Campaign:
     def _on_disagreement(self, event: Disagreement) -> None:
         instance = event.instance.as_dict()
         path = self.store.root / "oracle-disagreements" / f"{_digest(json.dumps(instance)):x}.json"
-        record = {"family": event.family, "solver": event.solver, "message": event.message, "instance": instance}
+        record = {"family": event.family, "solver": event.solver, "message": event.message,
+                  "instance": {"id": instance_id(event.instance), **instance}}
         try:
             write_atomically(path, json.dumps(record, indent=1))
         except OSError as exc:

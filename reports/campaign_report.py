@@ -11,9 +11,11 @@ from rich.text import Text
 from knapcheck.fuzz.campaign import CampaignResult, Progress
 from knapcheck.fuzz.campaign_state import FAILING, Finding
 from knapcheck.fuzz.gate import KNOWN, NEW, REGRESSION, SHARED
+from knapcheck.fuzz.differential import instance_id
 from knapcheck.fuzz.signature import Signature
 from knapcheck.fuzz.unit_ledger import LostUnit
 from knapcheck.oracles.verdict import Verdict
+from knapcheck.solvers.contract import Instance
 from knapcheck.reports import real_budget
 from knapcheck.reports.check_report import describe, failure_json, verdict_table
 
@@ -202,7 +204,14 @@ def _finding_json(finding: Finding) -> dict:
 
 
 def _lost_json(lost: list[LostUnit]) -> list[dict]:
-    return [{"unit": u.unit, "attempts": u.attempts, "reason": u.reason, "instance": u.instance} for u in lost]
+    return [{"unit": u.unit, "attempts": u.attempts, "reason": u.reason, "instance": _with_id(u.instance)} for u in lost]
+
+
+def _with_id(instance: dict | None) -> dict | None:
+    """An instance a unit announced (plain data), with its id first, as every instance in the JSON has."""
+    if instance is None:
+        return None
+    return {"id": instance_id(Instance.from_dict(instance)), **instance}
 
 
 def _gate_json(result: CampaignResult) -> dict:

@@ -9,14 +9,14 @@ from rich.console import Console
 
 from knapcheck.fuzz.campaign import CampaignResult, Progress
 from knapcheck.fuzz.campaign_state import Finding
-from knapcheck.fuzz.differential import CheckResult, check, with_baseline
+from knapcheck.fuzz.differential import CheckResult, check, instance_id, with_baseline
 from knapcheck.fuzz import gate
 from knapcheck.fuzz.store import StoredFailure
 from knapcheck.fuzz.unit_ledger import LostUnit
 from knapcheck.exit_status import INCOMPLETE, INTERRUPTED, OK, FAILED
 from knapcheck.fuzz_command import exit_status
 from knapcheck.oracles.verdict import Verdict
-from knapcheck.reports.campaign_report import progress_line, progress_view
+from knapcheck.reports.campaign_report import progress_line, progress_view, render_json
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 
@@ -95,3 +95,11 @@ def test_exit_status(fields, status):
     """The gate's rule (knapcheck.fuzz.gate.decide): a regression of a target against its baseline
     fails the run, a failure the baseline shares does not; without a baseline, ours fail it."""
     assert exit_status(_result(**fields)) == status
+
+
+def test_every_instance_in_campaign_json_carries_its_id():
+    lost = LostUnit("fuzz tiny", 3, "killed its worker 3 times; not retried", INSTANCE.as_dict())
+    data = render_json(_result(findings=[OUR_FAILURE], gated=[OURS.name], units_lost=[lost]))
+    (finding,) = data["findings"]
+    assert finding["instance"]["id"] == finding["check"]["instance"]["id"] == instance_id(INSTANCE)
+    assert data["units_lost"][0]["instance"] == {"id": instance_id(INSTANCE), **INSTANCE.as_dict()}
