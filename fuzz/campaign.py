@@ -2,9 +2,13 @@
 
 The campaign process starts (or connects to) a Dask cluster (``knapcheck.fuzz.campaign_cluster``), warms its
 workers up, then keeps every worker thread busy with one unit (``knapcheck.fuzz.campaign_units``): first the
-replays of the failures already stored, then (family, seed, time slice) shards in turn, and a
-shrinking unit for the first failure of each new signature. Units report to it through a Dask
-queue; it alone writes the failure store, each finding the moment it arrives (``FailureStore``
+replays of the failures already stored, then the lists of the enumerated families named with
+``--families`` (each instance once), then (family, seed, time slice) shards of the sampled
+families in turn, and a shrinking unit for the first failure of each new signature. Given
+baselines, each target is judged against its counterpart (``knapcheck.fuzz.gate.pair``) on every
+instance, and its failures are told apart by their differential signature (target, verdict,
+baseline verdict); the gate (``knapcheck.fuzz.gate.decide``) decides the run's outcome, as it
+does for `check` and `report`. Units report to it through a Dask queue; it alone writes the failure store, each finding the moment it arrives (``FailureStore``
 writes atomically), and only then says so. A unit whose worker died is retried, careful, and
 counted; one that keeps killing workers is given up and reported (``knapcheck.fuzz.unit_ledger``).
 
@@ -48,9 +52,11 @@ from distributed.scheduler import KilledWorker
 from knapcheck.fuzz import families
 from knapcheck.fuzz.campaign_cluster import TlsFiles, campaign_cluster, warm_up_workers
 from knapcheck.fuzz.campaign_events import Disagreement, Found, MalformedEvent, Replayed, Started, Tally, Trying, decode
-from knapcheck.fuzz.campaign_state import KNOWN, NEW, Finding, FindingsBook, Tallies, Troubles
-from knapcheck.fuzz.campaign_units import FUZZ, REPLAY, Setup, Unit, run_unit
-from knapcheck.fuzz.differential import Check, CheckResult
+from knapcheck.fuzz.campaign_state import Finding, FindingsBook, Tallies, Troubles
+from knapcheck.fuzz.campaign_units import FUZZ, LIST, REPLAY, Setup, Unit, run_unit
+from knapcheck.fuzz.differential import Check, CheckResult, instance_id
+from knapcheck.fuzz.gate import Decision, decide, pair
+from knapcheck.fuzz.regression_corpus import RegressionCase
 from knapcheck.fuzz.signature import Signature
 from knapcheck.fuzz.store import BadFile, FailureStore, write_atomically
 from knapcheck.fuzz.unit_ledger import LostUnit, UnitLedger
@@ -64,6 +70,8 @@ MAX_SLICE_SECONDS = 20.0
 MIN_SLICE_SECONDS = 1.0
 """Shards are cut so that every family gets its turns; none shorter than this starts."""
 REPLAYS_PER_UNIT = 10
+LISTED_PER_UNIT = 500
+"""Instances of an enumerated family's list per LIST unit."""
 SHUTDOWN_SECONDS = 15.0
 """Time to collect the last reports and stop the cluster."""
 STOP_WAIT_SECONDS = 5.0
@@ -103,6 +111,11 @@ class CampaignPlan:
     """Where the local cluster's workers write their output (solver chatter); None: nowhere."""
     tls: TlsFiles = TlsFiles()
     """Certificates for a ``tls://`` scheduler (none given: the Dask configuration's)."""
+    baselines: tuple[SolverEntry, ...] = ()
+    """What the targets are judged against, instance by instance (``knapcheck.fuzz.gate.pair``);
+    baselines no target is paired with are not run."""
+    corpus_cases: tuple[RegressionCase, ...] = ()
+    """The regression corpus that tells a failure without a baseline known or new."""
 
     def __post_init__(self) -> None:
         if self.jobs < 1:
@@ -115,6 +128,17 @@ class CampaignPlan:
             raise ValueError("families must name at least one instance family")
         for name in self.families:
             families.get(name)
+        pair(self.entries, self.baselines)
+
+    @property
+    def sampled(self) -> list[str]:
+        """The families drawn from in time slices."""
+        return [name for name in self.families if not families.get(name).enumerated]
+
+    @property
+    def listed(self) -> list[str]:
+        """The enumerated families, checked in full, each instance once."""
+        return [name for name in self.families if families.get(name).enumerated]
 
 
 @dataclass(frozen=True)
@@ -160,6 +184,10 @@ class CampaignResult:
     refused_examples: list[str] = field(default_factory=list)
     scheduler_lost: str = ""
     """Why the campaign ended without its scheduler (an external one that died); empty when it did not."""
+    counterparts: dict[str, str] = field(default_factory=dict)
+    """Target name -> the baseline it was judged against; empty without baselines."""
+    gated: list[str] = field(default_factory=list)
+    """The solvers whose failures fail the run: every target against a baseline, else ours."""
 
     @property
     def rate(self) -> float:
@@ -189,7 +217,12 @@ class CampaignResult:
         return not self.problems()
 
     def failing(self) -> list[Finding]:
-        return [f for f in self.findings if f.status in (NEW, KNOWN)]
+        return [f for f in self.findings if f.failing]
+
+    def gate(self) -> Decision:
+        """The one gate rule on the run's failing signatures (``knapcheck.fuzz.gate.decide``)."""
+        checks = [f.check for f in self.failing() if f.check is not None]
+        return decide(checks, self.gated, len(self.oracle_disagreements), baseline=bool(self.counterparts))
 
     def our_failures(self) -> list[Finding]:
         return [f for f in self.failing() if f.stored.ours]
@@ -214,6 +247,13 @@ def slice_seconds(duration: float, threads: int, families: list[str]) -> float:
     return max(MIN_SLICE_SECONDS, min(MAX_SLICE_SECONDS, duration, share))
 
 
+def listing_units(first_id: int, names: list[str]) -> list[Unit]:
+    """The enumerated families' lists, in slices of LISTED_PER_UNIT instances, ids from ``first_id``."""
+    slices = [(name, start) for name in names for start in range(0, len(families.get(name).listing()), LISTED_PER_UNIT)]
+    return [Unit(first_id + index, LIST, family=name, start=start, stop=start + LISTED_PER_UNIT)
+            for index, (name, start) in enumerate(slices)]
+
+
 def shard(unit_id: int, index: int, campaign_seed: int, families: list[str], seconds: float) -> Unit:
     """The campaign's ``index``-th (family, seed, time slice) shard: families in turn, a seed each."""
     return Unit(unit_id, FUZZ, family=families[index % len(families)], seed=_digest(f"{campaign_seed}/{index}"), seconds=seconds)
@@ -227,7 +267,11 @@ class _Campaign:
         self.stop_requested = stop_requested
         self.progress_every = progress_every
         self.seed = plan.seed if plan.seed is not None else secrets.randbits(63)
-        self.entries = campaign_entries(plan.entries, plan.call_limit)
+        pairs = pair(plan.entries, plan.baselines)
+        self.counterparts = {target: baseline.name for target, baseline in pairs.items()}
+        paired = [b for b in plan.baselines if b.name in self.counterparts.values()]
+        self.targets = [e.name for e in plan.entries]
+        self.entries = campaign_entries(plan.entries + paired, plan.call_limit)
         self.by_name = {e.name: e for e in self.entries}
         self.store = FailureStore(plan.store)
         self.ledger = UnitLedger()
@@ -239,6 +283,8 @@ class _Campaign:
         self.next_id = 0
         self.stopping_since: float | None = None
         self.unreachable_since: float | None = None
+        self.exhausted = False
+        """No sampled family, and every list, replay and shrink handed out: the work ends before the time."""
         self.handlers = {Started: self._on_started, Trying: self._on_trying, Tally: self.tallies.add,
                          Found: self._on_found, Replayed: self._on_replayed, Disagreement: self._on_disagreement}
 
@@ -261,7 +307,7 @@ class _Campaign:
             self.stop_event = Event(f"{name}-stop", client=client)
             self.start = time.monotonic()
             self.setup = Setup(self.entries, time.time() + plan.duration, plan.database, self.events.name,
-                               self.stop_event.name, plan.call_limit)
+                               self.stop_event.name, plan.call_limit, self.counterparts, seeded=plan.seed is not None)
             self.say(f"fuzzing for {plan.duration:g} s on the {cluster} ({sum(self.workers.values())} worker threads;"
                      f" grace after the deadline: up to {grace_seconds(plan.call_limit):g} s)")
             self._loop(client)
@@ -278,14 +324,17 @@ class _Campaign:
             where = f"-> {bad.moved_to}" if bad.moved_to else "(left in place: the store cannot be changed)"
             self.say(f"unreadable file in the failure store set aside: {bad.path} {where} ({bad.reason})")
         self._store_errors()
-        targeted = [s for s in self.book.before.values() if s.solver in self.by_name]
+        targeted = [s for s in self.book.before.values() if s.solver in self.targets]
         self.say(f"replaying {len(targeted)} stored failures first ({len(self.book.before) - len(targeted)} stored for other solvers)")
-        replays = [(s.solver, s.verdict, s.family, s.instance.as_dict()) for s in targeted]
+        replays = [(s.solver, s.verdict, s.baseline_verdict, s.family, s.instance.as_dict()) for s in targeted]
         for start in range(0, len(replays), REPLAYS_PER_UNIT):
             self.pending.append(Unit(self._unit_id(), REPLAY, replays=tuple(replays[start : start + REPLAYS_PER_UNIT])))
+        listed = listing_units(self.next_id + 1, self.plan.listed)
+        self.next_id += len(listed)
+        self.pending.extend(listed)
 
     def _result(self, cluster: str, elapsed: float) -> CampaignResult:
-        findings = self.book.findings(self.store.groups(), set(self.by_name))
+        findings = self.book.findings(self.store.groups(), set(self.targets), self.plan.corpus_cases)
         tally = CheckResult(
             solvers=list(self.entries),
             counts=self.tallies.counts,
@@ -315,12 +364,18 @@ class _Campaign:
             refused_events=self.troubles.refused_events,
             refused_examples=self.troubles.refused_examples,
             scheduler_lost=self.troubles.scheduler_lost,
+            counterparts=dict(self.counterparts),
+            gated=[name for name in self.targets if self.counterparts or self.by_name[name].ours],
         )
 
     def _shards(self) -> Iterator[Unit]:
-        seconds = slice_seconds(self.plan.duration, max(1, sum(self.workers.values())), self.plan.families)
+        """The sampled families' shards, in turn, without end (none without a sampled family)."""
+        sampled = self.plan.sampled
+        if not sampled:
+            return
+        seconds = slice_seconds(self.plan.duration, max(1, sum(self.workers.values())), sampled)
         for index in itertools.count():
-            yield shard(self._unit_id(), index, self.seed, self.plan.families, seconds)
+            yield shard(self._unit_id(), index, self.seed, sampled, seconds)
 
     def _loop(self, client) -> None:
         shards = self._shards()
@@ -343,7 +398,7 @@ class _Campaign:
                     self._scheduler_lost(f"{type(exc).__name__}: {exc}")
             if self.troubles.scheduler_lost:
                 break
-            if not self.futures and (now >= deadline or self.stopping_since is not None):
+            if not self.futures and (now >= deadline or self.stopping_since is not None or self.exhausted):
                 break
             if self._overdue(now, deadline, cutoff):
                 break
@@ -386,8 +441,12 @@ class _Campaign:
         while self.stopping_since is None and len(self.futures) < max(1, threads) * UNITS_PER_THREAD:
             if self.pending and now < deadline:
                 unit = self.pending.popleft()
-            elif deadline - now >= MIN_SLICE_SECONDS:
-                unit = next(shards)
+            elif deadline - now >= MIN_SLICE_SECONDS and not self.exhausted:
+                unit = next(shards, None)
+                if unit is None:
+                    self.exhausted = True
+                    self.say("no sampled family to draw from: the campaign ends once its lists, replays and shrinks are done")
+                    return
             else:
                 return
             self.ledger.submitted(unit)
@@ -480,15 +539,17 @@ class _Campaign:
 
     def _on_replayed(self, event: Replayed) -> None:
         done = event.check
-        self.book.replayed[Signature(done.solver.name, event.stored_verdict)] = done
-        self.say(f"replayed {done.solver.name} {event.stored_verdict}: now {done.verdict.value}")
+        self.book.replayed[event.stored] = done
+        now = str(Signature.of(done)) if done.failed else f"passes ({done.verdict.value})"
+        self.say(f"replayed {event.stored}: now {now}")
         if done.failed:
             self._record(done, shrunk=False)
 
     def _on_disagreement(self, event: Disagreement) -> None:
         instance = event.instance.as_dict()
         path = self.store.root / "oracle-disagreements" / f"{_digest(json.dumps(instance)):x}.json"
-        record = {"family": event.family, "solver": event.solver, "message": event.message, "instance": instance}
+        record = {"family": event.family, "solver": event.solver, "message": event.message,
+                  "instance": {"id": instance_id(event.instance), **instance}}
         try:
             write_atomically(path, json.dumps(record, indent=1))
         except OSError as exc:
@@ -516,8 +577,8 @@ class _Campaign:
         self._store_errors()
         if path is not None:
             self.book.stored_files += 1
-            new = " NEW" if signature not in self.book.before else ""
-            self.say(f"stored {done.solver.name} {done.verdict.value} (family {done.family}, n={done.instance.n}){new} -> {path}")
+            first = ", a signature new to the store" if signature not in self.book.before else ""
+            self.say(f"stored {signature} (family {done.family}, n={done.instance.n}{first}) -> {path}")
         entry = self.by_name[done.solver.name]
         if done.verdict is Verdict.CRASH and not entry.isolate:
             self.by_name[entry.name] = replace(entry, isolate=True, time_limit=self.plan.call_limit)

@@ -11,7 +11,10 @@ that: Ctrl-C at the terminal reaches the campaign process alone, which stops its
 cluster, so an interrupted campaign loses no worker. Its scheduler gives up a unit at the first death
 of its worker (``allowed-failures`` 0) and hands each worker one unit at a time, so the campaign
 itself decides what to retry (``knapcheck.fuzz.unit_ledger``). The workers write their output,
-solver chatter included, to a log file.
+solver chatter included (the isolated targets they start inherit it), to a log file through a
+capped pipe (``knapcheck.solvers.output_capture.CappedLog``): each worker process appends at most
+WORKER_LOG_LIMIT bytes, then a note that its output was truncated there, and drops the rest, so a
+target that prints without end neither fills the disk nor blocks.
 
 On an existing cluster (``dask scheduler`` and ``dask worker`` processes) the workers are left as
 they are, except that the isolated targets they started are stopped when the campaign ends. Its
@@ -27,6 +30,7 @@ import logging
 import multiprocessing.forkserver
 import os
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -41,7 +45,7 @@ from distributed.utils import get_mp_context
 from knapcheck.fuzz.json_files import regular_file_problem
 from knapcheck.solvers.entry import SolverEntry
 from knapcheck.solvers.isolation import start_workers, stop_workers
-from knapcheck.solvers.output_capture import STDERR, STDOUT, redirect
+from knapcheck.solvers.output_capture import STDERR, STDOUT, CappedLog, redirect
 
 LOCAL_CONFIG = {
     "distributed.scheduler.allowed-failures": 0,
@@ -55,6 +59,8 @@ FORKSERVER_PRELOAD = ["distributed", "knapcheck.fuzz.campaign_units"]
 CONNECT_SECONDS = 30.0
 CLOSE_SECONDS = 10.0
 PLUGIN = "knapcheck-campaign"
+WORKER_LOG_LIMIT = 16 * 2**20
+"""Bytes of output each local worker process (with the isolated targets it started) adds to the log."""
 
 
 class CampaignCannotStart(Exception):
@@ -97,14 +103,19 @@ class TlsFiles:
 class CampaignWorkers(WorkerPlugin):
     """Set up each worker of a campaign, the ones that replace dead workers too."""
 
-    def __init__(self, own: bool, output: str | None) -> None:
+    def __init__(self, own: bool, output: str | None, log_limit: int = WORKER_LOG_LIMIT) -> None:
         self.own = own
         self.output = output
+        self.log_limit = log_limit
+        self.log: CappedLog | None = None
 
     def setup(self, worker) -> None:
         if not self.own:
             return
-        redirect(self.output or os.devnull, (STDOUT, STDERR))
+        if self.output is None:
+            redirect(os.devnull, (STDOUT, STDERR))
+        else:
+            self.log = _capped(self.output, self.log_limit)
         try:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         except ValueError:
@@ -112,6 +123,28 @@ class CampaignWorkers(WorkerPlugin):
 
     def teardown(self, worker) -> None:
         stop_workers()
+        if self.log is not None:
+            _send_to(os.open(os.devnull, os.O_WRONLY))
+            self.log.close()
+
+
+def _capped(path: str, limit: int) -> CappedLog:
+    """This process's stdout and stderr (and what its children inherit) sent to the end of the file
+    ``path`` through a capped pipe."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+    log = CappedLog(descriptor, limit)
+    _send_to(os.dup(log.writer))
+    return log
+
+
+def _send_to(descriptor: int) -> None:
+    """This process's stdout and stderr to ``descriptor``, which it then closes (so nothing else
+    holds the old ones open: a capped pipe's copying ends when its last writer closes)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    for fd in (STDOUT, STDERR):
+        os.dup2(descriptor, fd)
+    os.close(descriptor)
 
 
 def warm_up(entries: tuple[SolverEntry, ...]) -> None:
@@ -202,7 +235,8 @@ def campaign_cluster(jobs: int, scheduler: str | None, output: Path | None, with
         try:
             client = Client(cluster)
             try:
-                client.register_plugin(CampaignWorkers(own=True, output=str(output) if output else None), name=PLUGIN)
+                plugin = CampaignWorkers(own=True, output=str(output) if output else None, log_limit=WORKER_LOG_LIMIT)
+                client.register_plugin(plugin, name=PLUGIN)
                 yield client
             finally:
                 _close(client)

@@ -15,11 +15,12 @@ import json
 from dataclasses import dataclass
 from typing import ClassVar, Union
 
-from knapcheck.fuzz.differential import Check
+from knapcheck.fuzz.differential import NOT_RUN, Check
 from knapcheck.fuzz.json_files import MAX_BYTES, InvalidJson, parse_json
 from knapcheck.fuzz.json_schema import INSTANCE, SchemaError, boolean, checked_later, mapping_of, natural, obj, one_of, string
 from knapcheck.fuzz.overshoot import Overshoots
 from knapcheck.fuzz.plain_check import check_from_plain, check_to_plain, overshoots_from_plain, overshoots_to_plain
+from knapcheck.fuzz.signature import Signature
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
@@ -102,7 +103,8 @@ class Tally:
 
 @dataclass(frozen=True)
 class Found:
-    """A failure, sent the moment it is found (``shrunk``: by a shrinking unit)."""
+    """A failure, sent the moment it is found (``shrunk``: by a shrinking unit). Against a baseline
+    the check carries the baseline's check of the same instance (``knapcheck.fuzz.plain_check``)."""
 
     KIND: ClassVar[str] = "finding"
     SCHEMA: ClassVar = obj({"unit": natural, "check": checked_later, "shrunk": boolean})
@@ -120,20 +122,24 @@ class Found:
 
 @dataclass(frozen=True)
 class Replayed:
-    """A stored failure checked again: ``stored_verdict`` is the verdict it was stored under."""
+    """A stored failure checked again: ``stored`` is the signature it was stored under (its
+    baseline verdict empty when it was stored without a baseline)."""
 
     KIND: ClassVar[str] = "replayed"
-    SCHEMA: ClassVar = obj({"unit": natural, "verdict": VERDICT, "check": checked_later})
+    SCHEMA: ClassVar = obj({"unit": natural, "verdict": VERDICT, "check": checked_later},
+                           {"baseline_verdict": one_of(*(v.value for v in Verdict), NOT_RUN)})
     unit: int
-    stored_verdict: str
+    stored: Signature
     check: Check
 
     def to_plain(self) -> dict:
-        return {"unit": self.unit, "verdict": self.stored_verdict, "check": check_to_plain(self.check)}
+        plain = {"unit": self.unit, "verdict": self.stored.verdict, "check": check_to_plain(self.check)}
+        return plain | ({"baseline_verdict": self.stored.baseline} if self.stored.baseline else {})
 
     @classmethod
     def from_plain(cls, data: dict, entries: Entries) -> "Replayed":
-        return cls(data["unit"], data["verdict"], check_from_plain(data["check"], entries))
+        done = check_from_plain(data["check"], entries)
+        return cls(data["unit"], Signature(done.solver.name, data["verdict"], data.get("baseline_verdict", "")), done)
 
 
 @dataclass(frozen=True)

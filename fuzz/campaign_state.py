@@ -3,7 +3,10 @@
 - ``Tallies``: verdict counts, overshoots, cases and verified cases, from the units' tally events;
 - ``FindingsBook``: the failures this run saw, by signature (the smallest instance of each, the
   replays, those the store could not take, those being shrunk, oracle disagreements), and the
-  summary of the store after the run (``findings``);
+  summary of the store after the run (``findings``), each failing signature named as the gate
+  names it (``knapcheck.fuzz.gate.status``): against a baseline a regression or a failure the
+  baseline shares; without one, known (a regression-corpus case has its solver, verdict and cause,
+  ``knapcheck.fuzz.known``) or new;
 - ``Troubles``: what went wrong in the campaign's own machinery, never a solver's failure: workers
   lost, findings the store could not take, store maintenance it could not do, events refused, the
   scheduler lost. Any of it means the run did not go as asked.
@@ -12,16 +15,22 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from knapcheck.fuzz.campaign_events import Tally
 from knapcheck.fuzz.differential import Check
+from knapcheck.fuzz.gate import CANDIDATE, KNOWN, NEW, REGRESSION, SHARED, status
+from knapcheck.fuzz.known import known_case
 from knapcheck.fuzz.overshoot import Overshoots
+from knapcheck.fuzz.regression_corpus import RegressionCase
 from knapcheck.fuzz.signature import Signature
 from knapcheck.fuzz.store import StoredFailure, record_name
 
-NEW, KNOWN, FIXED, UNTARGETED, UNCHECKED = "new", "known", "fixed", "untargeted", "unchecked"
+FIXED, CHANGED, UNTARGETED, UNCHECKED = "fixed", "changed", "untargeted", "unchecked"
+FAILING = (REGRESSION, NEW, SHARED, KNOWN)
+"""The statuses of a signature that failed in this run, in the order a report lists them."""
 REFUSED_EVENTS_SHOWN = 20
 """Refused events are all counted; the reasons of this many are kept for the report."""
 
@@ -31,14 +40,25 @@ class Finding:
     """One signature in the store after the campaign, and what this run made of it."""
 
     status: str
-    """new (first stored in this run), known (stored before, failed again), fixed (stored before,
-    replayed and passed, never failed this run), unchecked (stored before, targeted, not replayed:
-    time ran out or its unit was lost), untargeted (stored for a solver not in this run)."""
+    """A signature that failed in this run (``FAILING``): against a baseline, regression or also in
+    baseline; without one, known (a regression-corpus case explains it) or new. One that did not:
+    fixed (stored before, replayed and passed), changed (stored before, replayed, and it now fails
+    under another signature, listed apart: the baseline, or its verdict, changed), unchecked
+    (stored before, targeted, not replayed: time ran out or its unit was lost), untargeted (stored
+    for a solver not in this run)."""
     stored: StoredFailure
     replayed: str | None = None
     """The verdict the stored instance got when replayed, if it was."""
     check: Check | None = None
-    """A check of the smallest failing instance this run saw (new and known findings)."""
+    """A check of the smallest failing instance this run saw (failing signatures)."""
+    stored_before: bool = False
+    """Whether the store held this signature when the run began (False: first stored in this run)."""
+    known_case: str | None = None
+    """The id of the regression-corpus case that explains it (known findings)."""
+
+    @property
+    def failing(self) -> bool:
+        return self.status in FAILING
 
 
 @dataclass
@@ -108,21 +128,31 @@ class FindingsBook:
             self.best[signature] = done
         return signature
 
-    def findings(self, groups: dict[Signature, StoredFailure], targets: set[str]) -> list[Finding]:
-        """The store's signatures after the run (``groups``), and the failures it could not take."""
-        found = [Finding(NEW, StoredFailure.of(check), None, check) for s, check in self.unstored.items() if s not in groups]
+    def findings(
+        self, groups: dict[Signature, StoredFailure], targets: set[str], cases: Sequence[RegressionCase] = ()
+    ) -> list[Finding]:
+        """The store's signatures after the run (``groups``), and the failures it could not take;
+        ``cases``: the regression corpus that tells a failure without a baseline known or new."""
+        found = [self._failing(StoredFailure.of(check), check, None, False, cases)
+                 for s, check in self.unstored.items() if s not in groups]
         for signature, stored in sorted(groups.items()):
             replayed = self.replayed.get(signature)
             verdict = replayed.verdict.value if replayed is not None else None
             if stored.solver not in targets:
                 found.append(Finding(UNTARGETED, stored))
             elif signature in self.best:
-                candidates = [c for c in (self.best[signature], replayed) if c is not None]
+                candidates = [c for c in (self.best[signature], replayed) if c is not None and Signature.of(c) == signature]
                 exact = [c for c in candidates if c.instance == stored.instance]
-                status = KNOWN if signature in self.before else NEW
-                found.append(Finding(status, stored, verdict, (exact or candidates)[0]))
+                found.append(self._failing(stored, (exact or candidates)[0], verdict, signature in self.before, cases))
             elif replayed is not None:
-                found.append(Finding(FIXED, stored, verdict))
+                found.append(Finding(CHANGED if replayed.failed else FIXED, stored, verdict))
             else:
                 found.append(Finding(UNCHECKED, stored))
         return found
+
+    @staticmethod
+    def _failing(stored: StoredFailure, check: Check, replayed: str | None, before: bool,
+                 cases: Sequence[RegressionCase]) -> Finding:
+        case = known_case(check, cases) if check.counterpart is None else None
+        known = case.id if case is not None else None
+        return Finding(status(check, CANDIDATE, known), stored, replayed, check, before, known)

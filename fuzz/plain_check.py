@@ -11,6 +11,11 @@ travel as the strings ``"nan"``, ``"inf"`` and ``"-inf"``; exact rationals (the 
 A target's answer travels as itself when it has the contract's shape (a number and two lists of
 ints), and as its ``repr`` (cut short) otherwise: it was judged in the worker already; the campaign
 only shows it.
+
+A differential check (one judged against its counterpart baseline on the same instance) travels
+with the baseline's name and the baseline's own check (``null`` when the baseline was not run on
+that size), so the campaign stores it under its differential signature and its shrinking keeps
+the relation.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import math
 import re
 from fractions import Fraction
 
-from knapcheck.fuzz.differential import Check
+from knapcheck.fuzz.differential import Check, with_baseline
 from knapcheck.fuzz.json_schema import (
     INSTANCE,
     SchemaError,
@@ -36,6 +41,7 @@ from knapcheck.fuzz.json_schema import (
 from knapcheck.fuzz.overshoot import OvershootSample, Overshoots
 from knapcheck.oracles.result import OracleResult
 from knapcheck.oracles.verdict import Judgement, Verdict
+from knapcheck.solvers.answer import Answer
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 from knapcheck.solvers.outcome import Outcome
@@ -72,21 +78,25 @@ def _optional_real(value: float | None) -> float | str | None:
     return None if value is None else real_to_plain(value)
 
 
-ANSWER = obj({}, {"value": real, "saved": list_of(whole), "recomputable": list_of(whole), "repr": string})
-CHECK = obj(
-    {
-        "solver": string,
-        "family": string,
-        "instance": INSTANCE,
-        "outcome": obj({"kind": string, "error": string, "changed_input": string}, {"answer": optional(ANSWER)}),
-        "oracle": obj({"name": string, "value": rational, "saved": list_of(natural), "proven": boolean, "slack": rational,
-                       "reason": string, "rounding": string}),
-        "judgement": obj(
-            {"verdict": one_of(*(v.value for v in Verdict)), "detail": string, "oracle_disagreement": string},
-            {"gap": optional(real), "excess": optional(whole), "memory_slack": optional(real)},
-        ),
-    }
-)
+ANSWER = obj({}, {"value": optional(real), "saved": optional(list_of(whole)), "recomputable": optional(list_of(whole)),
+                  "repr": string, "problem": string, "value_problem": string, "shown": string})
+"""An answer: an ``Answer`` (``knapcheck.solvers.answer``: a value and two index lists, each None when
+unreadable, and why), the contract's (value, saved, recomputable), or the repr of anything else."""
+_CHECK_FIELDS = {
+    "solver": string,
+    "family": string,
+    "instance": INSTANCE,
+    "outcome": obj({"kind": string, "error": string, "changed_input": string}, {"answer": optional(ANSWER)}),
+    "oracle": obj({"name": string, "value": rational, "saved": list_of(natural), "proven": boolean, "slack": rational,
+                   "reason": string, "rounding": string}),
+    "judgement": obj(
+        {"verdict": one_of(*(v.value for v in Verdict)), "detail": string, "oracle_disagreement": string},
+        {"gap": optional(real), "excess": optional(whole), "memory_slack": optional(real)},
+    ),
+}
+BASELINE_CHECK = obj(_CHECK_FIELDS)
+CHECK = obj(_CHECK_FIELDS, {"counterpart": string, "baseline": optional(BASELINE_CHECK)})
+"""A check; a differential one names its ``counterpart`` and carries its ``baseline`` check (or null)."""
 
 
 def _is_int(value: object) -> bool:
@@ -96,6 +106,9 @@ def _is_int(value: object) -> bool:
 def answer_to_plain(answer: object) -> dict | None:
     if answer is None:
         return None
+    if isinstance(answer, Answer):
+        return {"value": _optional_real(answer.value), "saved": answer.saved, "recomputable": answer.recomputable,
+                "problem": answer.problem, "value_problem": answer.value_problem, "shown": answer.shown}
     try:
         if isinstance(answer, (tuple, list)) and len(answer) == 3:
             value, saved, recomputable = answer
@@ -117,12 +130,24 @@ def answer_from_plain(data: dict | None) -> object:
         return None
     if "repr" in data:
         return data["repr"]
-    if not {"value", "saved", "recomputable"} <= set(data):
+    if "problem" in data:
+        value = data.get("value")
+        return Answer(None if value is None else real_from_plain(value), data.get("saved"), data.get("recomputable"),
+                      data["problem"], data.get("value_problem", ""), data.get("shown", ""))
+    if not {"value", "saved", "recomputable"} <= set(data) or None in (data["value"], data["saved"], data["recomputable"]):
         raise SchemaError("outcome.answer is malformed: expected value, saved and recomputable, or repr")
     return (real_from_plain(data["value"]), list(data["saved"]), list(data["recomputable"]))
 
 
 def check_to_plain(done: Check) -> dict:
+    plain = _plain(done)
+    if done.counterpart is not None:
+        plain["counterpart"] = done.counterpart.name
+        plain["baseline"] = None if done.baseline is None else _plain(done.baseline)
+    return plain
+
+
+def _plain(done: Check) -> dict:
     outcome, oracle, judgement = done.outcome, done.oracle, done.judgement
     return {
         "solver": done.solver.name,
@@ -140,12 +165,31 @@ def check_to_plain(done: Check) -> dict:
 
 
 def check_from_plain(data: object, entries: dict[str, SolverEntry], where: str = "check") -> Check:
-    """A check that ``check_to_plain`` wrote, of a solver in ``entries``; SchemaError (a ValueError)
-    naming the field otherwise."""
+    """A check that ``check_to_plain`` wrote, of a solver in ``entries`` (its counterpart and the
+    baseline's check too); SchemaError (a ValueError) naming the field otherwise."""
     CHECK(data, where)
-    entry = entries.get(data["solver"])
+    done = _from_plain(data, entries, where)
+    if "counterpart" not in data:
+        return done
+    counterpart = _entry(data["counterpart"], entries, f"{where}.counterpart")
+    plain_baseline = data.get("baseline")
+    baseline = None
+    if plain_baseline is not None:
+        baseline = _from_plain(plain_baseline, entries, f"{where}.baseline")
+        if baseline.solver.name != counterpart.name or baseline.instance != done.instance:
+            raise SchemaError(f"{where}.baseline is malformed: not the counterpart's check of the same instance")
+    return with_baseline(done, counterpart, baseline)
+
+
+def _entry(name: str, entries: dict[str, SolverEntry], where: str) -> SolverEntry:
+    entry = entries.get(name)
     if entry is None:
-        raise SchemaError(f"{where}.solver is malformed: {data['solver'][:80]!r} is not a target of this campaign")
+        raise SchemaError(f"{where} is malformed: {name[:80]!r} is not a target of this campaign")
+    return entry
+
+
+def _from_plain(data: dict, entries: dict[str, SolverEntry], where: str) -> Check:
+    entry = _entry(data["solver"], entries, f"{where}.solver")
     try:
         instance = Instance.from_dict(data["instance"])
     except ValueError as exc:

@@ -5,7 +5,7 @@ knapcheck checks it from any directory. Each case names the solver, the verdict 
 family that found it and the instance. ``tests/test_regressions.py`` checks every case against its
 solver: our own solvers must now pass; an upstream solver's case is a strict expected failure
 (design: upstream defects never make our suite red, and a fix upstream shows up as an unexpected
-pass to promote away).
+pass to promote away). ``knapcheck.fuzz.campaign_promotion`` adds a campaign's findings to it.
 """
 
 from __future__ import annotations
@@ -15,13 +15,11 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 from knapcheck.fuzz.differential import Check, check
-from knapcheck.fuzz.file_lock import exclusive_lock
 from knapcheck.fuzz.json_files import UnreadableFile, read_json
 from knapcheck.fuzz.json_schema import INSTANCE, boolean, list_of, obj, one_of, string
-from knapcheck.fuzz.store import StoredFailure, write_atomically
+from knapcheck.fuzz.store import StoredFailure
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.registry import ours, resolve_one
@@ -119,34 +117,6 @@ def false_claim(stored: StoredFailure) -> str:
     if stored.solver not in mine:
         return f"it says ours, but {stored.solver!r} is not a registered solver of ours ({', '.join(sorted(mine))})"
     return ""
-
-
-def promote(failures: Iterable[StoredFailure], corpus: Path) -> list[RegressionCase]:
-    """Add the failures not yet in the corpus as cases; return them.
-
-    The corpus is read, extended and rewritten (atomically) under an exclusive lock on a lock file
-    beside it (``knapcheck.fuzz.file_lock``), so promotions running at the same time each add
-    their cases and none is lost. ValueError naming a failure whose claim to be ours is false
-    (``false_claim``), before anything is written, or when the corpus cannot be read or locked.
-    """
-    failures = list(failures)
-    for stored in failures:
-        problem = false_claim(stored)
-        if problem:
-            raise ValueError(f"{stored.solver} {stored.verdict}: {problem}")
-    with exclusive_lock(Path(corpus)):
-        cases = load_regression_corpus(corpus, missing_ok=True)
-        known = {case.id for case in cases}
-        added = []
-        for stored in failures:
-            case = RegressionCase.of(stored)
-            if case.id not in known:
-                known.add(case.id)
-                added.append(case)
-        if added:
-            document = {"schema_version": SCHEMA_VERSION, "cases": [c.as_dict() for c in cases + added]}
-            write_atomically(Path(corpus), json.dumps(document, indent=1) + "\n")
-    return added
 
 
 def replay(case: RegressionCase) -> Check:

@@ -5,7 +5,10 @@ Layout under the store's root::
     failures/<group>/<n>-<chars>-<digest>.json
     unreadable/<group>--<file>          files set aside because they could not be trusted
 
-A group is one signature (``knapcheck.fuzz.signature``). Each file is one failing instance, written
+A group is one signature (``knapcheck.fuzz.signature``): in a campaign against a baseline, the
+baseline's verdict on the instance is part of it, so a regression (the baseline passes) and a
+failure the baseline shares are two groups, each with its own smallest instance, and neither is
+pruned in favour of the other. Each file is one failing instance, written
 atomically (a temporary file, fsync, ``os.replace``, fsync of the directory), so a ``kill -9``
 leaves either the whole file or none. A file's name is derived from its instance
 (``record_name``) and sorts smallest instance first, so the smallest instance of a group is its
@@ -35,7 +38,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from knapcheck.fuzz.differential import Check
+from knapcheck.fuzz.differential import NOT_RUN, Check, instance_id
 from knapcheck.fuzz.json_files import InvalidJson, UnreadableFile, parse_json, read_bytes
 from knapcheck.fuzz.json_schema import INSTANCE, boolean, obj, one_of, string
 from knapcheck.fuzz.signature import Signature
@@ -59,9 +62,13 @@ RECORD = obj(
         "detail": string,
         "found_at": string,
         "instance": INSTANCE,
-    }
+    },
+    {"baseline": string, "baseline_verdict": one_of(*(v.value for v in Verdict), NOT_RUN), "instance_id": string},
 )
-"""A stored failure; keys it does not name are allowed (a newer knapcheck may add optional ones)."""
+"""A stored failure; keys it does not name are allowed (a newer knapcheck may add optional ones).
+``baseline`` and ``baseline_verdict``: the counterpart baseline and its verdict on the instance, in
+records of a campaign run against one (older records have neither); ``instance_id``: the
+instance's id (``knapcheck.fuzz.differential.instance_id``), checked against the instance."""
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -102,10 +109,18 @@ class StoredFailure:
     detail: str
     found_at: str
     path: Path | None = None
+    baseline: str = ""
+    """The counterpart baseline it was judged against; empty when none."""
+    baseline_verdict: str = ""
+    """The baseline's verdict on the same instance (NOT_RUN when not run there); empty without a baseline."""
 
     @property
     def signature(self) -> Signature:
-        return Signature(self.solver, self.verdict)
+        return Signature(self.solver, self.verdict, self.baseline_verdict)
+
+    @property
+    def instance_id(self) -> str:
+        return instance_id(self.instance)
 
     @classmethod
     def of(cls, failure: Check) -> "StoredFailure":
@@ -119,6 +134,8 @@ class StoredFailure:
             origin=failure.solver.origin,
             detail=failure.judgement.detail,
             found_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            baseline=failure.counterpart.name if failure.counterpart is not None else "",
+            baseline_verdict=failure.baseline_verdict or "",
         )
 
     def as_dict(self) -> dict:
@@ -132,6 +149,8 @@ class StoredFailure:
             "origin": self.origin,
             "detail": self.detail,
             "found_at": self.found_at,
+            **({"baseline": self.baseline, "baseline_verdict": self.baseline_verdict} if self.baseline_verdict else {}),
+            "instance_id": self.instance_id,
             "instance": self.instance.as_dict(),
         }
 
@@ -149,6 +168,8 @@ class StoredFailure:
             detail=data["detail"],
             found_at=data["found_at"],
             path=path,
+            baseline=data.get("baseline", ""),
+            baseline_verdict=data.get("baseline_verdict", ""),
         )
 
 
@@ -159,9 +180,14 @@ def parse_record(data: bytes, path: Path | None = None) -> StoredFailure:
     except InvalidJson as exc:
         raise UnreadableRecord(str(exc)) from None
     try:
-        return StoredFailure.from_dict(record, path)
+        stored = StoredFailure.from_dict(record, path)
     except ValueError as exc:
         raise UnreadableRecord(f"invalid instance: {exc}") from None
+    if "instance_id" in record and record["instance_id"] != stored.instance_id:
+        raise UnreadableRecord(f"its instance_id is not its instance's ({stored.instance_id})")
+    if bool(stored.baseline) != bool(stored.baseline_verdict):
+        raise UnreadableRecord("baseline and baseline_verdict come together")
+    return stored
 
 
 @dataclass(frozen=True)
@@ -174,10 +200,12 @@ class BadFile:
 
 
 def group_name(signature: Signature) -> str:
-    """A directory name for a signature: readable, and unique even when two names slug alike."""
+    """A directory name for a signature: readable, and unique even when two names slug alike
+    (``SOLVER--VERDICT--DIGEST``, or ``SOLVER--VERDICT--vs-BASELINE_VERDICT--DIGEST`` against a baseline)."""
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", signature.solver.rpartition("/")[2])[-60:]
     digest = hashlib.sha1("\0".join(signature.parts()).encode()).hexdigest()[:10]
-    return f"{slug}--{signature.verdict}--{digest}"
+    against = f"--vs-{signature.baseline}" if signature.baseline else ""
+    return f"{slug}--{signature.verdict}{against}--{digest}"
 
 
 def record_name(instance: Instance) -> str:

@@ -31,10 +31,11 @@ from campaigns import (
 from planted.off_by_one_split import off_by_one_hirschberg
 
 import knapcheck.fuzz.differential
-from knapcheck.fuzz.campaign_state import KNOWN, NEW
+from knapcheck.fuzz.gate import NEW
 from knapcheck.fuzz.campaign_events import Disagreement
 from knapcheck.fuzz.campaign_units import REPLAY, Setup, Unit, UnitRun
-from knapcheck.fuzz.regression_corpus import load_regression_corpus, promote, replay
+from knapcheck.fuzz.campaign_promotion import promote
+from knapcheck.fuzz.regression_corpus import load_regression_corpus, replay
 from knapcheck.fuzz.signature import Signature
 from knapcheck.fuzz.store import FailureStore
 from knapcheck.cli import main
@@ -88,7 +89,8 @@ def test_campaign_finds_planted_defect_and_promote_makes_it_a_failing_regression
     assert test_regressions._param(case).marks == [], "our solver's case is not an expected failure"
     with pytest.raises(AssertionError, match="OVER_BUDGET"):
         test_regressions.test_regression_case(case)
-    assert promote(stored.values(), corpus) == [], "promoting twice adds nothing"
+    again = promote(stored.values(), corpus)
+    assert again.added == again.replaced == [] and len(again.skipped) == 1, "promoting twice adds nothing"
 
 
 def test_sigkilled_campaign_keeps_every_reported_failure_and_the_next_run_replays_them(tmp_path, capfd):
@@ -120,7 +122,7 @@ def test_sigkilled_campaign_keeps_every_reported_failure_and_the_next_run_replay
     data = report(tmp_path / "next")
     replayed = {(f["solver"], f["verdict"]) for f in data["findings"] if f["replayed"]}
     assert signatures <= replayed
-    assert {f["status"] for f in data["findings"]} == {KNOWN}
+    assert {(f["status"], f["stored_before"]) for f in data["findings"]} == {(NEW, True)}, "stored before, in no corpus"
     assert f"replaying {len(signatures)} stored failures first" in errors
 
 
@@ -153,10 +155,33 @@ def test_an_oracle_shown_wrong_on_replay_is_sent_as_an_oracle_finding_and_the_un
 
     monkeypatch.setattr(knapcheck.fuzz.differential, "optimum", lying_oracle)
     setup = Setup((reference,), time.time() + 60, None, "", "", 5.0)
-    replays = (("full_table", "SUBOPTIMAL", "tiny", instance.as_dict()),) * 2
+    replays = (("full_table", "SUBOPTIMAL", "", "tiny", instance.as_dict()),) * 2
     events = []
     UnitRun(setup, Unit(1, REPLAY, replays=replays), events.append, lambda: False).run()
     disagreements = [e for e in events if isinstance(e, Disagreement)]
     assert len(disagreements) == 2, "the second replay ran too"
     assert disagreements[0].solver == "full_table" and disagreements[0].instance == instance
     assert disagreements[0].message.startswith("lying proved 0.0 optimal")
+
+
+def test_a_campaign_samples_only_the_sampled_families_unless_an_enumerated_one_is_named(tmp_path):
+    """The enumerated families are fixed lists that check and report always take in full: a campaign
+    drawing from them at random re-ran the same instances slice after slice."""
+    from knapcheck.cli import build_parser
+    from knapcheck.fuzz import families
+    from knapcheck.fuzz_command import _plan
+
+    arguments = ["fuzz", "--time", "1s", "--db", str(tmp_path / "db"), "--out", str(tmp_path / "out"), "--targets", "full_table"]
+    plan = _plan(build_parser("fuzz").parse_args(arguments))
+    assert plan.families == families.names(enumerated=False) and plan.listed == []
+    plan = _plan(build_parser("fuzz").parse_args(arguments + ["--families", "tiny", "large_capacity"]))
+    assert (plan.sampled, plan.listed) == (["tiny"], ["large_capacity"])
+
+
+def test_an_enumerated_family_named_is_checked_once_in_full_and_the_campaign_ends_when_it_is_done(tmp_path, capfd):
+    db, out = tmp_path / "db", tmp_path / "out"
+    command = ["fuzz", "--time", "10m", "--jobs", "1", "--seed", "0", "--db", str(db), "--out", str(out)]
+    assert main(command + ["--targets", "sliding_hirschberg", "--families", "large_capacity"]) == 0
+    data = report(out)
+    assert data["cases"] == 144 and data["elapsed_s"] < 300 and data["as_asked"]
+    assert "no sampled family to draw from" in capfd.readouterr().err

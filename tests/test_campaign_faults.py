@@ -32,6 +32,7 @@ from planted.chatty import CHATTER
 from planted.misbehaving import HANG_AFTER_SECONDS
 from test_store import BAD_FILES
 
+from knapcheck.fuzz import campaign_cluster
 from knapcheck.fuzz.differential import check
 from knapcheck.fuzz.signature import Signature
 from knapcheck.fuzz.store import FailureStore, group_name
@@ -171,7 +172,7 @@ def test_unreadable_stored_files_are_set_aside_and_reported_and_the_good_one_rep
     assert sorted(Path(f["path"]).name for f in data["unreadable_files"]) == [f"0000{i}-000000000-bad.json" for i in range(4)]
     assert all(Path(f["moved_to"]).exists() for f in data["unreadable_files"])
     (finding,) = data["findings"]
-    assert finding["replayed"] == "OVER_BUDGET" and finding["status"] == "known"
+    assert finding["replayed"] == "OVER_BUDGET" and finding["stored_before"]
     (kept,) = good.parent.iterdir()
     assert kept.name <= good.name, "the valid file, or a smaller instance that replaced it"
     assert FailureStore(tmp_path / "db").groups()[Signature(*PLANTED_SIGNATURE)].path == kept
@@ -212,3 +213,13 @@ def test_an_output_or_service_that_cannot_be_used_is_one_line_before_any_work(tm
     err = capfd.readouterr().err
     assert len(err.strip().splitlines()) == 1 and words in err and "Traceback" not in err
     assert not (tmp_path / "out" / "campaign.json").exists()
+
+
+def test_isolated_targets_inside_dask_workers_write_the_log_up_to_its_cap_and_the_log_says_where(tmp_path, monkeypatch):
+    """Isolated workers inside Dask workers wrote to campaign.log without a cap (2 MiB a call here)."""
+    monkeypatch.setattr(campaign_cluster, "WORKER_LOG_LIMIT", 2**20)
+    assert main(_fuzz(tmp_path, "--targets", "planted.chatty:prints_a_lot", "--families", "tiny")) == OK
+    log = (tmp_path / "out" / "campaign.log").read_bytes()
+    assert b"planted output" in log
+    assert b"[knapcheck: log truncated at 1048576 bytes" in log
+    assert len(log) < 2**20 + 2**16, "one worker's cap, and the little the campaign process itself prints"

@@ -85,3 +85,53 @@ def test_check_and_report_judge_the_same_instances_and_write_nothing_in_the_work
         "tiny": 15, "zero_items": 15, "exhaustive_small": 6142, "large_capacity": 144, "regression corpus": 20}
     (result,) = json.loads(solved.stdout)["results"]
     assert len(result["instance_id"]) == 16
+
+
+FUZZ_UNITS = """
+import hashlib
+{imports}
+from knapcheck.fuzz.campaign_units import FUZZ, Setup, Unit, UnitRun
+from knapcheck.fuzz.differential import instance_id
+
+DRAWS = 60
+
+
+class Recording(UnitRun):
+    # A FUZZ unit that only notes the instances it draws, and stops after DRAWS of them.
+
+    seen = None
+
+    def examine(self, instance, name):
+        self.seen.append(instance_id(instance))
+        self.stopping = len(self.seen) >= DRAWS
+        return []
+
+
+ids = []
+setup = Setup((), float("inf"), None, "events", "stop", 60.0, seeded=True)
+for family in {names!r}:
+    unit = Recording(setup, Unit(1, FUZZ, family=family, seed=11, seconds=1e9), lambda event: None, lambda: False)
+    unit.seen = []
+    unit.run()
+    ids += unit.seen
+print(hashlib.sha256(",".join(ids).encode()).hexdigest(), len(ids))
+"""
+
+
+def test_a_campaign_s_shards_draw_the_same_instances_from_the_same_seed_whatever_the_process_imported(tmp_path):
+    """A campaign run again with its --seed draws its shards' instances again: the seeded provider,
+    as check and report use; Hypothesis's own drew literals from the modules the process imported."""
+    (tmp_path / "user_constants.py").write_text(CONSTANTS)
+    script = FUZZ_UNITS.format(imports="{imports}", names=NAMES)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT / "tests")]))
+
+    def draw(imports: str) -> str:
+        done = subprocess.run([sys.executable, "-c", script.format(imports=imports)], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    plain = draw("")
+    assert plain.endswith(f" {60 * len(NAMES)}")
+    assert draw("import user_constants, knapcheck.reports.campaign_report, knapcheck.measure.bench") == plain
+    assert not (tmp_path / ".hypothesis").exists()

@@ -231,4 +231,4 @@ def test_a_stored_solver_name_cannot_forge_campaign_md():
     rendered = _markdown_parser().render(markdown)
     assert "<script" not in rendered
     (row,) = [line for line in markdown.splitlines() if line.startswith("| fixed |")]
-    assert len(re.split(r"(?<!\\)\|", row)) == 8, "six cells"
+    assert len(re.split(r"(?<!\\)\|", row)) == 10, "eight cells: the name stays in one"

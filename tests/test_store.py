@@ -4,13 +4,14 @@ wrote, and trusts nothing else: unreadable files are set aside, never the reason
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import threading
 from dataclasses import replace
 
 import pytest
 
-from knapcheck.fuzz.differential import check
+from knapcheck.fuzz.differential import check, instance_id, with_baseline
 from knapcheck.fuzz.signature import Signature
 from knapcheck.fuzz.store import FailureStore, StoredFailure, group_name, record_name, write_atomically
 from knapcheck.cli import main
@@ -41,6 +42,46 @@ def test_store_keeps_the_smallest_instance_per_signature(tmp_path):
     assert len(list(directory.iterdir())) == 2
     store.prune()
     assert [p.name for p in directory.iterdir()] == [stored.path.name]
+
+
+FULL_TABLE = SolverEntry("full_table_baseline", "knapcheck.solvers.full_table:full_table", exact=True, origin="torch")
+ALSO_TAKES_EVERYTHING = replace(GREEDY_ALL, name="takes_everything_baseline", origin="torch")
+
+
+def test_a_regression_is_never_pruned_in_favour_of_a_smaller_failure_the_baseline_shares(tmp_path):
+    """Against a baseline, the baseline's verdict is part of the signature: the store keeps the
+    smallest instance of each. It used to group both under (solver, verdict) and keep only the
+    smaller one, the baseline's own known defect."""
+    regression = with_baseline(check(GREEDY_ALL, BIG, "tiny"), FULL_TABLE, check(FULL_TABLE, BIG, "tiny"))
+    shared = with_baseline(check(GREEDY_ALL, SMALL, "tiny"), ALSO_TAKES_EVERYTHING, check(ALSO_TAKES_EVERYTHING, SMALL, "tiny"))
+    assert (regression.baseline_verdict, shared.baseline_verdict) == ("OPTIMAL", "OVER_BUDGET")
+    store = FailureStore(tmp_path)
+    assert store.record(regression) is not None and store.record(shared) is not None
+    store.prune()
+    groups = FailureStore(tmp_path).groups()
+    assert sorted(groups) == [Signature("takes_everything", "OVER_BUDGET", "OPTIMAL"),
+                              Signature("takes_everything", "OVER_BUDGET", "OVER_BUDGET")]
+    kept = groups[Signature("takes_everything", "OVER_BUDGET", "OPTIMAL")]
+    assert kept.instance == BIG and kept.baseline == "full_table_baseline"
+    record = json.loads(kept.path.read_text())
+    assert (record["baseline"], record["baseline_verdict"], record["instance_id"]) == (
+        "full_table_baseline", "OPTIMAL", instance_id(BIG))
+    assert "--vs-OPTIMAL--" in kept.path.parent.name
+
+
+def test_a_signature_without_a_baseline_keeps_its_group_name_and_record():
+    """Stores written before baselines came read the same: no new key, the same group name."""
+    digest = hashlib.sha1(b"takes_everything\0OVER_BUDGET").hexdigest()[:10]
+    assert group_name(Signature("takes_everything", "OVER_BUDGET")) == f"takes_everything--OVER_BUDGET--{digest}"
+    assert "baseline" not in StoredFailure.of(check(GREEDY_ALL, SMALL, "tiny")).as_dict()
+
+
+def test_a_record_whose_instance_id_is_not_its_instance_s_is_set_aside(tmp_path):
+    store = FailureStore(tmp_path)
+    path = store.record(check(GREEDY_ALL, SMALL, "tiny"))
+    record = json.loads(path.read_text())
+    path.write_text(json.dumps(dict(record, instance_id="0123456789abcdef")))
+    assert FailureStore(tmp_path).groups() == {}
 
 
 def test_atomic_write_leaves_no_temporary_file(tmp_path):

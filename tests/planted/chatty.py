@@ -31,3 +31,13 @@ def floods(memory, runtimes, max_memory):
     for _ in range(FLOOD_MIB):
         os.write(1, chunk)
     return full_table(memory, runtimes, max_memory)
+
+
+def prints_a_lot(memory, runtimes, max_memory):
+    """Writes 2 MiB to file descriptor 1 on every call, then answers exactly."""
+    import os
+
+    from knapcheck.solvers.full_table import full_table
+
+    os.write(1, (b"planted output " * 64 + b"\n") * (2**21 // 961) + b"." * (2**21 % 961))
+    return full_table(memory, runtimes, max_memory)
