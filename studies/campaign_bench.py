@@ -30,6 +30,7 @@ from pathlib import Path
 
 from knapcheck.fuzz import families
 from knapcheck.fuzz.campaign import CampaignPlan, run_campaign, shard, slice_seconds
+from knapcheck.fuzz.campaign_events import Tally
 from knapcheck.fuzz.campaign_units import Setup, UnitRun
 from knapcheck.solvers.registry import ours, resolve_all
 
@@ -42,10 +43,10 @@ def _forked_worker(setup: Setup, families: list[str], index: int, jobs: int, sec
     redirect(os.devnull, (STDOUT,))
     verified = 0
 
-    def emit(event: dict) -> None:
+    def emit(event) -> None:
         nonlocal verified
-        if event["kind"] == "tally":
-            verified += event["verified"]
+        if isinstance(event, Tally):
+            verified += event.verified
 
     for number in itertools.count(index, jobs):
         if time.time() >= setup.deadline:
@@ -89,8 +90,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--time", type=float, default=30.0, metavar="SECONDS", help="each campaign's length (default 30)")
     parser.add_argument("--rounds", type=int, default=1, metavar="N", help="times each way runs; medians are shown (default 1)")
     parser.add_argument("--targets", nargs="+", default=["ours"], metavar="SPEC")
-    parser.add_argument("--families", nargs="+", choices=families.names(), default=families.names(), metavar="FAMILY",
-                        help=f"default: every family ({', '.join(families.names())})")
+    parser.add_argument("--families", nargs="+", choices=families.names(enumerated=False),
+                        default=families.names(enumerated=False), metavar="FAMILY",
+                        help=f"default: every sampled family ({', '.join(families.names(enumerated=False))})")
     args = parser.parse_args(argv)
     specs = [e.name for e in ours()] if args.targets == ["ours"] else args.targets
     entries = resolve_all(specs)
