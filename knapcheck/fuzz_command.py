@@ -121,7 +121,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _plan(args: argparse.Namespace) -> CampaignPlan:
-    """The campaign the arguments ask for, every output checked before any work (UsageError otherwise)."""
+    """The campaign the arguments ask for, every target loaded and every output checked before any work
+    (UsageError otherwise); no directory is created for a campaign whose targets cannot run."""
     from knapcheck.fuzz import families
     from knapcheck.fuzz.campaign import CampaignPlan
     from knapcheck.fuzz.example_database import check_redis, directory_of, is_redis
@@ -130,6 +131,14 @@ def _plan(args: argparse.Namespace) -> CampaignPlan:
     family_names = checked_families(args.families) if args.families else families.names(enumerated=False)
     cases = stored_instances(args.regressions, []).cases
     tls = _tls(args)
+    entries = entries_for(args.targets)
+    baselines = entries_for(args.baseline) if args.baseline else []
+    try:
+        pairs = pair(entries, baselines)
+    except ValueError as exc:
+        raise UsageError(f"--baseline: {exc}") from None
+    paired = [b for b in baselines if any(b is p for p in pairs.values())]
+    _load_isolated(entries + paired)
     out = writable_directory(args.out, "--out")
     if is_redis(args.db):
         if args.store is None:
@@ -146,14 +155,6 @@ def _plan(args: argparse.Namespace) -> CampaignPlan:
         database = str(db)
         store = writable_directory(args.store, "--store") if args.store is not None else db
     writable_directory(store / "failures", "--store" if args.store is not None else "--db")
-    entries = entries_for(args.targets)
-    baselines = entries_for(args.baseline) if args.baseline else []
-    try:
-        pairs = pair(entries, baselines)
-    except ValueError as exc:
-        raise UsageError(f"--baseline: {exc}") from None
-    paired = [b for b in baselines if any(b is p for p in pairs.values())]
-    _load_isolated(entries + paired)
     return CampaignPlan(
         entries=entries,
         baselines=tuple(paired),
