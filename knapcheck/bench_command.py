@@ -104,11 +104,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         writable_file(args.json, "--json")
     if args.solvers:
-        measured = entries_for(args.solvers)
+        measured = entries_for(args.solvers, "--solvers")
     else:
         measured = [e for e in ours() if e.device == args.device]
-        measured += entries_for([DP_ONLY[args.device]]) if args.device in DP_ONLY else []
-    baselines = entries_for(args.baselines) if args.baselines else []
+        measured += entries_for([DP_ONLY[args.device]], "--device") if args.device in DP_ONLY else []
+    baselines = entries_for(args.baselines, "--baselines") if args.baselines else []
     if gpu and not _cuda_available():
         print("knapcheck bench: no CUDA device here, so no GPU rows (the cuda solver's correctness is tested on CPU)")
         return exit_status.OK

@@ -94,8 +94,8 @@ def run(args: argparse.Namespace) -> int:
         writable_file(args.json, "--json")
     log = writable_file(args.solver_log, "--solver-log") if args.solver_log else default_path("check")
     stored = stored_instances(args.regressions, args.instances)
-    entries = entries_for(args.targets)
-    baselines = entries_for(args.baseline) if args.baseline else []
+    entries = entries_for(args.targets, "--targets")
+    baselines = entries_for(args.baseline, "--baseline") if args.baseline else []
     try:
         pair(entries, baselines)
     except ValueError as exc:

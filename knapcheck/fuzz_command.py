@@ -131,8 +131,8 @@ def _plan(args: argparse.Namespace) -> CampaignPlan:
     family_names = checked_families(args.families) if args.families else families.names(enumerated=False)
     cases = stored_instances(args.regressions, []).cases
     tls = _tls(args)
-    entries = entries_for(args.targets)
-    baselines = entries_for(args.baseline) if args.baseline else []
+    entries = entries_for(args.targets, "--targets")
+    baselines = entries_for(args.baseline, "--baseline") if args.baseline else []
     try:
         pairs = pair(entries, baselines)
     except ValueError as exc:

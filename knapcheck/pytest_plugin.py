@@ -19,10 +19,8 @@ once per pytest process when the tests are collected and stopped when the sessio
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -99,7 +97,7 @@ def _plan(config: pytest.Config) -> Plan:
     from knapcheck.fuzz import families
     from knapcheck.fuzz.gate import pair
     from knapcheck.solvers.registry import resolve_all
-    from knapcheck.targets import entries_for
+    from knapcheck.targets import entries_for, functions_of_files
     from knapcheck.usage import UsageError
 
     per_family, seed = config.getoption("knapcheck_per_family"), config.getoption("knapcheck_seed")
@@ -111,8 +109,8 @@ def _plan(config: pytest.Config) -> Plan:
     try:
         for name in names:
             families.get(name)
-        targets = entries_for(_expanded(config.getoption("knapcheck_targets"), "--knapcheck-target"))
-        baselines = resolve_all(_expanded(config.getoption("knapcheck_baselines"), "--knapcheck-baseline"))
+        targets = entries_for(config.getoption("knapcheck_targets"), "--knapcheck-target")
+        baselines = resolve_all(functions_of_files(config.getoption("knapcheck_baselines"), "--knapcheck-baseline"))
         counterparts = pair(targets, baselines)
     except (ValueError, UsageError) as exc:
         raise pytest.UsageError(f"knapcheck: {exc}") from None
@@ -120,32 +118,6 @@ def _plan(config: pytest.Config) -> Plan:
     if unavailable:
         raise pytest.UsageError("knapcheck: " + "; ".join(unavailable))
     return Plan(tuple(targets), counterparts, tuple(dict.fromkeys(names)), per_family, seed)
-
-
-def _expanded(specs: list[str], option: str) -> list[str]:
-    """The specs, a bare ``FILE.py`` made into ``FILE.py:NAME`` for each function it defines that is
-    named like one of torch's solvers (read from its syntax tree, without running it)."""
-    from knapcheck.solvers.registry import TORCH_SOLVER_NAMES
-
-    expanded = []
-    for spec in specs:
-        if ":" in spec or not spec.endswith(".py"):
-            expanded.append(spec)
-            continue
-        path = Path(spec).expanduser()
-        if not path.is_file():
-            raise ValueError(f"{option} {spec}: no such file" if not path.exists() else f"{option} {spec}: not a regular file")
-        try:
-            tree = ast.parse(path.read_bytes(), filename=str(path))
-        except (OSError, SyntaxError, ValueError) as exc:
-            raise ValueError(f"{option} {spec}: cannot read the file: {exc}") from None
-        defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        names = [name for name in TORCH_SOLVER_NAMES if name in defined]
-        if not names:
-            raise ValueError(f"{option} {spec}: the file defines none of {', '.join(TORCH_SOLVER_NAMES)};"
-                             " name a function as FILE.py:NAME")
-        expanded += [f"{spec}:{name}" for name in names]
-    return expanded
 
 
 class _Session:

@@ -181,8 +181,8 @@ def run(args: argparse.Namespace) -> int:
     family_names = with_enumerated(checked_families(args.families))
     out = writable_directory(args.out, "--out")
     stored = stored_instances(args.regressions, args.instances)
-    candidate = [with_isolation(e) for e in entries_for(args.candidate)]
-    baseline = [with_isolation(e) for e in entries_for(args.baseline)] if args.baseline else []
+    candidate = [with_isolation(e) for e in entries_for(args.candidate, "--candidate")]
+    baseline = [with_isolation(e) for e in entries_for(args.baseline, "--baseline")] if args.baseline else []
     try:
         pair(candidate, baseline)
     except ValueError as exc:

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     log = writable_file(args.solver_log, "--solver-log") if args.solver_log else default_path("solve")
-    entries = entries_for([args.solver])
+    entries = entries_for([args.solver], "SPEC")
     results = []
     with solver_log(log, "solve"):
         load_targets(entries)

@@ -10,7 +10,9 @@ can, and says on stderr which it skipped and why.
 from __future__ import annotations
 
 import argparse
+import ast
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from knapcheck.usage import UsageError
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
     from knapcheck.solvers.entry import SolverEntry
 
 DEFAULT_TARGETS = ("ours", "torch")
-SPEC_FORMS = "ours, torch, torch:NAME, FILE.py:NAME, module:NAME or a registered name"
+SPEC_FORMS = "ours, torch, torch:NAME, FILE.py:NAME, FILE.py (its functions named like torch's), module:NAME or a registered name"
 PROMISE_HELP = """\
 promises:
   each target is judged on what it promises: exact (the optimum) or heuristic (a valid selection;
@@ -29,8 +31,9 @@ promises:
   which promise each target was judged on, and why."""
 
 
-def entries_for(specs: list[str] | None) -> list[SolverEntry]:
-    """The registry entries the specs name (``ours``: every solver of ours), each once, in order."""
+def entries_for(specs: list[str] | None, option: str) -> list[SolverEntry]:
+    """The registry entries the specs given to ``option`` name (``ours``: every solver of ours; a
+    bare ``FILE.py``: its functions named like torch's), each once, in order."""
     from knapcheck.solvers.registry import ours, resolve_all
 
     specs = specs or list(DEFAULT_TARGETS)
@@ -38,13 +41,39 @@ def entries_for(specs: list[str] | None) -> list[SolverEntry]:
     for spec in specs:
         expanded += [e.name for e in available(ours())] if spec == "ours" else [spec]
     try:
-        entries = resolve_all(expanded)
+        entries = resolve_all(functions_of_files(expanded, option))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     unavailable = [f"{e.name} {reason}" for e in entries if (reason := e.unavailable())]
     if unavailable:
         raise UsageError("; ".join(unavailable))
     return entries
+
+
+def functions_of_files(specs: list[str], option: str) -> list[str]:
+    """The specs, a bare ``FILE.py`` made into ``FILE.py:NAME`` for each function it defines that is
+    named like one of torch's solvers (read from its syntax tree, without running it)."""
+    from knapcheck.solvers.registry import TORCH_SOLVER_NAMES
+
+    expanded = []
+    for spec in specs:
+        if ":" in spec or not spec.endswith(".py"):
+            expanded.append(spec)
+            continue
+        path = Path(spec).expanduser()
+        if not path.is_file():
+            raise ValueError(f"{option} {spec}: no such file" if not path.exists() else f"{option} {spec}: not a regular file")
+        try:
+            tree = ast.parse(path.read_bytes(), filename=str(path))
+        except (OSError, SyntaxError, ValueError) as exc:
+            raise ValueError(f"{option} {spec}: cannot read the file: {exc}") from None
+        defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        names = [name for name in TORCH_SOLVER_NAMES if name in defined]
+        if not names:
+            raise ValueError(f"{option} {spec}: the file defines none of {', '.join(TORCH_SOLVER_NAMES)};"
+                             " name a function as FILE.py:NAME")
+        expanded += [f"{spec}:{name}" for name in names]
+    return expanded
 
 
 def available(entries: list[SolverEntry]) -> list[SolverEntry]:

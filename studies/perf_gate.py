@@ -71,8 +71,9 @@ def run_case(directory: Path, copy: str, function: str) -> str:
         raise SystemExit(f"perf_gate: {' '.join(command)} wrote no report (exit {done.returncode}):\n{done.stderr}")
     data = json.loads((out / "report.json").read_text())
     markdown = (out / "report.md").read_text()
-    section = markdown[markdown.index("## Performance") + len("## Performance"):markdown.index("## Environment")]
-    table = section.strip().splitlines()[2:]
+    start_of_section = markdown.index("## Performance\n") + len("## Performance\n")
+    section = markdown[start_of_section:markdown.index("\n## ", start_of_section)]
+    table = section.strip().splitlines()
     gate = data["performance"]["gate"]
     verdict = "passed" if gate["passed"] else "FAILED"
     return "\n".join([

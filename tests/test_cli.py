@@ -109,6 +109,24 @@ def test_a_target_that_cannot_be_loaded_is_a_usage_error_before_any_work(tmp_pat
     assert err.startswith("knapcheck check: cannot load") and expected in err
 
 
+def test_a_bare_file_names_its_functions_named_like_torchs_solvers(tmp_path, capsys):
+    """`report --candidate knapsack.py`, as the pytest plugin takes it: every function of the file
+    named like one of torch's solvers, read from its syntax without running it."""
+    from knapcheck.targets import entries_for
+
+    source = tmp_path / "knapsack.py"
+    source.write_text("def dp_knapsack(m, r, c):\n    return 0.0, [], list(range(len(m)))\n"
+                      "def greedy_knapsack(m, r, c):\n    return 0.0, [], list(range(len(m)))\n"
+                      "def helper():\n    pass\n")
+    names = [entry.spec for entry in entries_for([str(source)], "--candidate")]
+    assert names == [f"{source}:greedy_knapsack", f"{source}:dp_knapsack"]
+    (tmp_path / "other.py").write_text("def solve(m, r, c):\n    return 0.0, [], []\n")
+    err = one_line_usage_error(capsys, ["report", "--candidate", str(tmp_path / "other.py"), "--out", str(tmp_path / "r")])
+    assert "--candidate" in err and "defines none of greedy_knapsack" in err and "FILE.py:NAME" in err
+    err = one_line_usage_error(capsys, ["check", "--targets", str(tmp_path / "missing.py")])
+    assert "--targets" in err and "no such file" in err
+
+
 def test_an_unknown_solver_name_is_a_usage_error(capsys):
     assert "unknown solver 'nope'" in one_line_usage_error(capsys, ["check", "--targets", "nope"])
 
