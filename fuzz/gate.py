@@ -75,6 +75,13 @@ def pair(targets: Sequence[SolverEntry], baselines: Sequence[SolverEntry]) -> di
     return pairs
 
 
+def counterparts(targets: Sequence[SolverEntry], baselines: Sequence[SolverEntry]) -> list[SolverEntry]:
+    """The baselines that are some target's counterpart, in their order: the only ones worth
+    running, since a baseline no target is compared with decides nothing. ValueError as ``pair``."""
+    paired = pair(targets, baselines).values()
+    return [b for b in baselines if any(b is p for p in paired)]
+
+
 def valid(done: Check) -> bool:
     """An answer that keeps the solver's promise and was proven to (UNVERIFIED never counts as a pass)."""
     return not done.failed and done.verdict is not Verdict.UNVERIFIED

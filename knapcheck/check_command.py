@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
 
     from knapcheck.fuzz.check import run_check
     from knapcheck.fuzz.families import with_enumerated
-    from knapcheck.fuzz.gate import decide, pair
+    from knapcheck.fuzz.gate import counterparts, decide
     from knapcheck.reports.check_report import render_json, render_text
 
     family_names = with_enumerated(checked_families(args.families))
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     entries = entries_for(args.targets, "--targets")
     baselines = entries_for(args.baseline, "--baseline") if args.baseline else []
     try:
-        pair(entries, baselines)
+        baselines = counterparts(entries, baselines)
     except ValueError as exc:
         raise UsageError(f"--baseline: {exc}") from None
     with solver_log(log, "check"):

@@ -126,7 +126,7 @@ def _plan(args: argparse.Namespace) -> CampaignPlan:
     from knapcheck.fuzz import families
     from knapcheck.fuzz.campaign import CampaignPlan
     from knapcheck.fuzz.example_database import check_redis, directory_of, is_redis
-    from knapcheck.fuzz.gate import pair
+    from knapcheck.fuzz.gate import counterparts
 
     family_names = checked_families(args.families) if args.families else families.names(enumerated=False)
     cases = stored_instances(args.regressions, []).cases
@@ -134,10 +134,9 @@ def _plan(args: argparse.Namespace) -> CampaignPlan:
     entries = entries_for(args.targets, "--targets")
     baselines = entries_for(args.baseline, "--baseline") if args.baseline else []
     try:
-        pairs = pair(entries, baselines)
+        paired = counterparts(entries, baselines)
     except ValueError as exc:
         raise UsageError(f"--baseline: {exc}") from None
-    paired = [b for b in baselines if any(b is p for p in pairs.values())]
     _load_isolated(entries + paired)
     out = writable_directory(args.out, "--out")
     if is_redis(args.db):

@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
 
     from knapcheck.fuzz.candidate_run import run_candidate
     from knapcheck.fuzz.families import with_enumerated
-    from knapcheck.fuzz.gate import pair
+    from knapcheck.fuzz.gate import counterparts
     from knapcheck.reports.environment import environment
     from knapcheck.reports.regression_report import Report, render_html, render_json, render_markdown
     from knapcheck.solvers.registry import with_isolation
@@ -184,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
     candidate = [with_isolation(e) for e in entries_for(args.candidate, "--candidate")]
     baseline = [with_isolation(e) for e in entries_for(args.baseline, "--baseline")] if args.baseline else []
     try:
-        pair(candidate, baseline)
+        baseline = counterparts(candidate, baseline)
     except ValueError as exc:
         raise UsageError(f"--baseline: {exc}") from None
     progress = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731

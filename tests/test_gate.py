@@ -12,7 +12,7 @@ import pytest
 
 from knapcheck.fuzz.comparison import Comparison
 from knapcheck.fuzz.differential import NOT_RUN, Signature, check, check_against, instance_id
-from knapcheck.fuzz.gate import decide, is_regression, pair, record
+from knapcheck.fuzz.gate import counterparts, decide, is_regression, pair, record
 from knapcheck.fuzz.known import LARGE_CAPACITY, OFF_GRID, cause_traits, matching_case
 from knapcheck.fuzz.regression_corpus import load_regression_corpus
 from knapcheck.fuzz.shrink import minimal_reproduction
@@ -44,6 +44,29 @@ def test_a_candidate_is_paired_with_the_baseline_of_its_function_name_else_the_o
     }
     assert pair([entry("full_table")], [entry("torch:dp_knapsack")])["full_table"].name == "torch:dp_knapsack"
     assert pair(candidates, []) == {}
+
+
+def test_only_the_baselines_some_candidate_is_compared_with_are_run(tmp_path, monkeypatch):
+    """`report --candidate pr/knapsack.py:dp_knapsack --baseline torch` used to run and shrink all
+    four of torch's solvers, three of which decide nothing."""
+    from knapcheck.cli import main
+
+    torch = [entry(f"torch:{name}") for name in ("greedy_knapsack", "ilp_knapsack", "dp_knapsack", "dp_knapsack_sliding_hirschberg")]
+    assert [b.name for b in counterparts([entry("/pr/knapsack.py:dp_knapsack"), entry("/pr/knapsack.py:greedy_knapsack")], torch)] == [
+        "torch:greedy_knapsack", "torch:dp_knapsack"]
+    assert counterparts([entry("full_table")], [entry("torch:dp_knapsack")])[0].name == "torch:dp_knapsack"
+    assert counterparts([entry("full_table")], []) == []
+
+    (tmp_path / "knapsack.py").write_text("def dp_knapsack(memory, runtimes, max_memory):\n    return 0.0, [], list(range(len(memory)))\n")
+    run = {}
+
+    def recorded(candidate, baseline, *args, **kwargs):
+        run["baseline"] = [b.name for b in baseline]
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("knapcheck.fuzz.candidate_run.run_candidate", recorded)
+    main(["report", "--candidate", f"{tmp_path / 'knapsack.py'}:dp_knapsack", "--baseline", "torch", "--out", str(tmp_path / "r")])
+    assert run["baseline"] == ["torch:dp_knapsack"]
 
 
 @pytest.mark.parametrize(
