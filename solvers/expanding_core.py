@@ -20,8 +20,9 @@ import numpy as np
 from knapcheck.solvers.contract import SCALE, Solution, exact_runtimes, quantize, validate
 from knapcheck.solvers.core_search import compiled_search, search
 
-COMPILED_LIMIT = 2**62
-"""The compiled search needs every weight and every profit sum below this (int64 with room to spare)."""
+COMPILED_LIMIT = 2**60
+"""The compiled search needs the weight sum plus n times the largest weight, and the profit sum,
+below this: int64 with room for the surrogate problems' capacities and the merge's sentinel."""
 
 
 def expanding_core(
@@ -52,6 +53,6 @@ def expanding_core(
 
 
 def _search(weights: list[int], profits: list[int], capacity: int) -> list[int]:
-    if sum(weights) < COMPILED_LIMIT and sum(profits) < COMPILED_LIMIT:
+    if sum(weights) + len(weights) * max(weights) < COMPILED_LIMIT and sum(profits) < COMPILED_LIMIT:
         return compiled_search(np.array(weights, dtype=np.int64), np.array(profits, dtype=np.int64), capacity).tolist()
     return search(weights, profits, capacity)

@@ -16,7 +16,7 @@ from knapcheck.fuzz import families
 from knapcheck.oracles.brute_force import MAX_ITEMS as BRUTE_FORCE_ITEMS
 from knapcheck.oracles.brute_force import brute_force
 from knapcheck.oracles.exact import set_value, set_weight
-from knapcheck.solvers import core_search
+from knapcheck.solvers import core_search, core_states
 from knapcheck.solvers import expanding_core as expanding_core_module
 from knapcheck.solvers.contract import SCALE, Instance, exact_scale
 from knapcheck.solvers.expanding_core import expanding_core
@@ -72,12 +72,12 @@ def test_optimal_when_the_best_state_is_older_than_a_checkpoint_window(integral)
 def test_recovery_through_many_checkpoints(instance):
     # A window of two steps makes nearly every answer go through checkpoints. Only the plain
     # Python search runs here: it reads WINDOW at run time, while compiling would freeze it.
-    saved = core_search.WINDOW, core_search._BITS, expanding_core_module.COMPILED_LIMIT
-    core_search.WINDOW, core_search._BITS, expanding_core_module.COMPILED_LIMIT = 2, 3, 0
+    saved = core_states.WINDOW, expanding_core_module.COMPILED_LIMIT
+    core_states.WINDOW, expanding_core_module.COMPILED_LIMIT = 2, 0
     try:
         assert_optimal(instance)
     finally:
-        core_search.WINDOW, core_search._BITS, expanding_core_module.COMPILED_LIMIT = saved
+        core_states.WINDOW, expanding_core_module.COMPILED_LIMIT = saved
 
 
 def test_the_compiled_and_plain_python_searches_find_the_same_optimum():

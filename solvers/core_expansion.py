@@ -1,0 +1,279 @@
+"""One expanding-core search: the best selection worth more than a given value, if there is one.
+
+The break solution takes every item more efficient than the break item (``core_items``). Each state
+(``core_states``) differs from it only on a core of items around the break item, which grows one
+item at a time, alternately the next that states may add (right of it) and the next they may
+remove (left of it); merging the states with their copies that flip the item keeps the undominated
+ones. An item joins the core only if flipping it can beat the best solution at all (the
+Dembo-Hammer test with the break item's efficiency); every state whose upper bound cannot beat it
+is dropped: for a state within the capacity, its profit plus the slack times the efficiency of the
+next item to add (Dantzig's bound on what is left); for a state over it, its profit minus the
+excess times the efficiency of the next item to remove.
+
+The first core (after Combo) adds to the break item the item worth most that fits in the break
+solution's slack, and the item worth least whose removal makes room for the break item. When the
+states first outnumber ``DIVISIBILITY_STATES``, the capacity shrinks to what the undecided items'
+weights can fill (``core_reductions.divisible_capacity``); when they first outnumber
+``PAIRING_STATES``, the unreached item that best completes a state is brought into the core
+(``core_reductions.best_pairing``), on each side.
+
+The search ends when no state is left (the best solution is optimal), when every item has been in
+the core, when the best solution reaches the upper bound (the LP relaxation's, or ``upper``), or
+when the states outnumber ``state_limit`` (the caller may then tighten the bound and search again).
+"""
+
+from __future__ import annotations
+
+from numba.extending import register_jitable
+
+from knapcheck.solvers.core_arith import floor_bound, integers, rate_of, ratio, ratios, threshold_of
+from knapcheck.solvers.core_items import (
+    BREAK_FIELDS,
+    CURSORS,
+    NEXT_ADD,
+    NEXT_REMOVE,
+    SORTED_FIRST,
+    SORTED_LAST,
+    arrange,
+    bring_in_add,
+    bring_in_remove,
+    may_flip,
+    next_add,
+    next_remove,
+)
+from knapcheck.solvers.core_reductions import (
+    FIRST_CORE,
+    GROUP_LIMIT,
+    best_group_pairing,
+    best_pairing,
+    divisibility,
+    next_goal,
+    first_core_item,
+    group_positions,
+)
+from knapcheck.solvers.core_states import checkpoint_due, copy_prefix, merge, recover, step_bit
+
+DIVISIBILITY = 1
+PAIRING = 2
+SURROGATE = 4
+REDUCTIONS = DIVISIBILITY | PAIRING | SURROGATE
+"""Flags naming the reductions a search may use (``core_search.search`` takes ``SURROGATE``)."""
+DIVISIBILITY_STATES = 1000
+GROUP_STATES = 1000
+PAIRING_STATES = 10_000
+NO_LIMIT = -1
+
+
+
+@register_jitable
+def expand(weights, profits, capacity, lower, upper, state_limit, reductions):
+    """Search for a selection worth more than ``lower``, stopping once one reaches ``upper``
+    (ignored when negative) or the states outnumber ``state_limit`` (``NO_LIMIT``: never).
+
+    ``weights`` are in ``[1, capacity]``, ``profits`` positive, and the weights sum to more than
+    ``capacity``. Returns ``(taken, value, limited)``: 0/1 per item in the given order and its
+    value, or an empty ``taken`` and ``lower`` when nothing is worth more; ``limited`` says the
+    search stopped at ``state_limit``.
+    """
+    n = len(weights)
+    w = integers(n)
+    p = integers(n)
+    idx = integers(n)
+    key = ratios(n)
+    scale = 0
+    total_weight = 0
+    for i in range(n):
+        w[i] = weights[i]
+        p[i] = profits[i]
+        idx[i] = i
+        key[i] = ratio(profits[i], weights[i])
+        scale += profits[i]
+        total_weight += weights[i]
+    left_first = integers(n + 1)
+    left_last = integers(n + 1)
+    right_first = integers(n + 1)
+    right_last = integers(n + 1)
+    at = integers(CURSORS)
+    split, break_weight, break_profit = arrange(w, p, key, idx, capacity, left_first, left_last, right_first, right_last, at)
+    brk = integers(BREAK_FIELDS)
+    brk[0] = break_profit
+    brk[1] = break_weight
+    brk[2] = capacity
+    brk[3] = p[split]
+    brk[4] = w[split]
+    bound = floor_bound(break_profit, capacity - break_weight, p[split], w[split], scale)
+    if upper >= 0 and upper < bound:
+        bound = upper
+
+    best = lower
+    best_step = -1
+    best_weight = 0
+    best_bits = 0
+    if break_profit > best:
+        best = break_profit
+        best_step = 0
+        best_weight = break_weight
+
+    size = 64
+    sw = integers(size)
+    sp = integers(size)
+    sb = integers(size)
+    ow = integers(size)
+    op = integers(size)
+    ob = integers(size)
+    count = 1
+    sw[0] = break_weight
+    sp[0] = break_profit
+    beyond = 4 * total_weight + 4
+    step_item = integers(n + 1)
+    step_adds = integers(n + 1)
+    checkpoint_w = [copy_prefix(sw, 1)]
+    checkpoint_bits = [copy_prefix(sb, 1)]
+
+    modulus = 1
+    residue = 0
+    goal = best + 1
+    step = 0
+    stage = 0
+    neighbour_w = integers(3)
+    adding_turn = True
+    divisibility_pending = (reductions & DIVISIBILITY) != 0
+    pairing_pending = (reductions & PAIRING) != 0
+    pair_side = 0
+    group_at = GROUP_STATES if (reductions & PAIRING) != 0 else -1
+    group_idx = integers(GROUP_LIMIT)
+    group_count = 0
+    group_bits = 0
+    limited = False
+    while count > 0 and best < bound:
+        # The next item, and whether it joins the core without the Dembo-Hammer test (forced).
+        forced = True
+        if stage < FIRST_CORE:
+            x, adding = first_core_item(stage, w, p, at, brk, neighbour_w)
+            stage += 1
+        elif pair_side != 0:
+            adding = pair_side == 1
+            pair_side = -1 if adding else 0
+            x = best_pairing(w, p, left_last, right_first, at, sw, sp, count, brk[2], adding, best, bound)
+        else:
+            forced = False
+            can_add = next_add(w, p, key, idx, right_first, right_last, at, brk, goal, scale)
+            can_remove = next_remove(w, p, key, idx, left_first, left_last, at, brk, goal, scale)
+            if not can_add and not can_remove:
+                break
+            adding = can_add and (adding_turn or not can_remove)
+            adding_turn = not adding
+            x = at[NEXT_ADD] if adding else at[NEXT_REMOVE]
+        if x < 0:
+            continue
+        if adding:
+            bring_in_add(w, p, key, idx, right_first, right_last, at, x)
+            x = at[NEXT_ADD]
+            at[NEXT_ADD] = x + 1
+            dw = w[x]
+            dp = p[x]
+        else:
+            bring_in_remove(w, p, key, idx, left_first, left_last, at, x)
+            x = at[NEXT_REMOVE]
+            at[NEXT_REMOVE] = x - 1
+            dw = -w[x]
+            dp = -p[x]
+        if not forced and not may_flip(p[x], w[x], adding, brk, goal, scale):
+            continue
+        if stage <= 3:
+            neighbour_w[stage - 1] = w[x]
+
+        step += 1
+        step_item[step] = x
+        step_adds[step] = 1 if adding else 0
+        if len(ow) < 2 * count + 1:
+            ow = integers(4 * count + 2)
+            op = integers(4 * count + 2)
+            ob = integers(4 * count + 2)
+        # The first core is enumerated whole; after it, the merge drops the states whose bound
+        # (with the next items to add and to remove) cannot beat the best solution.
+        pruning = stage >= FIRST_CORE
+        can_add = pruning and next_add(w, p, key, idx, right_first, right_last, at, brk, goal, scale)
+        can_remove = pruning and next_remove(w, p, key, idx, left_first, left_last, at, brk, goal, scale)
+        t = at[NEXT_ADD]
+        s = at[NEXT_REMOVE]
+        add_rate = rate_of(p[t], w[t]) if can_add else rate_of(0, 1)
+        remove_rate = rate_of(p[s], w[s]) if can_remove else rate_of(0, 1)
+        count, flips, fit_p, fit_w, fit_b = merge(
+            sw, sp, sb, count, dw, dp, step_bit(step), ow, op, ob, beyond, brk[2], pruning,
+            can_add, add_rate, threshold_of(goal, add_rate, scale, beyond),
+            can_remove, remove_rate, threshold_of(goal, remove_rate, scale, beyond),
+        )
+        sw, ow = ow, sw
+        sp, op = op, sp
+        sb, ob = ob, sb
+        if fit_p > best:
+            best = fit_p
+            best_step = step
+            best_weight = fit_w
+            best_bits = fit_b
+            group_count = 0
+            goal = next_goal(best, modulus, residue)
+        if flips == 0 and pruning:
+            # No flipped copy survived: neither would one of an identical item next on this side.
+            if adding:
+                while at[NEXT_ADD] <= at[SORTED_LAST] and w[at[NEXT_ADD]] == w[x] and p[at[NEXT_ADD]] == p[x]:
+                    at[NEXT_ADD] += 1
+            else:
+                while at[NEXT_REMOVE] >= at[SORTED_FIRST] and w[at[NEXT_REMOVE]] == w[x] and p[at[NEXT_REMOVE]] == p[x]:
+                    at[NEXT_REMOVE] -= 1
+        if checkpoint_due(step):
+            checkpoint_w.append(copy_prefix(sw, count))
+            checkpoint_bits.append(copy_prefix(sb, count))
+
+        if divisibility_pending and count > DIVISIBILITY_STATES:
+            divisibility_pending = False
+            reduced, modulus, residue = divisibility(w, p, split, brk, goal, scale)
+            if reduced < brk[2]:
+                brk[2] = reduced
+                bound = min(bound, floor_bound(break_profit, reduced - break_weight, brk[3], brk[4], scale))
+            bound -= (bound - residue) % modulus
+            goal = next_goal(best, modulus, residue)
+        if group_at >= 0 and count > group_at and stage >= FIRST_CORE:
+            group_at = 2 * count
+            size = min(GROUP_LIMIT, group_bits_for(count))
+            positions, right = group_positions(at, left_first, left_last, right_first, n, size)
+            value, k, bits = best_group_pairing(w, p, positions, right, sw, sp, count, brk[2], best, bound, beyond)
+            if k >= 0:
+                best = value
+                goal = next_goal(best, modulus, residue)
+                best_step = step
+                best_weight = sw[k]
+                best_bits = sb[k]
+                group_count = len(positions)
+                group_bits = bits
+                for m in range(group_count):
+                    group_idx[m] = idx[positions[m]]
+        if pairing_pending and count > PAIRING_STATES and stage >= FIRST_CORE:
+            pairing_pending = False
+            pair_side = 1
+        if state_limit != NO_LIMIT and count > state_limit:
+            limited = True
+            break
+
+    if best_step < 0:
+        return integers(0), lower, limited
+    taken = integers(n)
+    for i in range(split):
+        taken[i] = 1
+    recover(taken, w, step_item, step_adds, best_step, best_weight, best_bits, checkpoint_w, checkpoint_bits)
+    chosen = integers(n)
+    for i in range(n):
+        chosen[idx[i]] = taken[i]
+    for m in range(group_count):
+        chosen[group_idx[m]] = (group_bits >> m) & 1
+    return chosen, best, limited
+
+
+@register_jitable
+def group_bits_for(count):
+    """A group of about as many selections as there are states, and a few more."""
+    bits = 2
+    while (1 << bits) < count:
+        bits += 1
+    return bits + 2
