@@ -31,7 +31,9 @@ from knapcheck.solvers.core_items import (
     BREAK_FIELDS,
     CURSORS,
     NEXT_ADD,
+    LEFT_COUNT,
     NEXT_REMOVE,
+    RIGHT_COUNT,
     SORTED_FIRST,
     SORTED_LAST,
     arrange,
@@ -51,7 +53,7 @@ from knapcheck.solvers.core_reductions import (
     first_core_item,
     group_positions,
 )
-from knapcheck.solvers.core_states import checkpoint_due, copy_prefix, merge, recover, step_bit
+from knapcheck.solvers.core_states import BITS, FIELDS, PROFIT, WEIGHT, checkpoint_due, copy_field, merge, recover, step_bit
 
 DIVISIBILITY = 1
 PAIRING = 2
@@ -60,6 +62,8 @@ REDUCTIONS = DIVISIBILITY | PAIRING | SURROGATE
 """Flags naming the reductions a search may use (``core_search.search`` takes ``SURROGATE``)."""
 DIVISIBILITY_STATES = 1000
 GROUP_STATES = 1000
+FIRST_CORE_ITEMS = 64
+"""Problems with fewer items start without the first core: it would cost more than it saves."""
 PAIRING_STATES = 10_000
 NO_LIMIT = -1
 
@@ -114,27 +118,22 @@ def expand(weights, profits, capacity, lower, upper, state_limit, reductions):
         best_step = 0
         best_weight = break_weight
 
-    size = 64
-    sw = integers(size)
-    sp = integers(size)
-    sb = integers(size)
-    ow = integers(size)
-    op = integers(size)
-    ob = integers(size)
+    states = integers(FIELDS * 64)
+    other = integers(FIELDS * 64)
     count = 1
-    sw[0] = break_weight
-    sp[0] = break_profit
+    states[WEIGHT] = break_weight
+    states[PROFIT] = break_profit
     beyond = 4 * total_weight + 4
     step_item = integers(n + 1)
     step_adds = integers(n + 1)
-    checkpoint_w = [copy_prefix(sw, 1)]
-    checkpoint_bits = [copy_prefix(sb, 1)]
+    checkpoint_w = [copy_field(states, 1, WEIGHT)]
+    checkpoint_bits = [copy_field(states, 1, BITS)]
 
     modulus = 1
     residue = 0
     goal = best + 1
     step = 0
-    stage = 0
+    stage = 0 if n >= FIRST_CORE_ITEMS else FIRST_CORE
     neighbour_w = integers(3)
     adding_turn = True
     divisibility_pending = (reductions & DIVISIBILITY) != 0
@@ -149,16 +148,18 @@ def expand(weights, profits, capacity, lower, upper, state_limit, reductions):
         # The next item, and whether it joins the core without the Dembo-Hammer test (forced).
         forced = True
         if stage < FIRST_CORE:
-            x, adding = first_core_item(stage, w, p, at, brk, neighbour_w)
+            x, adding = first_core_item(stage, w, p, at, left_last, right_first, brk, neighbour_w)
+            forced = False
             stage += 1
         elif pair_side != 0:
             adding = pair_side == 1
             pair_side = -1 if adding else 0
-            x = best_pairing(w, p, left_last, right_first, at, sw, sp, count, brk[2], adding, best, bound)
+            x = best_pairing(w, p, left_last, right_first, at, states, count, brk[2], adding, best, bound)
         else:
             forced = False
-            can_add = next_add(w, p, key, idx, right_first, right_last, at, brk, goal, scale)
-            can_remove = next_remove(w, p, key, idx, left_first, left_last, at, brk, goal, scale)
+            # (The calls only when the sorted run is exhausted: each call costs its arrays' reference counts.)
+            can_add = at[NEXT_ADD] <= at[SORTED_LAST] or at[RIGHT_COUNT] > 0 and next_add(w, p, key, idx, right_first, right_last, at, brk, goal, scale)
+            can_remove = at[NEXT_REMOVE] >= at[SORTED_FIRST] or at[LEFT_COUNT] > 0 and next_remove(w, p, key, idx, left_first, left_last, at, brk, goal, scale)
             if not can_add and not can_remove:
                 break
             adding = can_add and (adding_turn or not can_remove)
@@ -167,13 +168,15 @@ def expand(weights, profits, capacity, lower, upper, state_limit, reductions):
         if x < 0:
             continue
         if adding:
-            bring_in_add(w, p, key, idx, right_first, right_last, at, x)
+            if x != at[NEXT_ADD] or x > at[SORTED_LAST]:
+                bring_in_add(w, p, key, idx, right_first, right_last, at, x)
             x = at[NEXT_ADD]
             at[NEXT_ADD] = x + 1
             dw = w[x]
             dp = p[x]
         else:
-            bring_in_remove(w, p, key, idx, left_first, left_last, at, x)
+            if x != at[NEXT_REMOVE] or x < at[SORTED_FIRST]:
+                bring_in_remove(w, p, key, idx, left_first, left_last, at, x)
             x = at[NEXT_REMOVE]
             at[NEXT_REMOVE] = x - 1
             dw = -w[x]
@@ -186,27 +189,22 @@ def expand(weights, profits, capacity, lower, upper, state_limit, reductions):
         step += 1
         step_item[step] = x
         step_adds[step] = 1 if adding else 0
-        if len(ow) < 2 * count + 1:
-            ow = integers(4 * count + 2)
-            op = integers(4 * count + 2)
-            ob = integers(4 * count + 2)
+        if len(other) < FIELDS * (2 * count + 1):
+            other = integers(FIELDS * (4 * count + 2))
         # The first core is enumerated whole; after it, the merge drops the states whose bound
         # (with the next items to add and to remove) cannot beat the best solution.
-        pruning = stage >= FIRST_CORE
-        can_add = pruning and next_add(w, p, key, idx, right_first, right_last, at, brk, goal, scale)
-        can_remove = pruning and next_remove(w, p, key, idx, left_first, left_last, at, brk, goal, scale)
+        can_add = at[NEXT_ADD] <= at[SORTED_LAST] or at[RIGHT_COUNT] > 0 and next_add(w, p, key, idx, right_first, right_last, at, brk, goal, scale)
+        can_remove = at[NEXT_REMOVE] >= at[SORTED_FIRST] or at[LEFT_COUNT] > 0 and next_remove(w, p, key, idx, left_first, left_last, at, brk, goal, scale)
         t = at[NEXT_ADD]
         s = at[NEXT_REMOVE]
         add_rate = rate_of(p[t], w[t]) if can_add else rate_of(0, 1)
         remove_rate = rate_of(p[s], w[s]) if can_remove else rate_of(0, 1)
         count, flips, fit_p, fit_w, fit_b = merge(
-            sw, sp, sb, count, dw, dp, step_bit(step), ow, op, ob, beyond, brk[2], pruning,
+            states, count, dw, dp, step_bit(step), other, beyond, brk[2], True,
             can_add, add_rate, threshold_of(goal, add_rate, scale, beyond),
             can_remove, remove_rate, threshold_of(goal, remove_rate, scale, beyond),
         )
-        sw, ow = ow, sw
-        sp, op = op, sp
-        sb, ob = ob, sb
+        states, other = other, states
         if fit_p > best:
             best = fit_p
             best_step = step
@@ -214,7 +212,7 @@ def expand(weights, profits, capacity, lower, upper, state_limit, reductions):
             best_bits = fit_b
             group_count = 0
             goal = next_goal(best, modulus, residue)
-        if flips == 0 and pruning:
+        if flips == 0:
             # No flipped copy survived: neither would one of an identical item next on this side.
             if adding:
                 while at[NEXT_ADD] <= at[SORTED_LAST] and w[at[NEXT_ADD]] == w[x] and p[at[NEXT_ADD]] == p[x]:
@@ -223,8 +221,8 @@ def expand(weights, profits, capacity, lower, upper, state_limit, reductions):
                 while at[NEXT_REMOVE] >= at[SORTED_FIRST] and w[at[NEXT_REMOVE]] == w[x] and p[at[NEXT_REMOVE]] == p[x]:
                     at[NEXT_REMOVE] -= 1
         if checkpoint_due(step):
-            checkpoint_w.append(copy_prefix(sw, count))
-            checkpoint_bits.append(copy_prefix(sb, count))
+            checkpoint_w.append(copy_field(states, count, WEIGHT))
+            checkpoint_bits.append(copy_field(states, count, BITS))
 
         if divisibility_pending and count > DIVISIBILITY_STATES:
             divisibility_pending = False
@@ -238,13 +236,13 @@ def expand(weights, profits, capacity, lower, upper, state_limit, reductions):
             group_at = 2 * count
             size = min(GROUP_LIMIT, group_bits_for(count))
             positions, right = group_positions(at, left_first, left_last, right_first, n, size)
-            value, k, bits = best_group_pairing(w, p, positions, right, sw, sp, count, brk[2], best, bound, beyond)
+            value, k, bits = best_group_pairing(w, p, positions, right, states, count, brk[2], best, bound, beyond)
             if k >= 0:
                 best = value
                 goal = next_goal(best, modulus, residue)
                 best_step = step
-                best_weight = sw[k]
-                best_bits = sb[k]
+                best_weight = states[FIELDS * k + WEIGHT]
+                best_bits = states[FIELDS * k + BITS]
                 group_count = len(positions)
                 group_bits = bits
                 for m in range(group_count):

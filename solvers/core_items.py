@@ -38,8 +38,9 @@ SMALL_RANGE = 16
 """Partitioning stops at ranges of this many items, which are sorted outright."""
 
 
-@register_jitable
+@register_jitable(inline="always")
 def swap(w, p, key, idx, i, j):
+    """(Inlined by numba: as a call, its four arrays' reference counts would cost more than it.)"""
     w[i], w[j] = w[j], w[i]
     p[i], p[j] = p[j], p[i]
     key[i], key[j] = key[j], key[i]
@@ -60,6 +61,13 @@ def move(w, p, key, idx, source, destination):
 def sort_range(w, p, key, idx, first, last):
     """Sort positions ``first..last`` in the order of ``core_arith.before`` (ties in position order)."""
     if last <= first:
+        return
+    if last - first < SMALL_RANGE:
+        for k in range(first + 1, last + 1):
+            m = k
+            while m > first and before(key[m], w[m], key[m - 1], w[m - 1]):
+                swap(w, p, key, idx, m, m - 1)
+                m -= 1
         return
     order = descending(key, w, first, last)
     size = last - first + 1

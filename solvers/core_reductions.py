@@ -18,7 +18,7 @@ from numba.extending import register_jitable
 
 from knapcheck.solvers.core_arith import gcd, integers, rate_of, threshold_of
 from knapcheck.solvers.core_items import NEXT_ADD, NEXT_REMOVE, SORTED_FIRST, SORTED_LAST, may_flip, unreached_left, unreached_right
-from knapcheck.solvers.core_states import heaviest_within, merge
+from knapcheck.solvers.core_states import BITS, FIELDS, PROFIT, WEIGHT, heaviest_within, merge
 
 
 @register_jitable
@@ -58,7 +58,7 @@ def next_goal(best, modulus, residue):
 
 
 @register_jitable
-def best_pairing(w, p, left_last, right_first, at, sw, sp, count, capacity, adding, best, bound):
+def best_pairing(w, p, left_last, right_first, at, states, count, capacity, adding, best, bound):
     """Combo's dynamic-programming heuristic: the unreached item (in an interval, right of the
     sorted run when ``adding``, left of it otherwise) that, flipped in one of the states within the
     capacity, gives the most valuable selection if that beats ``best``; returns its position or -1.
@@ -69,17 +69,17 @@ def best_pairing(w, p, left_last, right_first, at, sw, sp, count, capacity, addi
     found = -1
     if adding:
         for x in range(unreached_right(right_first, at, len(w)), len(w)):
-            k = heaviest_within(sw, count, capacity - w[x])
-            if k >= 0 and sp[k] + p[x] > best:
-                best = sp[k] + p[x]
+            k = heaviest_within(states, count, capacity - w[x])
+            if k >= 0 and states[FIELDS * k + PROFIT] + p[x] > best:
+                best = states[FIELDS * k + PROFIT] + p[x]
                 found = x
                 if best >= bound:
                     break
     else:
         for x in range(unreached_left(left_last, at) + 1):
-            k = heaviest_within(sw, count, capacity + w[x])
-            if k >= 0 and sp[k] - p[x] > best:
-                best = sp[k] - p[x]
+            k = heaviest_within(states, count, capacity + w[x])
+            if k >= 0 and states[FIELDS * k + PROFIT] - p[x] > best:
+                best = states[FIELDS * k + PROFIT] - p[x]
                 found = x
                 if best >= bound:
                     break
@@ -87,22 +87,46 @@ def best_pairing(w, p, left_last, right_first, at, sw, sp, count, capacity, addi
 
 
 @register_jitable
-def richest_fitting(w, p, first, last, room):
-    """The position in ``first..last`` of the most profitable item weighing at most ``room``, or -1."""
+def addable(x, at, right_first, n):
+    """Whether position ``x`` holds an unreached item right of the core (not left behind)."""
+    return at[NEXT_ADD] <= x < n and (x <= at[SORTED_LAST] or x >= unreached_right(right_first, at, n))
+
+
+@register_jitable
+def removable(x, at, left_last):
+    """Whether position ``x`` holds an unreached item left of the core (not left behind)."""
+    return 0 <= x <= at[NEXT_REMOVE] and (x >= at[SORTED_FIRST] or x <= unreached_left(left_last, at))
+
+
+@register_jitable
+def richest_fitting(w, p, at, right_first, room):
+    """The unreached item right of the core worth most among those weighing at most ``room``, or -1."""
     found = -1
-    for x in range(first, last + 1):
+    far = unreached_right(right_first, at, len(w))
+    x = at[NEXT_ADD]
+    while x < len(w):
+        if at[SORTED_LAST] < x < far:
+            x = far
+            continue
         if w[x] <= room and (found < 0 or p[x] > p[found]):
             found = x
+        x += 1
     return found
 
 
 @register_jitable
-def poorest_freeing(w, p, first, last, need):
-    """The position in ``first..last`` of the least profitable item weighing at least ``need``, or -1."""
+def poorest_freeing(w, p, at, left_last, need):
+    """The unreached item left of the core worth least among those weighing at least ``need``, or -1."""
     found = -1
-    for x in range(first, last + 1):
+    far = unreached_left(left_last, at)
+    x = at[NEXT_REMOVE]
+    while x >= 0:
+        if far < x < at[SORTED_FIRST]:
+            x = far
+            continue
         if w[x] >= need and (found < 0 or p[x] < p[found]):
             found = x
+        x -= 1
     return found
 
 
@@ -113,31 +137,29 @@ makes room for the break item (and the one after it), and the first and last ite
 
 
 @register_jitable
-def first_core_item(stage, w, p, at, brk, neighbour_w):
+def first_core_item(stage, w, p, at, left_last, right_first, brk, neighbour_w):
     """The item of stage ``stage`` of the first core and whether it is added; -1 when there is none.
 
     ``neighbour_w`` holds the weights of the break item's neighbours flipped at stages 1 and 2 (0:
-    none). No interval has been popped yet, so every item not in the core is a candidate.
+    none). Items the Dembo-Hammer test has already left behind are never chosen.
     """
     n = len(w)
-    t = at[NEXT_ADD]
-    s = at[NEXT_REMOVE]
     slack = brk[2] - brk[1]
     if stage == 0 or stage == 2:
-        return (t if t < n else -1), True
+        return (at[NEXT_ADD] if addable(at[NEXT_ADD], at, right_first, n) else -1), True
     if stage == 1:
-        return s, False
+        return (at[NEXT_REMOVE] if removable(at[NEXT_REMOVE], at, left_last) else -1), False
     if stage == 3:
-        return poorest_freeing(w, p, 0, s, brk[4] - slack), False
+        return poorest_freeing(w, p, at, left_last, brk[4] - slack), False
     if stage == 4:
-        return (richest_fitting(w, p, t, n - 1, slack + neighbour_w[1]) if neighbour_w[1] > 0 else -1), True
+        return (richest_fitting(w, p, at, right_first, slack + neighbour_w[1]) if neighbour_w[1] > 0 else -1), True
     if stage == 5:
-        return (poorest_freeing(w, p, 0, s, brk[4] + neighbour_w[2] - slack) if neighbour_w[2] > 0 else -1), False
+        return (poorest_freeing(w, p, at, left_last, brk[4] + neighbour_w[2] - slack) if neighbour_w[2] > 0 else -1), False
     if stage == 6:
-        return richest_fitting(w, p, t, n - 1, slack), True
+        return richest_fitting(w, p, at, right_first, slack), True
     if stage == 7:
-        return (0 if s >= 0 else -1), False
-    return (n - 1 if n - 1 >= t else -1), True
+        return (0 if removable(0, at, left_last) else -1), False
+    return (n - 1 if addable(n - 1, at, right_first, n) else -1), True
 
 
 GROUP_LIMIT = 16
@@ -182,7 +204,7 @@ def group_positions(at, left_first, left_last, right_first, n, size):
 
 
 @register_jitable
-def best_group_pairing(w, p, positions, right, sw, sp, count, capacity, best, bound, beyond):
+def best_group_pairing(w, p, positions, right, states, count, capacity, best, bound, beyond):
     """Meet in the middle: the best selection that completes a state with a subset of the group
     (items not in the core), if it beats ``best``. Returns (its value, the state's position, the
     group's selection as bits: item m at bit m), or (best, -1, 0).
@@ -192,13 +214,9 @@ def best_group_pairing(w, p, positions, right, sw, sp, count, capacity, best, bo
     best selection that still fits it only gets lighter. O(states + 2**group) for the whole group.
     """
     g = len(positions)
-    size = (1 << g) + 1
-    gw = integers(size)
-    gp = integers(size)
-    gb = integers(size)
-    ow = integers(size)
-    op = integers(size)
-    ob = integers(size)
+    size = FIELDS * ((1 << g) + 1)
+    group = integers(size)
+    other = integers(size)
     kept = 1
     base_w = 0
     base_p = 0
@@ -207,24 +225,23 @@ def best_group_pairing(w, p, positions, right, sw, sp, count, capacity, best, bo
         if right[m] == 0:
             base_w += w[x]
             base_p += p[x]
-        kept, _, _, _, _ = merge(gw, gp, gb, kept, w[x], p[x], 1 << m, ow, op, ob, beyond, 0, False, False, rate_of(0, 1), threshold_of(0, rate_of(0, 1), 0, 0), False, rate_of(0, 1), threshold_of(0, rate_of(0, 1), 0, 0))
-        gw, ow = ow, gw
-        gp, op = op, gp
-        gb, ob = ob, gb
+        none = rate_of(0, 1)
+        kept, _, _, _, _ = merge(group, kept, w[x], p[x], 1 << m, other, beyond, 0, False, False, none, threshold_of(0, none, 0, 0), False, none, threshold_of(0, none, 0, 0))
+        group, other = other, group
     found = -1
     found_bits = 0
     j = kept - 1
     for k in range(count):
-        room = capacity - (sw[k] - base_w)
-        while j >= 0 and gw[j] > room:
+        room = capacity - (states[FIELDS * k + WEIGHT] - base_w)
+        while j >= 0 and group[FIELDS * j + WEIGHT] > room:
             j -= 1
         if j < 0:
             break
-        value = sp[k] - base_p + gp[j]
+        value = states[FIELDS * k + PROFIT] - base_p + group[FIELDS * j + PROFIT]
         if value > best:
             best = value
             found = k
-            found_bits = gb[j]
+            found_bits = group[FIELDS * j + BITS]
             if best >= bound:
                 break
     return best, found, found_bits

@@ -16,8 +16,11 @@ Management Science 45, 1999); the code is ours. Its parts:
 problem by the surrogate relaxation (whose solution may be optimal outright) and searches again with
 that bound, which ends the search as soon as a selection reaches it.
 
-Two ways to run: ``search`` is plain Python on lists of Python integers, exact whatever their size;
-``compiled_search`` is the same function compiled by numba for int64 arrays, used when every sum
+``select`` puts aside what needs no search (values <= 0, zero weights, items heavier than the
+capacity, items that all fit) and calls ``search`` on the rest.
+
+Two ways to run: ``select`` is plain Python on lists of Python integers, exact whatever their size;
+``compiled_select`` is the same function compiled by numba for int64 arrays, used when every sum
 fits (``core_arith`` holds the few operations that differ, with the margins that keep the compiled
 bound tests safe). numba's on-disk cache only notices changes to this file, not to the modules it
 calls, so ``HELPERS_DIGEST`` names their sources: the cache is used only while it matches
@@ -30,17 +33,20 @@ import hashlib
 from pathlib import Path
 
 import numba
+from numba.extending import register_jitable
 
+from knapcheck.solvers.core_arith import integers
 from knapcheck.solvers.core_expansion import NO_LIMIT, REDUCTIONS, SURROGATE, expand
 from knapcheck.solvers.core_surrogate import surrogate_bound
 
 SURROGATE_STATES = 2000
 """States beyond which the first expansion stops for the surrogate relaxation."""
 HELPERS = ("core_arith.py", "core_items.py", "core_states.py", "core_reductions.py", "core_expansion.py", "core_surrogate.py")
-HELPERS_DIGEST = "d1b14ddc512f05df19177edd734309b468e8b53d627208d839cb7be861f3aeb4"
+HELPERS_DIGEST = "a0560348659380b02f2164f7955507bebe82ed5814e5ef5a7ba110ee0355330a"
 """sha256 of the helper modules' sources (``helpers_digest()``), updated with every change to them."""
 
 
+@register_jitable
 def search(weights, profits, capacity, reductions=REDUCTIONS):
     """Which items an optimal selection takes (1) or leaves (0), for items that fit on their own.
 
@@ -63,10 +69,56 @@ def search(weights, profits, capacity, reductions=REDUCTIONS):
     return taken
 
 
+def select(weights, values, capacity):
+    """The items an optimal selection saves and those it leaves, each in increasing order (lists,
+    or compiled, arrays), for any items with integer weights and values: values <= 0 are never
+    taken, zero weights with a positive value always, items heavier than the capacity never, and
+    when the rest fit together they are all taken; what is left goes to ``search``."""
+    n = len(weights)
+    taken = integers(n)
+    candidates = integers(n)
+    count = 0
+    total = 0
+    for i in range(n):
+        if values[i] > 0:
+            if weights[i] == 0:
+                taken[i] = 1
+            elif weights[i] <= capacity:
+                candidates[count] = i
+                count += 1
+                total += weights[i]
+    if total <= capacity:
+        for k in range(count):
+            taken[candidates[k]] = 1
+    else:
+        candidate_w = integers(count)
+        candidate_p = integers(count)
+        for k in range(count):
+            candidate_w[k] = weights[candidates[k]]
+            candidate_p[k] = values[candidates[k]]
+        chosen = search(candidate_w, candidate_p, capacity)
+        for k in range(count):
+            if chosen[k] == 1:
+                taken[candidates[k]] = 1
+    kept = 0
+    for i in range(n):
+        kept += taken[i]
+    saved = integers(kept)
+    recomputable = integers(n - kept)
+    kept = 0
+    for i in range(n):
+        if taken[i] == 1:
+            saved[kept] = i
+            kept += 1
+        else:
+            recomputable[i - kept] = i
+    return saved, recomputable
+
+
 def helpers_digest() -> str:
     here = Path(__file__).parent
     return hashlib.sha256(b"".join((here / name).read_bytes() for name in HELPERS)).hexdigest()
 
 
-compiled_search = numba.njit(cache=helpers_digest() == HELPERS_DIGEST)(search)
-"""``search`` compiled for int64 arrays; every weight and profit sum must fit in an int64."""
+compiled_select = numba.njit(cache=helpers_digest() == HELPERS_DIGEST)(select)
+"""``select`` compiled for int64 arrays (see ``expanding_core.COMPILED_LIMIT`` for what must fit)."""

@@ -1,12 +1,13 @@
 """The states of an expanding-core search: undominated (weight, profit) pairs and their recent past.
 
-A state set is three parallel arrays (weights, profits, decision bits) of which the first ``count``
-entries are used, sorted by weight with profits strictly increasing: a state is dominated when
+A state set is one array of (weight, profit, decision bits) triples, of which the first ``count``
+are used, sorted by weight with profits strictly increasing: a state is dominated when
 another weighs no more and is worth no less, and dominated states are never kept. Every state
 carries the decisions of the last ``WINDOW`` core steps as bits (1: the step's item was flipped).
 Step ``s`` of the core keeps its decision in bit ``s % WINDOW``, so the bits hold the last
-``WINDOW`` steps. The arrays are always at least one entry longer than ``count``: ``merge`` puts a
-sentinel there.
+``WINDOW`` steps. The array always holds at least one state more than ``count``: ``merge`` puts a
+sentinel there. (One array rather than three: each array a compiled function is handed costs two
+atomic reference-count updates per call, which dominate small problems.)
 """
 
 from __future__ import annotations
@@ -17,26 +18,32 @@ from knapcheck.solvers.core_arith import integers, reaches
 
 WINDOW = 62
 """Core steps each state remembers (bits of a non-negative int64)."""
+FIELDS = 3
+WEIGHT = 0
+PROFIT = 1
+BITS = 2
+"""A state set is one array, ``FIELDS`` entries per state: its weight, profit and bits."""
 
 
 @register_jitable
-def merge(sw, sp, sb, count, dw, dp, bit, ow, op, ob, beyond, capacity, prune, add, add_rate, add_threshold, remove, remove_rate, remove_threshold):
+def merge(s, count, dw, dp, bit, o, beyond, capacity, prune, add, add_rate, add_threshold, remove, remove_rate, remove_threshold):
     """Merge the states with their copies that flip an item (weight ``dw``, profit ``dp``, either
-    sign) into ``ow, op, ob``, dropping dominated states, and with ``prune`` the states whose
-    bound misses the target (``core_arith.threshold_of``). Returns how many are kept, how many of
-    those are flipped copies, and the profit (-1 if none),
-    weight and bits of the most profitable one within ``capacity``, kept or not.
+    sign) into ``o``, dropping dominated states, and with ``prune`` the states whose bound misses
+    the target (``core_arith.threshold_of``). Returns how many are kept, how many of those are
+    flipped copies, and the profit (-1 if none), weight and bits of the most profitable state
+    within ``capacity``, kept or not.
 
     ``bit`` is this step's bit: the flipped copies set it, the others clear it. ``beyond`` exceeds
     every state's weight plus ``dw``'s magnitude: as a sentinel after the last state it stops
-    either side of the merge without a bounds test. ``ow`` must hold 2 * count.
+    either side of the merge without a bounds test. ``o`` must hold 2 * count states.
 
     Pruning here is Pisinger's: a state within the capacity is kept if its profit plus the slack at
     the efficiency of the next item to add (``add_rate``) reaches the target, one over it if its
     profit minus the excess at the efficiency of the next item to remove does (each only while such
-    an item is left: ``add``, ``remove``). A state dominated by a dropped one has no larger bound, so it is dropped too.
+    an item is left: ``add``, ``remove``). A state dominated by a dropped one has no larger bound,
+    so it is dropped too.
     """
-    sw[count] = beyond
+    s[FIELDS * count] = beyond
     clear = ~bit
     i = 0
     j = 0
@@ -50,22 +57,22 @@ def merge(sw, sp, sb, count, dw, dp, bit, ow, op, ob, beyond, capacity, prune, a
     flips = 0
     last_flip = False
     for _ in range(2 * count):
-        stay_w = sw[i]
-        flip_w = sw[j] + dw
+        stay_w = s[i]
+        flip_w = s[j] + dw
         flip = flip_w < stay_w
         if flip:
             cw = flip_w
-            cp = sp[j] + dp
-            cb = sb[j] | bit
-            j += 1
+            cp = s[j + 1] + dp
+            cb = s[j + 2] | bit
+            j += FIELDS
         else:
             cw = stay_w
-            cp = sp[i]
-            cb = sb[i] & clear
-            i += 1
+            cp = s[i + 1]
+            cb = s[i + 2] & clear
+            i += FIELDS
         if cp > last_p:
             if cw == last_w and last_kept:
-                kept -= 1
+                kept -= FIELDS
                 flips -= 1 if last_flip else 0
             slack = capacity - cw
             if slack >= 0:
@@ -76,28 +83,28 @@ def merge(sw, sp, sb, count, dw, dp, bit, ow, op, ob, beyond, capacity, prune, a
             else:
                 keep = not prune or (remove and reaches(cp, slack, remove_rate, remove_threshold))
             if keep:
-                ow[kept] = cw
-                op[kept] = cp
-                ob[kept] = cb
-                kept += 1
+                o[kept] = cw
+                o[kept + 1] = cp
+                o[kept + 2] = cb
+                kept += FIELDS
                 flips += 1 if flip else 0
             last_w = cw
             last_p = cp
             last_kept = keep
             last_flip = flip
-    return kept, flips, fit_p, fit_w, fit_b
+    return kept // FIELDS, flips, fit_p, fit_w, fit_b
 
 
 @register_jitable
-def heaviest_within(sw, count, limit):
-    """The position of the heaviest state weighing at most ``limit`` (the most profitable such one), or -1."""
-    if count == 0 or sw[0] > limit:
+def heaviest_within(s, count, limit):
+    """The index of the heaviest state weighing at most ``limit`` (the most profitable such one), or -1."""
+    if count == 0 or s[0] > limit:
         return -1
     low = 0
     high = count - 1
     while low < high:
         middle = (low + high + 1) // 2
-        if sw[middle] <= limit:
+        if s[FIELDS * middle] <= limit:
             low = middle
         else:
             high = middle - 1
@@ -115,10 +122,11 @@ def checkpoint_due(step):
 
 
 @register_jitable
-def copy_prefix(values, count):
+def copy_field(s, count, field):
+    """One field (WEIGHT or BITS) of the first ``count`` states, as an array of its own."""
     kept = integers(count)
     for k in range(count):
-        kept[k] = values[k]
+        kept[k] = s[FIELDS * k + field]
     return kept
 
 

@@ -83,11 +83,11 @@ def test_recovery_through_many_checkpoints(instance):
 def test_the_compiled_and_plain_python_searches_find_the_same_optimum():
     for seed in range(5):
         weights, profits, capacity = generate("pisinger_almost_strongly_correlated", 120, 200, seed)
-        compiled = core_search.compiled_search(*map(_int64, (weights, profits)), capacity).tolist()
-        plain = core_search.search(weights, profits, capacity)
-        for chosen in (compiled, plain):
-            assert sum(w for w, x in zip(weights, chosen) if x) <= capacity
-        assert sum(p for p, x in zip(profits, compiled) if x) == sum(p for p, x in zip(profits, plain) if x)
+        compiled = core_search.compiled_select(*map(_int64, (weights, profits)), capacity)[0].tolist()
+        plain, _ = core_search.select(weights, profits, capacity)
+        for saved in (compiled, plain):
+            assert sum(weights[i] for i in saved) <= capacity
+        assert sum(profits[i] for i in compiled) == sum(profits[i] for i in plain)
 
 
 def _int64(values):
