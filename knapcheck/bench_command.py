@@ -11,7 +11,7 @@ from knapcheck import exit_status
 from knapcheck.durations import SYNTAX, duration
 from knapcheck.output_checks import writable_file
 from knapcheck.usage import UsageError, positive_int
-from knapcheck.measure.bench import BASELINES, CUDA_ROWS, DEFAULT_TIME_LIMIT, ROW_GROUPS, ROWS
+from knapcheck.measure.bench import BASELINES, CUDA_ROWS, DEFAULT_TIME_LIMIT, GROUP_SUMMARIES, ROW_GROUPS, ROWS
 
 EXAMPLES = """\
 examples:
@@ -27,8 +27,15 @@ def _wrapped(names: list[str]) -> str:
     return textwrap.fill(", ".join(quoted), width=96, initial_indent="    ", subsequent_indent="    ").replace("\xa0", " ")
 
 
+def _summary(text: str) -> str:
+    return textwrap.fill(text, width=96, initial_indent="    ", subsequent_indent="    ")
+
+
 def row_list() -> str:
-    groups = "\n".join(f"  {name}:\n{_wrapped([row.name for row in rows])}" for name, rows in ROW_GROUPS.items())
+    groups = "\n".join(
+        f"  {name}:\n" + (_summary(GROUP_SUMMARIES[name]) if name in GROUP_SUMMARIES else _wrapped([row.name for row in rows]))
+        for name, rows in ROW_GROUPS.items()
+    )
     return (
         "rows (--rows NAME ...: rows or groups of rows; default: every row of partitioner, large and real-size):\n"
         f"{groups}\n  with --device cuda also:\n{_wrapped([row.name for row in CUDA_ROWS])}"

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from knapcheck.fuzz.harvested_corpus import harvested_record, load_harvested
-from knapcheck.fuzz.pisinger import generate
+from knapcheck.fuzz.pisinger import ITEMS, generate
 from knapcheck.solvers.contract import SCALE, Instance
 from knapcheck.solvers.registry import SolverEntry
 
@@ -187,6 +187,16 @@ PISINGER_ROWS: list[PisingerRow] = [
     for n, r in ((1000, 1000), (10_000, 10_000))
     for family in PISINGER_CLASSES
 ]
+CLASS_SIZES = (50, 200, 1000, 10_000)
+CLASS_RANGES = (1000, 10_000, 1_000_000)
+CLASS_ROWS: list[PisingerRow] = [
+    PisingerRow(f"{family.removeprefix('pisinger_')} n={n} R={r}", family, n, r)
+    for family in ITEMS
+    for n in CLASS_SIZES
+    for r in CLASS_RANGES
+]
+"""Every class ``knapcheck.fuzz.pisinger`` generates, at each of Pisinger's sizes and data ranges:
+the rows the expanding-core search is held to (no class far slower than the uncorrelated one)."""
 SMALL_CLASSES = "pisinger_uncorrelated,pisinger_weakly_correlated,pisinger_strongly_correlated,pisinger_subset_sum"
 SMALL_ROWS: list[PerCallRow] = [
     PerCallRow("harvested corpus", "harvested", rounds=200),
@@ -198,9 +208,16 @@ ROW_GROUPS: dict[str, list] = {
     "large": LARGE_ROWS,
     "real-size": REAL_SIZE_ROWS,
     "pisinger": PISINGER_ROWS,
+    "pisinger-classes": CLASS_ROWS,
     "small": SMALL_ROWS,
 }
 """Names ``knapcheck bench --rows`` takes for a group of rows."""
+GROUP_SUMMARIES: dict[str, str] = {
+    "pisinger-classes": f"{len(CLASS_ROWS)} rows \"CLASS n=N R=R\": CLASS each of the {len(ITEMS)} Pisinger classes"
+    f" (the pisinger_ families without that prefix), N in {', '.join(map(str, CLASS_SIZES))},"
+    f" R in {', '.join(map(str, CLASS_RANGES))}",
+}
+"""How ``knapcheck bench --help`` lists a group too large to name row by row."""
 
 
 def instance_for(row: dict | BenchRow) -> Instance:

@@ -8,14 +8,18 @@ ones. An item joins the core only if flipping it can beat the best solution at a
 Dembo-Hammer test with the break item's efficiency); every state whose upper bound cannot beat it
 is dropped: for a state within the capacity, its profit plus the slack times the efficiency of the
 next item to add (Dantzig's bound on what is left); for a state over it, its profit minus the
-excess times the efficiency of the next item to remove.
+excess times the efficiency of the next item to remove. When a step keeps no flipped copy, the
+identical items next on that side are passed over: they could not keep one either.
 
-The first core (after Combo) adds to the break item the item worth most that fits in the break
-solution's slack, and the item worth least whose removal makes room for the break item. When the
-states first outnumber ``DIVISIBILITY_STATES``, the capacity shrinks to what the undecided items'
-weights can fill (``core_reductions.divisible_capacity``); when they first outnumber
-``PAIRING_STATES``, the unreached item that best completes a state is brought into the core
-(``core_reductions.best_pairing``), on each side.
+From ``FIRST_CORE_ITEMS`` items on, the search starts, as Combo does, by enumerating a first core
+of items picked for good solutions (``core_reductions.first_core_item``). Then, when the states
+first outnumber ``DIVISIBILITY_STATES``, the capacity shrinks to what the weights of the items that
+may flip can fill, and the value a better selection must have rises to the next one their profits'
+gcd allows (``core_reductions.divisibility``); from ``GROUP_STATES`` states on, each time they
+double, the states are paired with the subsets of a group of unreached items by meeting in the
+middle (``core_reductions.best_group_pairing``); and when they first outnumber
+``PAIRING_STATES``, the unreached item that best completes a state is brought into the core, on
+each side (Combo's heuristic, ``core_reductions.best_pairing``).
 
 The search ends when no state is left (the best solution is optimal), when every item has been in
 the core, when the best solution reaches the upper bound (the LP relaxation's, or ``upper``), or
@@ -30,8 +34,8 @@ from knapcheck.solvers.core_arith import floor_bound, integers, rate_of, ratio, 
 from knapcheck.solvers.core_items import (
     BREAK_FIELDS,
     CURSORS,
-    NEXT_ADD,
     LEFT_COUNT,
+    NEXT_ADD,
     NEXT_REMOVE,
     RIGHT_COUNT,
     SORTED_FIRST,
@@ -49,9 +53,9 @@ from knapcheck.solvers.core_reductions import (
     best_group_pairing,
     best_pairing,
     divisibility,
-    next_goal,
     first_core_item,
     group_positions,
+    next_goal,
 )
 from knapcheck.solvers.core_states import BITS, FIELDS, PROFIT, WEIGHT, checkpoint_due, copy_field, merge, recover, step_bit
 
@@ -59,14 +63,15 @@ DIVISIBILITY = 1
 PAIRING = 2
 SURROGATE = 4
 REDUCTIONS = DIVISIBILITY | PAIRING | SURROGATE
-"""Flags naming the reductions a search may use (``core_search.search`` takes ``SURROGATE``)."""
+"""Flags naming the reductions a search may use: divisibility, both pairings, and (taken by
+``core_search.search``) the surrogate relaxation. Every combination finds an optimum."""
+FIRST_CORE_ITEMS = 64
+"""Problems with fewer items start without the first core: it would cost them more than it saves."""
 DIVISIBILITY_STATES = 1000
 GROUP_STATES = 1000
-FIRST_CORE_ITEMS = 64
-"""Problems with fewer items start without the first core: it would cost more than it saves."""
 PAIRING_STATES = 10_000
+"""State counts at which the reductions are first tried (Combo's are 1000 and 10 000)."""
 NO_LIMIT = -1
-
 
 
 @register_jitable
@@ -129,6 +134,8 @@ def expand(weights, profits, capacity, lower, upper, state_limit, reductions):
     checkpoint_w = [copy_field(states, 1, WEIGHT)]
     checkpoint_bits = [copy_field(states, 1, BITS)]
 
+    # Every selection better than ``best`` found from here on is worth ``residue`` modulo
+    # ``modulus`` (1 until divisibility says more): ``goal`` is the least such value above ``best``.
     modulus = 1
     residue = 0
     goal = best + 1
@@ -146,10 +153,11 @@ def expand(weights, profits, capacity, lower, upper, state_limit, reductions):
     limited = False
     while count > 0 and best < bound:
         # The next item, and whether it joins the core without the Dembo-Hammer test (forced).
+        # The calls that may pop an interval are made only when the sorted run is used up: each
+        # call costs its arrays' reference counts, which add up on small problems.
         forced = True
         if stage < FIRST_CORE:
             x, adding = first_core_item(stage, w, p, at, left_last, right_first, brk, neighbour_w)
-            forced = False
             stage += 1
         elif pair_side != 0:
             adding = pair_side == 1
@@ -157,7 +165,6 @@ def expand(weights, profits, capacity, lower, upper, state_limit, reductions):
             x = best_pairing(w, p, left_last, right_first, at, states, count, brk[2], adding, best, bound)
         else:
             forced = False
-            # (The calls only when the sorted run is exhausted: each call costs its arrays' reference counts.)
             can_add = at[NEXT_ADD] <= at[SORTED_LAST] or at[RIGHT_COUNT] > 0 and next_add(w, p, key, idx, right_first, right_last, at, brk, goal, scale)
             can_remove = at[NEXT_REMOVE] >= at[SORTED_FIRST] or at[LEFT_COUNT] > 0 and next_remove(w, p, key, idx, left_first, left_last, at, brk, goal, scale)
             if not can_add and not can_remove:
@@ -191,16 +198,17 @@ def expand(weights, profits, capacity, lower, upper, state_limit, reductions):
         step_adds[step] = 1 if adding else 0
         if len(other) < FIELDS * (2 * count + 1):
             other = integers(FIELDS * (4 * count + 2))
-        # The first core is enumerated whole; after it, the merge drops the states whose bound
-        # (with the next items to add and to remove) cannot beat the best solution.
-        can_add = at[NEXT_ADD] <= at[SORTED_LAST] or at[RIGHT_COUNT] > 0 and next_add(w, p, key, idx, right_first, right_last, at, brk, goal, scale)
-        can_remove = at[NEXT_REMOVE] >= at[SORTED_FIRST] or at[LEFT_COUNT] > 0 and next_remove(w, p, key, idx, left_first, left_last, at, brk, goal, scale)
+        # The first core is enumerated whole (the next items are not the bounds' yet); after it,
+        # the merge drops the states whose bound cannot reach the goal.
+        pruning = stage >= FIRST_CORE
+        can_add = pruning and (at[NEXT_ADD] <= at[SORTED_LAST] or at[RIGHT_COUNT] > 0 and next_add(w, p, key, idx, right_first, right_last, at, brk, goal, scale))
+        can_remove = pruning and (at[NEXT_REMOVE] >= at[SORTED_FIRST] or at[LEFT_COUNT] > 0 and next_remove(w, p, key, idx, left_first, left_last, at, brk, goal, scale))
         t = at[NEXT_ADD]
         s = at[NEXT_REMOVE]
         add_rate = rate_of(p[t], w[t]) if can_add else rate_of(0, 1)
         remove_rate = rate_of(p[s], w[s]) if can_remove else rate_of(0, 1)
         count, flips, fit_p, fit_w, fit_b = merge(
-            states, count, dw, dp, step_bit(step), other, beyond, brk[2], True,
+            states, count, dw, dp, step_bit(step), other, beyond, brk[2], pruning,
             can_add, add_rate, threshold_of(goal, add_rate, scale, beyond),
             can_remove, remove_rate, threshold_of(goal, remove_rate, scale, beyond),
         )
@@ -212,7 +220,7 @@ def expand(weights, profits, capacity, lower, upper, state_limit, reductions):
             best_bits = fit_b
             group_count = 0
             goal = next_goal(best, modulus, residue)
-        if flips == 0:
+        if flips == 0 and pruning:
             # No flipped copy survived: neither would one of an identical item next on this side.
             if adding:
                 while at[NEXT_ADD] <= at[SORTED_LAST] and w[at[NEXT_ADD]] == w[x] and p[at[NEXT_ADD]] == p[x]:

@@ -60,11 +60,12 @@ def next_goal(best, modulus, residue):
 @register_jitable
 def best_pairing(w, p, left_last, right_first, at, states, count, capacity, adding, best, bound):
     """Combo's dynamic-programming heuristic: the unreached item (in an interval, right of the
-    sorted run when ``adding``, left of it otherwise) that, flipped in one of the states within the
-    capacity, gives the most valuable selection if that beats ``best``; returns its position or -1.
+    sorted run when ``adding``, left of it otherwise) that, flipped in a state, gives the most
+    valuable selection within the capacity if that beats ``best``; returns its position or -1.
 
-    Stops at the first pairing that reaches ``bound``. A state weighing at most ``capacity - w`` is
-    found by binary search among the states sorted by weight; the heaviest is the most profitable.
+    Stops at the first pairing that reaches ``bound``. The best state for an item is the heaviest
+    that leaves room for it (``capacity - w`` when adding, ``capacity + w`` when removing), found
+    by binary search among the states sorted by weight: the heaviest is the most profitable.
     """
     found = -1
     if adding:

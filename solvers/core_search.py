@@ -42,7 +42,7 @@ from knapcheck.solvers.core_surrogate import surrogate_bound
 SURROGATE_STATES = 2000
 """States beyond which the first expansion stops for the surrogate relaxation."""
 HELPERS = ("core_arith.py", "core_items.py", "core_states.py", "core_reductions.py", "core_expansion.py", "core_surrogate.py")
-HELPERS_DIGEST = "a0560348659380b02f2164f7955507bebe82ed5814e5ef5a7ba110ee0355330a"
+HELPERS_DIGEST = "2302b132a01e42800d80fbdb916ae83554bc53d1aab4f6b025d119b29b111b29"
 """sha256 of the helper modules' sources (``helpers_digest()``), updated with every change to them."""
 
 
