@@ -61,10 +61,11 @@ from knapcheck.solvers.core_states import BITS, FIELDS, PROFIT, WEIGHT, checkpoi
 
 DIVISIBILITY = 1
 PAIRING = 2
-SURROGATE = 4
-REDUCTIONS = DIVISIBILITY | PAIRING | SURROGATE
-"""Flags naming the reductions a search may use: divisibility, both pairings, and (taken by
-``core_search.search``) the surrogate relaxation. Every combination finds an optimum."""
+GROUP_PAIRING = 4
+SURROGATE = 8
+REDUCTIONS = DIVISIBILITY | PAIRING | GROUP_PAIRING | SURROGATE
+"""Flags naming the reductions a search may use: divisibility, Combo's pairing, the group pairing,
+and (taken by ``core_search.search``) the surrogate relaxation. Every combination finds an optimum."""
 FIRST_CORE_ITEMS = 64
 """Problems with fewer items start without the first core: it would cost them more than it saves."""
 DIVISIBILITY_STATES = 1000
@@ -146,7 +147,7 @@ def expand(weights, profits, capacity, lower, upper, state_limit, reductions):
     divisibility_pending = (reductions & DIVISIBILITY) != 0
     pairing_pending = (reductions & PAIRING) != 0
     pair_side = 0
-    group_at = GROUP_STATES if (reductions & PAIRING) != 0 else -1
+    group_at = GROUP_STATES if (reductions & GROUP_PAIRING) != 0 else -1
     group_idx = integers(GROUP_LIMIT)
     group_count = 0
     group_bits = 0

@@ -8,13 +8,17 @@ Management Science 45, 1999); the code is ours. Its parts:
 - ``core_items``: items partially sorted by efficiency around the break item, the rest in
   intervals sorted only when the search reaches them, after the Dembo-Hammer test drops what it can;
 - ``core_states``: the undominated (weight, profit) states and how the best one's items are found;
-- ``core_expansion``: one search growing the core, with Combo's divisibility reduction of the
-  capacity and its heuristic pairing states with far items (``core_reductions``);
-- ``core_surrogate``: the surrogate relaxation of a cardinality constraint, solved as a knapsack.
+- ``core_expansion``: one search growing the core, with Combo's first core, divisibility of the
+  weights (a smaller capacity) and of the profits (a value better selections must have), and
+  pairings of states with far items, one at a time or as the subsets of a group (``core_reductions``);
+- ``core_surrogate``: the surrogate relaxation of a cardinality constraint, solved as a knapsack,
+  and a bound for profits that are weights plus one of two bonuses.
 
 ``search`` runs one expansion; if its states outnumber ``SURROGATE_STATES`` it stops, bounds the
 problem by the surrogate relaxation (whose solution may be optimal outright) and searches again with
-that bound, which ends the search as soon as a selection reaches it.
+that bound, which ends the search as soon as a selection reaches it. (numba compiles no recursion
+of ours, so the surrogate problem is solved by a second expansion rather than by the first one
+calling itself; the first expansion's work is repeated, up to ``SURROGATE_STATES`` states.)
 
 ``select`` puts aside what needs no search (values <= 0, zero weights, items heavier than the
 capacity, items that all fit) and calls ``search`` on the rest.
@@ -42,7 +46,7 @@ from knapcheck.solvers.core_surrogate import surrogate_bound
 SURROGATE_STATES = 2000
 """States beyond which the first expansion stops for the surrogate relaxation."""
 HELPERS = ("core_arith.py", "core_items.py", "core_states.py", "core_reductions.py", "core_expansion.py", "core_surrogate.py")
-HELPERS_DIGEST = "2302b132a01e42800d80fbdb916ae83554bc53d1aab4f6b025d119b29b111b29"
+HELPERS_DIGEST = "9534763b8a62d8675fe0ee87e42bc85fc47da6f44aeef947156df9d252f5b5e9"
 """sha256 of the helper modules' sources (``helpers_digest()``), updated with every change to them."""
 
 

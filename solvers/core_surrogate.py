@@ -16,6 +16,10 @@ exactly as a knapsack of its own (items with ``w_j + m <= 0`` are always taken).
 often the original's: an optimal surrogate selection that fits the original capacity is optimal.
 Where neither count cuts the LP solution, both cases (at most ``full``, at least ``full + 1`` items)
 are bounded this way when one of them is tight, and the larger bound holds.
+
+Where every profit is its weight plus one of at most two bonuses (Pisinger's strongly and multiple
+strongly correlated classes), ``bonus_bound`` bounds the problem by the capacity plus the most
+bonus a selection within the capacity can collect, which the lightest items of each bonus give.
 """
 
 from __future__ import annotations

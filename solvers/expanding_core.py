@@ -2,10 +2,11 @@
 
 The contract's validation and quantization first; then runtimes <= 0 are never taken, zero-weight
 items with a positive runtime always are, items heavier than the budget never are, and when the
-rest fit together they are all taken. What is left goes to ``knapcheck.solvers.core_search`` (the algorithm
-and why it is exact are described there) with the runtimes as exact integers in their common unit:
-compiled by numba when every weight and runtime sum fits an int64, in plain Python on Python
-integers otherwise. The answer is deterministic: no threads, and ties are broken by item order.
+rest fit together they are all taken (``core_search.select``). What is left goes to the search of
+``knapcheck.solvers.core_search`` (the algorithm and why it is exact are described there) with the
+runtimes as exact integers in their common unit: compiled by numba when every weight and runtime
+sum fits an int64, in plain Python on Python integers otherwise. The answer is deterministic: no
+threads and no randomness (among equal optima, the one the search meets first).
 
 Memory: the search's states and its checkpoints, O(n) besides; nothing grows with the budget.
 """

@@ -1,0 +1,184 @@
+"""Each of the expanding-core search's reductions keeps the optimum, on every small instance.
+
+The search (``core_search.search``, plain Python) runs with every combination of its reductions
+switched on and off, and with the state counts that trigger them set to zero, so that each is
+tried at its first chance, on every instance of a small alphabet of items; brute force says what
+the optimum is. The reductions themselves are then held to what they claim, one by one.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+import pytest
+
+from knapcheck.solvers import core_expansion, core_items, core_search, core_surrogate
+from knapcheck.solvers.core_arith import ratios
+from knapcheck.solvers.core_expansion import DIVISIBILITY, GROUP_PAIRING, PAIRING, REDUCTIONS, SURROGATE
+from knapcheck.solvers.core_items import BREAK_FIELDS, CURSORS, arrange
+from knapcheck.solvers.core_reductions import divisibility
+from knapcheck.solvers.core_surrogate import bonus_bound, prefix_count, surrogate_bound
+
+# Items of a few weights and profits with common divisors, duplicates, and profits that are the
+# weights plus one of two bonuses, so that every reduction has something to act on.
+SMALL_ITEMS = [(w, p) for w in (1, 2, 4) for p in (1, 2, 3, 6)]
+TINY_ITEMS = [(w, p) for w in (2, 3, 6) for p in (2, 4, 5)]
+
+
+def small_instances():
+    """Every ordered instance of up to three SMALL_ITEMS and every multiset of four TINY_ITEMS,
+    with every capacity the search takes (at least the heaviest item, less than the total)."""
+    for n in (1, 2, 3):
+        for items in itertools.product(SMALL_ITEMS, repeat=n):
+            yield from _with_capacities(items)
+    for items in itertools.combinations_with_replacement(TINY_ITEMS, 4):
+        yield from _with_capacities(items)
+
+
+def _with_capacities(items):
+    weights = [w for w, _ in items]
+    profits = [p for _, p in items]
+    for capacity in range(max(weights), sum(weights)):
+        yield weights, profits, capacity
+
+
+def optimum(weights, profits, capacity):
+    best = 0
+    for chosen in itertools.product((0, 1), repeat=len(weights)):
+        if sum(w for w, x in zip(weights, chosen) if x) <= capacity:
+            best = max(best, sum(p for p, x in zip(profits, chosen) if x))
+    return best
+
+
+INSTANCES = list(small_instances())
+OPTIMA = [optimum(*instance) for instance in INSTANCES]
+
+
+@pytest.fixture(params=[False, True], ids=["no first core", "first core"])
+def eager(request, monkeypatch):
+    """Every reduction tried at its first chance (the plain Python search reads these at run time),
+    with or without Combo's first core, and a count of what each reduction did. Partitioning goes
+    down to two items, so that even these small instances leave items in unsorted intervals (the
+    pairings' candidates). (With the first core, every item of them is in the core at once.)"""
+    if request.param:
+        monkeypatch.setattr(core_expansion, "FIRST_CORE_ITEMS", 0)
+    monkeypatch.setattr(core_items, "SMALL_RANGE", 2)
+    monkeypatch.setattr(core_surrogate, "SMALL_RANGE", 2)
+    monkeypatch.setattr(core_expansion, "DIVISIBILITY_STATES", 0)
+    monkeypatch.setattr(core_expansion, "GROUP_STATES", 0)
+    monkeypatch.setattr(core_expansion, "PAIRING_STATES", 0)
+    monkeypatch.setattr(core_search, "SURROGATE_STATES", 0)
+    acted = Counter()
+
+    def counting(module, name, acts):
+        original = getattr(module, name)
+
+        def wrapper(*args):
+            result = original(*args)
+            acted[name] += acts(args, result)
+            return result
+
+        monkeypatch.setattr(module, name, wrapper)
+
+    counting(core_expansion, "divisibility", lambda args, out: out[0] < args[3][2] or out[1] > 1)
+    counting(core_expansion, "best_group_pairing", lambda args, out: out[1] >= 0)
+    counting(core_expansion, "best_pairing", lambda args, out: out >= 0)
+    counting(core_surrogate, "solve_surrogate", lambda args, out: True)
+    counting(core_search, "surrogate_bound", lambda args, out: len(out[1]) > 0)
+    acted.first_core = request.param
+    return acted
+
+
+FLAGS = {DIVISIBILITY: "divisibility", PAIRING: "pairing", GROUP_PAIRING: "group pairing", SURROGATE: "surrogate"}
+
+
+@pytest.mark.parametrize("reductions", [0, *FLAGS, REDUCTIONS], ids=lambda r: _flags(r))
+def test_every_reduction_keeps_the_optimum_on_every_small_instance(eager, reductions):
+    for (weights, profits, capacity), best in zip(INSTANCES, OPTIMA):
+        chosen = core_search.search(weights, profits, capacity, reductions)
+        assert sum(w for w, x in zip(weights, chosen) if x) <= capacity, (weights, profits, capacity)
+        assert sum(p for p, x in zip(profits, chosen) if x) == best, (weights, profits, capacity)
+    # Alone, each reduction does something on some instance (else this test would prove nothing
+    # about it), and a reduction switched off does nothing.
+    acts = {
+        DIVISIBILITY: ["divisibility"],
+        PAIRING: ["best_pairing"],
+        GROUP_PAIRING: ["best_group_pairing"],
+        SURROGATE: ["solve_surrogate", "surrogate_bound"],
+    }
+    for flag, names in acts.items():
+        for name in names:
+            if not reductions & flag:
+                assert eager[name] == 0, name
+            elif reductions == flag and not (eager.first_core and flag in (PAIRING, GROUP_PAIRING)):
+                assert eager[name] > 0, name
+
+
+def _flags(reductions: int) -> str:
+    return "+".join(name for flag, name in FLAGS.items() if reductions & flag) or "none"
+
+
+def _arranged(weights, profits, capacity):
+    """The items as ``expand`` arranges them: (w, p, split, brk)."""
+    n = len(weights)
+    w, p, idx, key = list(weights), list(profits), list(range(n)), ratios(n)
+    for i in range(n):
+        key[i] = core_expansion.ratio(p[i], w[i])
+    stacks = [[0] * (n + 1) for _ in range(4)]
+    at = [0] * CURSORS
+    split, break_weight, break_profit = arrange(w, p, key, idx, capacity, *stacks, at)
+    brk = [0] * BREAK_FIELDS
+    brk[:] = [break_profit, break_weight, capacity, p[split], w[split]]
+    return w, p, split, brk
+
+
+def test_divisibility_holds_for_every_selection_that_reaches_the_target():
+    reduced = congruent = 0
+    for weights, profits, capacity in INSTANCES[::3]:
+        w, p, split, brk = _arranged(weights, profits, capacity)
+        for target in range(1, sum(p) + 2):
+            smaller, modulus, residue = divisibility(w, p, split, brk, target, sum(p))
+            reduced += smaller < capacity
+            congruent += modulus > 1
+            for chosen in itertools.product((0, 1), repeat=len(w)):
+                weight = sum(x for x, c in zip(w, chosen) if c)
+                value = sum(x for x, c in zip(p, chosen) if c)
+                if weight <= capacity and value >= target:
+                    assert weight <= smaller and value % modulus == residue, (w, p, capacity, target, chosen)
+    assert reduced and congruent
+
+
+def test_the_bonus_bound_holds_where_profits_are_weights_plus_one_of_two_bonuses():
+    bounded = 0
+    for (weights, profits, capacity), best in zip(INSTANCES, OPTIMA):
+        bound = bonus_bound(weights, profits, capacity)
+        bonuses = {p - w for w, p in zip(weights, profits) if p > w}
+        if len(bonuses) > 2:
+            assert bound == -1
+        else:
+            assert bound >= best, (weights, profits, capacity)
+            bounded += bound == best
+    assert bounded
+
+
+def test_the_surrogate_bound_holds_and_what_it_finds_is_feasible():
+    solved = 0
+    for (weights, profits, capacity), best in zip(INSTANCES[::4], OPTIMA[::4]):
+        for known in range(best):
+            bound, chosen, value = surrogate_bound(weights, profits, capacity, known, REDUCTIONS)
+            assert bound >= best, (weights, profits, capacity, known)
+            if len(chosen) > 0:
+                solved += 1
+                assert sum(w for w, x in zip(weights, chosen) if x) <= capacity
+                assert value == sum(p for p, x in zip(profits, chosen) if x) > known
+    assert solved
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_prefix_count_is_the_sorted_prefix_that_fits(sign):
+    for values in itertools.product(range(1, 6), repeat=5):
+        for limit in range(0, 20, 3):
+            order = sorted(values, reverse=sign < 0)
+            expected = next((k for k in range(len(order) + 1) if k == len(order) or sum(order[: k + 1]) > limit))
+            assert prefix_count(list(values), limit, sign) == expected
