@@ -1,14 +1,23 @@
 """A campaign's work, in units a lost worker can give back; they run on Dask workers.
 
-- ``FUZZ``: one instance family, one seed, one time slice: Hypothesis draws instances in the nightly
-  profile (not derandomized, unbounded examples, the shared example database,
+- ``FUZZ``: one sampled instance family, one seed, one time slice: Hypothesis draws instances in
+  the nightly profile (not derandomized, unbounded examples, the shared example database,
   ``hypothesis.target`` toward budget overshoot, value gap and profile magnitude); the oracle
-  answers each instance once and every target is judged on it.
-- ``REPLAY``: stored failures checked again.
-- ``SHRINK``: one failure shrunk to a minimal instance that fails the same way.
+  answers each instance once and every target is judged on it. A campaign run with ``--seed``
+  draws with the seeded provider (``knapcheck.fuzz.seeded_draws``): the same seed, the same
+  instances in any process, whatever it imported.
+- ``LIST``: a slice of an enumerated family's fixed list, each instance once, in order.
+- ``REPLAY``: stored failures checked again (against the baseline too, in a campaign with one).
+- ``SHRINK``: one failure shrunk to a minimal instance with the same differential signature.
 
-A unit reports through ``emit`` as it goes, and only to the campaign process, which alone writes
-the failure store: each failure the moment it is found (the put returns once the scheduler holds
+With baselines, every instance is also judged on each target's counterpart baseline
+(``knapcheck.fuzz.gate.pair``), and a target's failure carries the baseline's check of the same
+instance: its signature is (target, verdict, baseline verdict). The baselines' own failures are
+counted, never sent as findings.
+
+A unit reports through ``emit`` as it goes, in typed events (``knapcheck.fuzz.campaign_events``,
+JSON text on the queue: nothing a worker sends is unpickled by the campaign), and only to the
+campaign process, which alone writes the failure store: each failure the moment it is found (the put returns once the scheduler holds
 it, before the next instance is drawn), verdict counts every ``FLUSH_SECONDS``. Killing its worker
 loses at most the instance it was on and the counts since the last flush.
 
@@ -23,28 +32,30 @@ from __future__ import annotations
 
 import math
 import os
-import pickle
 import socket
 import time
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Callable
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
 
 from knapcheck.fuzz import families
-from knapcheck.fuzz.differential import Check, check, size_allows
+from knapcheck.fuzz.campaign_events import Disagreement, Event, Found, Replayed, Started, Tally, Trying, encode
+from knapcheck.fuzz.differential import Check, check, check_against, size_allows, with_baseline
 from knapcheck.fuzz.example_database import open_database
 from knapcheck.fuzz.overshoot import Overshoots
+from knapcheck.fuzz.plain_check import check_from_plain, check_to_plain
+from knapcheck.fuzz.seeded_draws import BACKEND
 from knapcheck.fuzz.shrink import minimal_reproduction
+from knapcheck.fuzz.signature import Signature
 from knapcheck.fuzz.store import record_name
 from knapcheck.oracles.optimum import optimum
 from knapcheck.solvers.contract import SCALE, Instance
 from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.outcome import Outcome
 
-FUZZ, REPLAY, SHRINK = "fuzz", "replay", "shrink"
+FUZZ, LIST, REPLAY, SHRINK = "fuzz", "list", "replay", "shrink"
 FLUSH_SECONDS = 1.0
 """How often a unit sends its verdict counts (and checks whether it is asked to stop)."""
 TYPE_LIMITS_BITS = (24, 53)
@@ -79,6 +90,14 @@ class Setup:
     """Name of the Dask event that asks units to stop early (Ctrl-C)."""
     call_limit: float
     """Seconds one isolated call may take."""
+    counterparts: dict[str, str] = field(default_factory=dict)
+    """Target name -> the name of its counterpart baseline (among ``entries``); empty without baselines."""
+    seeded: bool = False
+    """A run with a fixed seed: FUZZ units draw with the seeded provider (the same instances in any process)."""
+
+    @property
+    def baselines(self) -> set[str]:
+        return set(self.counterparts.values())
 
 
 @dataclass(frozen=True)
@@ -89,10 +108,13 @@ class Unit:
     family: str = ""
     seed: int = 0
     seconds: float = 0.0
-    replays: tuple[tuple[str, str, str, dict], ...] = ()
-    """REPLAY: stored failures as (solver, verdict, family, instance)."""
-    failure: bytes = b""
-    """SHRINK: the failing check (``encode_check``)."""
+    start: int = 0
+    stop: int = 0
+    """LIST: the slice of the family's list to check."""
+    replays: tuple[tuple[str, str, str, str, dict], ...] = ()
+    """REPLAY: stored failures as (solver, verdict, baseline verdict or "", family, instance)."""
+    failure: dict | None = None
+    """SHRINK: the failing check, as plain data (``knapcheck.fuzz.plain_check``)."""
 
     @property
     def careful(self) -> bool:
@@ -101,23 +123,15 @@ class Unit:
     def describe(self) -> str:
         if self.kind == FUZZ:
             return f"fuzz {self.family} (seed {self.seed}, {self.seconds:.0f} s)"
+        if self.kind == LIST:
+            return f"list {self.family} [{self.start}:{self.stop}]"
         if self.kind == REPLAY:
             return f"replay of {len(self.replays)} stored failures"
-        solver, verdict = decode_check(self.failure).signature
-        return f"shrink {solver} {verdict}"
+        return f"shrink {self.failure['solver']} {self.failure['judgement']['verdict']}"
 
-
-def encode_check(done: Check) -> bytes:
-    """A check as bytes for the event queue; an answer that cannot be pickled travels as its repr."""
-    try:
-        return pickle.dumps(done)
-    except Exception:
-        outcome = Outcome(done.outcome.kind, repr(done.outcome.answer), done.outcome.error)
-        return pickle.dumps(replace(done, outcome=outcome))
-
-
-def decode_check(data: bytes) -> Check:
-    return pickle.loads(data)
+    @classmethod
+    def shrinking(cls, unit_id: int, failure: Check) -> "Unit":
+        return cls(unit_id, SHRINK, failure=check_to_plain(failure))
 
 
 def isolated_entries(entries, call_limit: float) -> tuple[SolverEntry, ...]:
@@ -132,13 +146,14 @@ class _TurnOver(BaseException):
 class UnitRun:
     """One attempt at one unit, in this process."""
 
-    def __init__(self, setup: Setup, unit: Unit, emit: Callable[[dict], None], stop_requested: Callable[[], bool]) -> None:
+    def __init__(self, setup: Setup, unit: Unit, emit: Callable[[Event], None], stop_requested: Callable[[], bool]) -> None:
         self.setup = setup
         self.unit = unit
         self.emit = emit
         self.stop_requested = stop_requested
         self.entries = isolated_entries(setup.entries, setup.call_limit) if unit.careful else setup.entries
         self.by_name = {e.name: e for e in self.entries}
+        self.counterparts = {target: self.by_name[baseline] for target, baseline in setup.counterparts.items()}
         self.until = setup.deadline
         if unit.kind == FUZZ:
             self.until = min(setup.deadline, time.time() + unit.seconds)
@@ -147,12 +162,11 @@ class UnitRun:
         self.cases = self.verified = 0
         self.flushed = time.monotonic()
         self.stopping = False
-        self.emitted: dict[tuple[str, str], str] = {}
+        self.emitted: dict[Signature, str] = {}
 
     def run(self) -> dict:
-        self.emit({"kind": "started", "unit": self.unit.id, "attempt": self.unit.attempt, "pid": os.getpid(),
-                   "host": socket.gethostname()})
-        {FUZZ: self.fuzz, REPLAY: self.replay, SHRINK: self.shrink}[self.unit.kind]()
+        self.emit(Started(self.unit.id, self.unit.attempt, os.getpid(), socket.gethostname()))
+        {FUZZ: self.fuzz, LIST: self.listed, REPLAY: self.replay, SHRINK: self.shrink}[self.unit.kind]()
         self.flush()
         return {"unit": self.unit.id, "attempt": self.unit.attempt}
 
@@ -165,8 +179,7 @@ class UnitRun:
     def flush(self) -> None:
         counts = {name: dict(c) for name, c in self.counts.items() if c}
         if counts or self.cases:
-            self.emit({"kind": "tally", "unit": self.unit.id, "counts": counts, "cases": self.cases, "verified": self.verified,
-                       "overshoots": pickle.dumps(self.overshoots)})
+            self.emit(Tally(self.unit.id, counts, self.cases, self.verified, self.overshoots))
         self.counts = {e.name: Counter() for e in self.entries}
         self.overshoots = Overshoots()
         self.cases = self.verified = 0
@@ -176,17 +189,17 @@ class UnitRun:
     def found(self, failure: Check, shrunk: bool = False) -> None:
         """Send a failure at once, unless this unit already sent one of that signature at least as small."""
         name = record_name(failure.instance)
-        sent = self.emitted.get(failure.signature)
+        signature = Signature.of(failure)
+        sent = self.emitted.get(signature)
         if sent is not None and sent <= name:
             return
-        self.emitted[failure.signature] = name
-        self.emit({"kind": "finding", "unit": self.unit.id, "check": encode_check(failure), "shrunk": shrunk})
+        self.emitted[signature] = name
+        self.emit(Found(self.unit.id, failure, shrunk))
 
     def disagreement(self, done: Check) -> None:
         """Send an oracle finding: the check showed the oracle, not the solver, wrong."""
         if done.oracle_disagreement:
-            self.emit({"kind": "disagreement", "unit": self.unit.id, "family": done.family, "solver": done.solver.name,
-                       "message": done.oracle_disagreement, "instance": done.instance.as_dict()})
+            self.emit(Disagreement(self.unit.id, done.family, done.solver.name, done.oracle_disagreement, done.instance))
 
     def fuzz(self) -> None:
         name = self.unit.family
@@ -194,9 +207,11 @@ class UnitRun:
         def examine(instance: Instance) -> None:
             if self.over():
                 raise _TurnOver
-            self.examine(instance, name)
+            _aim(instance, self.examine(instance, name))
 
         nightly = settings(NIGHTLY, database=open_database(self.setup.database))
+        if self.setup.seeded:
+            nightly = settings(nightly, backend=BACKEND)
         test = nightly(given(families.strategy(name))(examine))
         # Two of Hypothesis's internals: one database key per family, whatever the unit (so every
         # worker shares what the others saved), and this unit's seed without ``@seed``, which would
@@ -208,44 +223,60 @@ class UnitRun:
         except _TurnOver:
             pass
 
-    def examine(self, instance: Instance, name: str) -> None:
+    def listed(self) -> None:
+        name = self.unit.family
+        for instance in families.get(name).listing()[self.unit.start : self.unit.stop]:
+            if self.over():
+                return
+            self.examine(instance, name)
+
+    def examine(self, instance: Instance, name: str) -> list[Check]:
+        """Every target and baseline on one instance (the oracle asked once); each target's failure
+        sent with its baseline's check of the same instance. The checks made, for ``_aim``."""
         if self.unit.careful:
-            self.emit({"kind": "trying", "unit": self.unit.id, "instance": instance.as_dict()})
+            self.emit(Trying(self.unit.id, instance))
         oracle = optimum(instance)
-        done = []
+        done: dict[str, Check] = {}
         for entry in self.entries:
             if not size_allows(entry, instance):
                 continue
             result = check(entry, instance, name, oracle)
             self.disagreement(result)
-            done.append(result)
+            done[entry.name] = result
             self.counts[entry.name][result.verdict.value] += 1
             self.overshoots.add(entry.name, name, instance, result.judgement.memory_slack)
-            if result.failed:
+        baselines = self.setup.baselines
+        for target, result in done.items():
+            counterpart = self.counterparts.get(target)
+            if counterpart is not None:
+                result = with_baseline(result, counterpart, done.get(counterpart.name))
+            if result.failed and target not in baselines:
                 self.found(result)
         self.cases += 1
         self.verified += oracle.proven
-        _aim(instance, done)
+        return list(done.values())
 
     def replay(self) -> None:
-        for solver, verdict, name, instance in self.unit.replays:
+        for solver, verdict, baseline_verdict, name, instance in self.unit.replays:
             if self.over():
                 return
+            instance = Instance.from_dict(instance)
             if self.unit.careful:
-                self.emit({"kind": "trying", "unit": self.unit.id, "instance": instance})
-            done = check(self.by_name[solver], Instance.from_dict(instance), name)
+                self.emit(Trying(self.unit.id, instance))
+            done = check_against(self.by_name[solver], self.counterparts.get(solver), instance, name)
             self.disagreement(done)
             self.counts[solver][done.verdict.value] += 1
+            if done.baseline is not None:
+                self.disagreement(done.baseline)
+                self.counts[done.baseline.solver.name][done.baseline.verdict.value] += 1
             self.cases += 1
             self.verified += done.oracle.proven
-            self.emit({"kind": "replayed", "unit": self.unit.id, "solver": solver, "verdict": verdict,
-                       "check": encode_check(done)})
+            self.emit(Replayed(self.unit.id, Signature(solver, verdict, baseline_verdict), done))
 
     def shrink(self) -> None:
-        failure = decode_check(self.unit.failure)
-        failure = replace(failure, solver=self.by_name[failure.solver.name])
+        failure = check_from_plain(self.unit.failure, self.by_name)
         smaller = minimal_reproduction(failure, give_up=self.over)
-        if smaller.failed and smaller.signature == failure.signature and smaller.instance != failure.instance:
+        if smaller.failed and Signature.of(smaller) == Signature.of(failure) and smaller.instance != failure.instance:
             self.found(smaller, shrunk=True)
 
 
@@ -278,5 +309,6 @@ def _event(name: str):
 
 
 def run_unit(setup: Setup, unit: Unit) -> dict:
-    """The Dask task: one attempt at ``unit``, reporting to the campaign's queue."""
-    return UnitRun(setup, unit, _queue(setup.events).put, _event(setup.stop).is_set).run()
+    """The Dask task: one attempt at ``unit``, reporting to the campaign's queue as JSON text."""
+    queue = _queue(setup.events)
+    return UnitRun(setup, unit, lambda event: queue.put(encode(event)), _event(setup.stop).is_set).run()

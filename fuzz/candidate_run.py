@@ -2,10 +2,13 @@
 
 Every target runs isolated (knapcheck.solvers.isolation), whatever its entry says: the report is about code
 under review, and a crash, a hang or a runaway allocation must end in a verdict, not end the run.
-Candidate and baseline are checked in one run_check, so the oracle answers each instance once.
-Workers are started before the clock of the time budget starts: importing torch five times over
-must not eat the first family's share. A target that cannot even be loaded stops the run with a
-ValueError: a table of verdicts about code that never ran would mislead.
+Candidate and baseline are checked in one run_check, so the oracle answers each instance once and
+each candidate solver carries its counterpart baseline's check of every instance
+(``knapcheck.fuzz.gate`` pairs them and holds the rule). Workers are started before the clock of the
+time budget starts: importing torch five times over must not eat the first family's share. A
+target that cannot even be loaded, or a candidate without a single counterpart, stops the run
+with a ValueError: a table of verdicts about code that never ran, or compared with the wrong
+baseline, would mislead.
 """
 
 from __future__ import annotations
@@ -15,22 +18,20 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from knapcheck.fuzz.check import run_check
-from knapcheck.fuzz.families import names
 from knapcheck.fuzz.differential import Check, CheckResult
-from knapcheck.solvers import specs
+from knapcheck.fuzz.families import names
+from knapcheck.fuzz.gate import BASELINE, CANDIDATE, Decision, decide, pair
+from knapcheck.fuzz.regression_corpus import RegressionCase
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 from knapcheck.solvers.isolation import start_workers
 from knapcheck.solvers.registry import with_isolation
 
-CANDIDATE = "candidate"
-BASELINE = "baseline"
-
 
 @dataclass
 class CandidateRun:
     roles: dict[str, str]
-    """Solver name -> CANDIDATE or BASELINE (a solver named by both counts as the candidate)."""
+    """Solver name -> CANDIDATE or BASELINE."""
     result: CheckResult
     families: list[str]
     stored: dict[str, int]
@@ -44,48 +45,14 @@ class CandidateRun:
     def findings(self, role: str) -> list[Check]:
         return [f for f in self.result.findings if self.roles[f.solver.name] == role]
 
-    def counterparts(self, name: str) -> list[str]:
-        """The baseline solvers a candidate solver is compared with: those whose function has its
-        name (``pr/knapsack.py:dp_knapsack`` against ``torch:dp_knapsack``), else every baseline."""
-        baselines = self.entries(BASELINE)
-        mine = _function_name(next(e for e in self.result.solvers if e.name == name))
-        same = [e.name for e in baselines if _function_name(e) == mine]
-        return same or [e.name for e in baselines]
-
-    def is_regression(self, failure: Check) -> bool:
-        """A candidate failure its baseline does not share: a kind of failure (verdict) the baseline
-        never shows, or one on an instance the baseline passes. Without a baseline, every one."""
-        if self.roles[failure.solver.name] != CANDIDATE:
-            return False
-        baselines = self.counterparts(failure.solver.name)
-        verdict = failure.verdict.value
-        if verdict not in {f.verdict.value for f in self.findings(BASELINE) if f.solver.name in baselines}:
-            return True
-        for failing in self.result.failures_by_instance:
-            checked = [failing[b] for b in baselines if b in failing]
-            if failing.get(failure.solver.name) == verdict and checked and all(v is None for v in checked):
-                return True
-        return False
-
-    def regressions(self) -> list[Check]:
-        return [f for f in self.findings(CANDIDATE) if self.is_regression(f)]
-
-    def gate_failures(self, strict: bool) -> list[Check]:
-        """What fails the report: the candidate's regressions, or with ``strict`` any failure of it."""
-        return self.findings(CANDIDATE) if strict else self.regressions()
-
-    def fixed(self) -> list[Check]:
-        """Baseline failures whose kind of verdict no candidate compared with that baseline shows."""
-        fixed = []
-        for failure in self.findings(BASELINE):
-            compared = [e.name for e in self.entries(CANDIDATE) if failure.solver.name in self.counterparts(e.name)]
-            if not any(f.verdict == failure.verdict for f in self.findings(CANDIDATE) if f.solver.name in compared):
-                fixed.append(failure)
-        return fixed
-
-
-def _function_name(entry: SolverEntry) -> str:
-    return specs.parse(entry.spec).name
+    def gate(self, strict: bool = False) -> Decision:
+        return decide(
+            self.result.findings,
+            [e.name for e in self.entries(CANDIDATE)],
+            len(self.result.oracle_findings),
+            baseline=bool(self.entries(BASELINE)),
+            strict=strict,
+        )
 
 
 def run_candidate(
@@ -97,27 +64,27 @@ def run_candidate(
     time_budget: float | None = None,
     progress: Callable[[str], None] = lambda message: None,
     stored: dict[str, Sequence[Instance]] | None = None,
+    known_cases: Sequence[RegressionCase] = (),
 ) -> CandidateRun:
-    """``stored``: instances to check besides the families' samples, by source (the regression corpus)."""
-    roles: dict[str, str] = {}
-    entries: list[SolverEntry] = []
-    for role, group in ((CANDIDATE, candidate), (BASELINE, baseline)):
-        for entry in group:
-            if entry.name not in roles:
-                roles[entry.name] = role
-                entries.append(with_isolation(entry))
-    if not any(role == CANDIDATE for role in roles.values()):
+    """``stored``: instances to check besides the families' samples, by source (the regression
+    corpus); ``known_cases``: the corpus cases that tell known failures from new ones when there
+    is no baseline."""
+    candidate = [with_isolation(e) for e in candidate]
+    baseline = [with_isolation(e) for e in baseline]
+    if not candidate:
         raise ValueError("candidate must name at least one solver")
+    pair(candidate, baseline)
+    roles = {**{e.name: BASELINE for e in baseline}, **{e.name: CANDIDATE for e in candidate}}
+    entries = candidate + baseline
     families = names() if family_names is None else list(family_names)
-    isolated = [e for e in entries if e.isolate]
-    progress(f"starting {len(isolated)} worker processes")
-    unloadable = start_workers(isolated)
+    progress(f"starting {len(entries)} worker processes")
+    unloadable = start_workers(entries)
     if unloadable:
         raise ValueError(
             "cannot load " + "; ".join(f"{name} ({outcome.error})" for name, outcome in unloadable.items())
         )
     start = time.monotonic()
     stored = stored or {}
-    result = run_check(entries, families, per_family, seed_value, progress, time_budget, stored)
+    result = run_check(candidate, families, per_family, seed_value, progress, time_budget, stored, baseline, known_cases)
     counts = {name: len(instances) for name, instances in stored.items()}
     return CandidateRun(roles, result, families, counts, time.monotonic() - start, time_budget)

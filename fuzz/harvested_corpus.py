@@ -2,19 +2,25 @@
 
 One file per model (``MODEL.json``), each a list of records: the instance exactly as the partitioner
 handed it to its solver, and where it came from (model, memory budget, the index of the solver call
-within that compile, torch version, backend). Reading it needs no torch: the ``harvested`` family
-(the toy models, ``CORPUS_DIR``) and the ``harvested_large`` family (the real-size models,
-``LARGE_CORPUS_DIR``) sample it in every test, check and campaign, and ``knapcheck solve``,
-``check --instances`` and ``report --instances`` read such a file directly (``knapcheck.fuzz.instance_files``).
+within that compile, torch version, backend). A record read from a training run's TORCH_TRACE log
+(``knapcheck harvest --trace``) also says where in the log it was and what torch answered
+(``TraceOrigin``, under ``"trace"``); the model is then the log's name. Reading it needs no torch:
+the ``harvested`` family (the toy models, ``CORPUS_DIR``) and the ``harvested_large`` family (the
+real-size models, ``LARGE_CORPUS_DIR``) sample it in every test, check and campaign, and
+``knapcheck solve``, ``check --instances`` and ``report --instances`` read such a file directly
+(``knapcheck.fuzz.instance_files``).
 """
 
 from __future__ import annotations
 
 import json
+import numbers
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from knapcheck.fuzz.json_files import UnreadableFile, read_json
+from knapcheck.fuzz.json_schema import INSTANCE, all_of, integer, list_of, number, obj, string
 from knapcheck.solvers.contract import Instance
 
 CORPUS_DIR = Path(__file__).parent / "corpus" / "harvested"
@@ -23,6 +29,113 @@ SCHEMA_VERSION = 1
 FORMAT = "knapcheck-harvested-corpus"
 LEGACY_FORMAT = "knapcheck-harvested-corpus/1"
 """What files written before ``schema_version`` say instead of it and ``FORMAT``; read the same."""
+WHAT = "harvested corpus file"
+
+RECORD = all_of(
+    obj({"model": string, "budget": number, "call": integer, "torch_version": string, "backend": string}), INSTANCE
+)
+"""One record: provenance and the instance side by side; other keys are allowed (a newer harvest may add some)."""
+DOCUMENT = obj({"records": list_of(RECORD)})
+
+
+def _field(data: dict, key: str, kind: type, optional: bool = False):
+    """``data[key]`` if it is a ``kind`` (a bool only when ``kind`` is bool), or None when ``optional``."""
+    value = data.get(key)
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) is not (kind is bool) or not isinstance(value, kind):
+        name = "number" if kind is numbers.Real else kind.__name__
+        raise ValueError(f"trace.{key} must be {'null or ' if optional else ''}a {name}, got {value!r:.60}")
+    return value
+
+
+def _number(data: dict, key: str) -> float:
+    try:
+        return float(_field(data, key, numbers.Real))
+    except OverflowError:
+        raise ValueError(f"trace.{key} is beyond float64's range") from None
+
+
+def _indices(data: dict, key: str) -> tuple[int, ...]:
+    values = _field(data, key, list)
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in values):
+        raise ValueError(f"trace.{key} must be a list of item indices")
+    return tuple(values)
+
+
+@dataclass(frozen=True)
+class TraceRegion:
+    """The per-region budget (``torch.autograd.graph.region_activation_memory_budget``) a graph was under."""
+
+    budget: float
+    source: str
+    """Where the annotated forward begins, as torch prints it (``FILE:LINE in FUNCTION``); empty if not printed."""
+
+
+@dataclass(frozen=True)
+class TraceOrigin:
+    """Where in a TORCH_TRACE log a knapsack was read, and the answer torch logged for it."""
+
+    trace: str
+    """The log file's name."""
+    line: int
+    """The line of the ``min_cut_information`` artifact's header."""
+    compile_id: str
+    """As tlparse shows it: ``FRAME/COMPILE``, ``_ATTEMPT`` after a restart, ``!CA/`` under compiled autograd."""
+    frame_id: int | None
+    frame_compile_id: int | None
+    rank: int | None
+    """The process's rank in a distributed run."""
+    region: TraceRegion | None
+    nodes: tuple[str, ...]
+    """The joint graph's node behind each item."""
+    saved: tuple[int, ...]
+    """The items torch saved (its ``Knapsack Saved Nodes``)."""
+    recomputed: tuple[int, ...]
+    expected_runtime: float
+    """The value torch's solver reported (its ``Expected Runtime``)."""
+    from_cache: bool = False
+    """Logged again by a compile the AOTAutograd cache served: solved by an earlier run."""
+
+    def as_dict(self) -> dict:
+        region = None if self.region is None else {"budget": self.region.budget, "source": self.region.source}
+        return {
+            "trace": self.trace,
+            "line": self.line,
+            "compile_id": self.compile_id,
+            "frame_id": self.frame_id,
+            "frame_compile_id": self.frame_compile_id,
+            "rank": self.rank,
+            "region": region,
+            "nodes": list(self.nodes),
+            "saved": list(self.saved),
+            "recomputed": list(self.recomputed),
+            "expected_runtime": self.expected_runtime,
+            "from_cache": self.from_cache,
+        }
+
+    @classmethod
+    def from_dict(cls, data: object) -> "TraceOrigin":
+        if not isinstance(data, dict):
+            raise ValueError(f"trace must be an object, got {type(data).__name__}")
+        region = _field(data, "region", dict, optional=True)
+        nodes = _field(data, "nodes", list)
+        if not all(isinstance(name, str) for name in nodes):
+            raise ValueError("trace.nodes must be a list of node names")
+        return cls(
+            _field(data, "trace", str),
+            _field(data, "line", int),
+            _field(data, "compile_id", str),
+            _field(data, "frame_id", int, optional=True),
+            _field(data, "frame_compile_id", int, optional=True),
+            _field(data, "rank", int, optional=True),
+            None if region is None else TraceRegion(_number(region, "budget"), _field(region, "source", str)),
+            tuple(nodes),
+            _indices(data, "saved"),
+            _indices(data, "recomputed"),
+            _number(data, "expected_runtime"),
+            _field(data, "from_cache", bool),
+        )
 
 
 @dataclass(frozen=True)
@@ -36,29 +149,27 @@ class Harvested:
     """Which solver call of that compile (0 for the first): one compile may solve several graphs."""
     torch_version: str
     backend: str
+    trace: TraceOrigin | None = None
+    """Set when the record was read from a TORCH_TRACE log rather than recorded from a compile."""
 
     def as_dict(self) -> dict:
+        provenance = {} if self.trace is None else {"trace": self.trace.as_dict()}
         return {
             "model": self.model,
             "budget": self.budget,
             "call": self.call,
             "torch_version": self.torch_version,
             "backend": self.backend,
+            **provenance,
             **self.instance.as_dict(),
         }
 
     @classmethod
     def from_dict(cls, data: dict) -> "Harvested":
-        missing = {"model", "budget", "call", "torch_version", "backend"} - set(data)
-        if missing:
-            raise ValueError(f"harvested record is missing {sorted(missing)}")
+        """A record ``RECORD`` accepts; ValueError when its instance or its trace origin is malformed."""
         return cls(
-            Instance.from_dict(data),
-            str(data["model"]),
-            float(data["budget"]),
-            int(data["call"]),
-            str(data["torch_version"]),
-            str(data["backend"]),
+            Instance.from_dict(data), data["model"], float(data["budget"]), data["call"], data["torch_version"],
+            data["backend"], TraceOrigin.from_dict(data["trace"]) if "trace" in data else None,
         )
 
     @property
@@ -83,7 +194,7 @@ def write_harvested(records: list[Harvested], directory: Path) -> list[Path]:
 
 
 def is_harvested(data: object) -> bool:
-    """Whether a file's parsed JSON is a harvested corpus file (of this schema, or written before it)."""
+    """Whether a file's parsed JSON says it is a harvested corpus file (of this schema, or written before it)."""
     if not isinstance(data, dict):
         return False
     current = data.get("format") == FORMAT and data.get("schema_version") == SCHEMA_VERSION
@@ -91,22 +202,26 @@ def is_harvested(data: object) -> bool:
 
 
 def read_harvested_file(path: Path) -> list[Harvested]:
-    data = json.loads(path.read_text())
+    """The records of a harvested corpus file; ValueError (``UnreadableFile``) naming the file otherwise."""
+    data = read_json(path, None, what=WHAT)
     if not is_harvested(data):
-        raise ValueError(
-            f"{path} is not a harvested corpus file (expected format {FORMAT!r}, schema_version {SCHEMA_VERSION})"
-        )
+        raise UnreadableFile(WHAT, path, f"not a harvested corpus file (expected format {FORMAT!r}, schema_version {SCHEMA_VERSION})")
     return harvested_records(data, path)
 
 
 def harvested_records(data: dict, path: Path) -> list[Harvested]:
-    """The records of a harvested corpus file's parsed JSON; ValueError naming the file and record."""
+    """The records of a harvested corpus file's parsed JSON (``is_harvested``); ValueError naming
+    the file and the record that breaks the schema or the contract."""
+    try:
+        DOCUMENT(data, "")
+    except ValueError as exc:
+        raise UnreadableFile(WHAT, path, str(exc)) from None
     records = []
-    for i, entry in enumerate(data.get("records", [])):
+    for i, entry in enumerate(data["records"]):
         try:
             records.append(Harvested.from_dict(entry))
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{path}: records[{i}]: {exc}") from None
+        except ValueError as exc:
+            raise UnreadableFile(WHAT, path, f"records[{i}] is malformed: {exc}") from None
     return records
 
 

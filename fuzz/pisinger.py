@@ -21,11 +21,11 @@ from typing import Callable
 
 from hypothesis import strategies as st
 
+from knapcheck.fuzz.sizes import PISINGER_MAX_ITEMS as MAX_ITEMS
+from knapcheck.fuzz.sizes import PISINGER_SIMILAR_WEIGHTS_MAX_ITEMS as SIMILAR_WEIGHTS_MAX_ITEMS
+
 R = 1000
 """Data range of weights and profits, in quantized units."""
-MAX_ITEMS = 30
-SIMILAR_WEIGHTS_MAX_ITEMS = 20
-"""Similar weights are CP-SAT's hardest class: fewer of them keep every proof short."""
 H = 100
 """Pisinger generates H instances per class, the h-th with capacity h / (H + 1) of the total weight."""
 

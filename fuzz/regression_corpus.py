@@ -5,7 +5,7 @@ knapcheck checks it from any directory. Each case names the solver, the verdict 
 family that found it and the instance. ``tests/test_regressions.py`` checks every case against its
 solver: our own solvers must now pass; an upstream solver's case is a strict expected failure
 (design: upstream defects never make our suite red, and a fix upstream shows up as an unexpected
-pass to promote away).
+pass to promote away). ``knapcheck.fuzz.campaign_promotion`` adds a campaign's findings to it.
 """
 
 from __future__ import annotations
@@ -15,12 +15,14 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 from knapcheck.fuzz.differential import Check, check
-from knapcheck.fuzz.store import StoredFailure, write_atomically
+from knapcheck.fuzz.json_files import UnreadableFile, read_json
+from knapcheck.fuzz.json_schema import INSTANCE, boolean, list_of, obj, one_of, string
+from knapcheck.fuzz.store import StoredFailure
+from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.registry import resolve_one
+from knapcheck.solvers.registry import ours, resolve_one
 
 SCHEMA_VERSION = 1
 REGRESSION_CORPUS = Path(__file__).parent / "corpus" / "regressions.json"
@@ -62,56 +64,59 @@ class RegressionCase:
 
     @classmethod
     def from_dict(cls, data: dict) -> "RegressionCase":
-        fields = dict(data)
-        fields["instance"] = Instance.from_dict(data["instance"])
-        return cls(**fields)
+        """A case ``CASE`` accepts; ValueError when its instance breaks the contract."""
+        known = {name: data[name] for name in ("id", "solver", "ours", "verdict", "family", "origin", "found_at")}
+        return cls(**known, instance=Instance.from_dict(data["instance"]), why=data.get("why", ""))
+
+
+CASE = obj(
+    {
+        "id": string,
+        "solver": string,
+        "ours": boolean,
+        "verdict": one_of(*(v.value for v in Verdict)),
+        "family": string,
+        "origin": string,
+        "found_at": string,
+        "instance": INSTANCE,
+    },
+    {"why": string},
+)
+CORPUS = obj({"schema_version": one_of(SCHEMA_VERSION), "cases": list_of(CASE)})
+"""The corpus file; keys neither names are allowed and ignored (a newer knapcheck may add some)."""
+WHAT = "regression corpus"
 
 
 def load_regression_corpus(path: Path = REGRESSION_CORPUS, *, missing_ok: bool = False) -> list[RegressionCase]:
-    """The corpus's cases. ValueError, naming the file, when it is missing (unless ``missing_ok``:
-    then it is an empty corpus), not JSON, of another schema, or holds a malformed case."""
+    """The corpus's cases. ValueError (``UnreadableFile``), naming the file, when it is missing
+    (unless ``missing_ok``: then it is an empty corpus), not a regular file, too large, not JSON, of
+    another schema, or holds a malformed case."""
     path = Path(path)
     try:
-        text = path.read_text()
-    except FileNotFoundError:
-        if missing_ok:
+        data = read_json(path, CORPUS, what=WHAT)
+    except UnreadableFile as exc:
+        if missing_ok and exc.reason == "does not exist":
             return []
-        raise ValueError(f"regression corpus {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"regression corpus {path} cannot be read: {exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"regression corpus {path} is not valid JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
-        found = data.get("schema_version") if isinstance(data, dict) else type(data).__name__
-        raise ValueError(f"regression corpus {path}: schema_version {found!r}, expected {SCHEMA_VERSION}")
-    cases = data.get("cases")
-    if not isinstance(cases, list):
-        raise ValueError(f"regression corpus {path}: 'cases' must be a list")
+        raise
     loaded = []
-    for index, case in enumerate(cases):
+    for index, case in enumerate(data["cases"]):
         try:
             loaded.append(RegressionCase.from_dict(case))
-        except (TypeError, ValueError, KeyError) as exc:
-            raise ValueError(f"regression corpus {path}: cases[{index}] is malformed: {exc}") from None
+        except ValueError as exc:
+            raise UnreadableFile(WHAT, path, f"cases[{index}] is malformed: {exc}") from None
     return loaded
 
 
-def promote(failures: Iterable[StoredFailure], corpus: Path) -> list[RegressionCase]:
-    """Add the failures not yet in the corpus as cases (the file is rewritten atomically); return them."""
-    cases = load_regression_corpus(corpus, missing_ok=True)
-    known = {case.id for case in cases}
-    added = []
-    for stored in failures:
-        case = RegressionCase.of(stored)
-        if case.id not in known:
-            known.add(case.id)
-            added.append(case)
-    if added:
-        document = {"schema_version": SCHEMA_VERSION, "cases": [c.as_dict() for c in cases + added]}
-        write_atomically(Path(corpus), json.dumps(document, indent=1) + "\n")
-    return added
+def false_claim(stored: StoredFailure) -> str:
+    """Why a stored failure may not be promoted as it claims (empty when it may): a record says
+    ``ours`` only for a solver registered as one of ours, since our cases must pass and run as
+    trusted code."""
+    if not stored.ours:
+        return ""
+    mine = {entry.name for entry in ours()}
+    if stored.solver not in mine:
+        return f"it says ours, but {stored.solver!r} is not a registered solver of ours ({', '.join(sorted(mine))})"
+    return ""
 
 
 def replay(case: RegressionCase) -> Check:

@@ -15,12 +15,13 @@ from __future__ import annotations
 from random import Random
 from typing import Callable, Iterator
 
-from hypothesis import HealthCheck, Phase, find, settings
+from hypothesis import Phase, find
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
 from knapcheck.fuzz import families
-from knapcheck.fuzz.differential import Check, check, size_allows
+from knapcheck.fuzz.differential import Check, check_against, size_allows
+from knapcheck.fuzz.seeded_draws import seeded_settings
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import SCALE, Instance
 
@@ -117,9 +118,10 @@ def hypothesis_minimal(
 ) -> Instance | None:
     """The instance Hypothesis shrinks to from the first failing one it draws; None if none fails.
 
-    Seeded, without the example database: the same answer on every run. Answers are remembered
-    per instance, so Hypothesis's replays agree with its first call even when ``still_fails``
-    has given up in between (or the target is flaky).
+    Seeded, without the example database, drawing nothing from the imported modules' source
+    (``knapcheck.fuzz.seeded_draws``): the same answer on every run. Answers are remembered per
+    instance, so Hypothesis's replays agree with its first call even when ``still_fails`` has
+    given up in between (or the target is flaky).
     """
     answers: dict[Instance, bool] = {}
 
@@ -132,13 +134,7 @@ def hypothesis_minimal(
         return find(
             strategy,
             condition,
-            settings=settings(
-                max_examples=max_examples,
-                database=None,
-                deadline=None,
-                phases=[Phase.generate, Phase.shrink],
-                suppress_health_check=list(HealthCheck),
-            ),
+            settings=seeded_settings(max_examples, (Phase.generate, Phase.shrink)),
             random=Random(seed_value),
         )
     except (NoSuchExample, Unsatisfiable):
@@ -151,22 +147,32 @@ SMALL_ENOUGH = 2
 
 
 def minimal_reproduction(failure: Check, give_up: Callable[[], bool] = lambda: False, seed_value: int = 0) -> Check:
-    """Shrink a failing check to the smallest instance that fails with the same verdict.
+    """Shrink a failing check to the smallest instance with the same differential signature.
 
-    The greedy shrinker runs first; while its result has more than SMALL_ENOUGH items, Hypothesis
-    searches the smallest family (many defects need no more than a few small items) and then the
-    failing one (see knapcheck.fuzz.shrink); the smallest result wins. Once
-    ``give_up()`` is true (the time is over) the smallest instance so far is kept. A TIMEOUT is not
-    shrunk: every attempt would cost a full time limit. If the smallest instance does not fail
-    again when rechecked (a flaky target), the original failure is kept: it is never lost.
+    The target must fail there with the same verdict and, when the check carries a baseline, the
+    baseline must give the verdict it gave (so a regression against a baseline that passed is
+    reproduced on an instance that baseline passes, never on a failure the two share; a baseline
+    not run on the instance must still not be run). A NONDETERMINISTIC failure is retried with
+    two calls. The greedy shrinker runs first; while its result has more than SMALL_ENOUGH items,
+    Hypothesis searches the smallest family (many defects need no more than a few small items)
+    and then the failing one; the smallest result wins. Once ``give_up()`` is true (the time is
+    over) the smallest instance so far is kept. A TIMEOUT is not shrunk: every attempt would cost
+    a full time limit. The result is the check made on the smallest instance while searching (no
+    recheck, so a flaky target cannot turn it into a pass); the original failure when nothing
+    smaller reproduces it.
     """
     if failure.verdict is Verdict.TIMEOUT:
         return failure
+    wanted = failure.differential_signature
+    calls = 2 if failure.verdict is Verdict.NONDETERMINISTIC else 1
+    seen: dict[Instance, Check] = {}
 
     def still_fails(instance: Instance) -> bool:
-        if give_up() or not size_allows(failure.solver, instance):
-            return False
-        return check(failure.solver, instance, failure.family).verdict is failure.verdict
+        if instance not in seen:
+            if give_up() or not size_allows(failure.solver, instance):
+                return False
+            seen[instance] = check_against(failure.solver, failure.counterpart, instance, failure.family, calls=calls)
+        return seen[instance].differential_signature == wanted
 
     candidates = [shrink(failure.instance, still_fails)]
     for name in dict.fromkeys([SMALLEST_FAMILY, failure.family]):
@@ -174,5 +180,5 @@ def minimal_reproduction(failure: Check, give_up: Callable[[], bool] = lambda: F
             found = hypothesis_minimal(families.strategy(name), still_fails, seed_value)
             if found is not None:
                 candidates.append(found)
-    smallest = check(failure.solver, min(candidates, key=complexity), failure.family)
-    return smallest if smallest.signature == failure.signature else failure
+    smallest = min(candidates, key=complexity)
+    return seen[smallest] if smallest in seen and complexity(smallest) < complexity(failure.instance) else failure

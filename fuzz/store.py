@@ -3,19 +3,28 @@
 Layout under the store's root::
 
     failures/<group>/<n>-<chars>-<digest>.json
-    unreadable/<group>--<file>          files set aside because they could not be read
+    unreadable/<group>--<file>          files set aside because they could not be trusted
 
-A group is one signature (solver, verdict kind). Each file is one failing instance, written
+A group is one signature (``knapcheck.fuzz.signature``): in a campaign against a baseline, the
+baseline's verdict on the instance is part of it, so a regression (the baseline passes) and a
+failure the baseline shares are two groups, each with its own smallest instance, and neither is
+pruned in favour of the other. Each file is one failing instance, written
 atomically (a temporary file, fsync, ``os.replace``, fsync of the directory), so a ``kill -9``
-leaves either the whole file or none. File names sort by instance size, so the smallest instance
-of a group is its first readable file. ``prune`` keeps only that one.
+leaves either the whole file or none. A file's name is derived from its instance
+(``record_name``) and sorts smallest instance first, so the smallest instance of a group is its
+first readable file. ``prune`` keeps only that one.
 
-Nothing on disk is trusted: a file that is not a complete, valid record (truncated, empty, not
-UTF-8, not a JSON object, a missing or mistyped field, an instance the contract rejects, a record
-filed under another signature's group) is moved to ``unreadable/``, reported in ``bad_files``, and
-never read again, and it never counts as a group's smallest instance, so it is never the reason a
-valid file is deleted. Readers skip the hidden temporary files of a writer at work and files
-another process has just removed.
+Nothing on disk is trusted, names included. Every file is read by ``knapcheck.fuzz.json_files``
+(regular files only: a FIFO, a device or a symbolic link is refused unread; a size and a nesting
+limit; NaN refused) and checked against the record's schema; a file that is not a complete, valid
+record (truncated, empty, not UTF-8, not a JSON object, a missing or mistyped field, an instance
+the contract rejects, a record filed under another signature's group, or a name that is not the
+one its instance gives) is moved to ``unreadable/``, reported in ``bad_files``, and never read again,
+and it never counts as a group's smallest instance, so it is never the reason a valid file is
+deleted. Readers skip the hidden temporary files of a writer at work and files another process has
+just removed. A store that cannot be changed (a read-only directory) is read all the same: what
+could not be moved or removed is said in ``errors``, never raised, so a campaign still writes its
+report.
 """
 
 from __future__ import annotations
@@ -29,7 +38,10 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from knapcheck.fuzz.differential import Check
+from knapcheck.fuzz.differential import NOT_RUN, Check, instance_id
+from knapcheck.fuzz.json_files import InvalidJson, UnreadableFile, parse_json, read_bytes
+from knapcheck.fuzz.json_schema import INSTANCE, boolean, obj, one_of, string
+from knapcheck.fuzz.signature import Signature
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.specs import current_name
@@ -38,19 +50,25 @@ SCHEMA_VERSION = 1
 STALE_TEMPORARY_SECONDS = 3600
 """A temporary file this old belongs to no live writer and may be removed."""
 
-Signature = tuple[str, str]
-
-_FIELDS = {
-    "solver": str,
-    "verdict": str,
-    "family": str,
-    "ours": bool,
-    "exact": bool,
-    "origin": str,
-    "detail": str,
-    "found_at": str,
-    "instance": dict,
-}
+RECORD = obj(
+    {
+        "schema_version": one_of(SCHEMA_VERSION),
+        "solver": string,
+        "verdict": one_of(*(v.value for v in Verdict)),
+        "family": string,
+        "ours": boolean,
+        "exact": boolean,
+        "origin": string,
+        "detail": string,
+        "found_at": string,
+        "instance": INSTANCE,
+    },
+    {"baseline": string, "baseline_verdict": one_of(*(v.value for v in Verdict), NOT_RUN), "instance_id": string},
+)
+"""A stored failure; keys it does not name are allowed (a newer knapcheck may add optional ones).
+``baseline`` and ``baseline_verdict``: the counterpart baseline and its verdict on the instance, in
+records of a campaign run against one (older records have neither); ``instance_id``: the
+instance's id (``knapcheck.fuzz.differential.instance_id``), checked against the instance."""
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -91,10 +109,18 @@ class StoredFailure:
     detail: str
     found_at: str
     path: Path | None = None
+    baseline: str = ""
+    """The counterpart baseline it was judged against; empty when none."""
+    baseline_verdict: str = ""
+    """The baseline's verdict on the same instance (NOT_RUN when not run there); empty without a baseline."""
 
     @property
     def signature(self) -> Signature:
-        return self.solver, self.verdict
+        return Signature(self.solver, self.verdict, self.baseline_verdict)
+
+    @property
+    def instance_id(self) -> str:
+        return instance_id(self.instance)
 
     @classmethod
     def of(cls, failure: Check) -> "StoredFailure":
@@ -108,6 +134,8 @@ class StoredFailure:
             origin=failure.solver.origin,
             detail=failure.judgement.detail,
             found_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            baseline=failure.counterpart.name if failure.counterpart is not None else "",
+            baseline_verdict=failure.baseline_verdict or "",
         )
 
     def as_dict(self) -> dict:
@@ -121,11 +149,14 @@ class StoredFailure:
             "origin": self.origin,
             "detail": self.detail,
             "found_at": self.found_at,
+            **({"baseline": self.baseline, "baseline_verdict": self.baseline_verdict} if self.baseline_verdict else {}),
+            "instance_id": self.instance_id,
             "instance": self.instance.as_dict(),
         }
 
     @classmethod
     def from_dict(cls, data: dict, path: Path | None = None) -> "StoredFailure":
+        """A record that ``RECORD`` accepts; ValueError when its instance breaks the contract."""
         return cls(
             solver=data["solver"],
             verdict=data["verdict"],
@@ -137,60 +168,44 @@ class StoredFailure:
             detail=data["detail"],
             found_at=data["found_at"],
             path=path,
+            baseline=data.get("baseline", ""),
+            baseline_verdict=data.get("baseline_verdict", ""),
         )
-
-
-def _no_constants(name: str) -> None:
-    raise ValueError(f"{name} is not a number JSON allows")
 
 
 def parse_record(data: bytes, path: Path | None = None) -> StoredFailure:
     """A stored file's bytes as a StoredFailure; UnreadableRecord saying what is wrong otherwise."""
-    if not data.strip():
-        raise UnreadableRecord("empty file")
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UnreadableRecord(f"not UTF-8 text (byte {exc.start})") from None
-    try:
-        record = json.loads(text, parse_constant=_no_constants)
-    except json.JSONDecodeError as exc:
-        raise UnreadableRecord(f"not a complete JSON document (truncated?): {exc}") from None
-    except ValueError as exc:
+        record = parse_json(data, RECORD)
+    except InvalidJson as exc:
         raise UnreadableRecord(str(exc)) from None
-    if not isinstance(record, dict):
-        raise UnreadableRecord(f"expected a JSON object, got {json.dumps(record)[:40]}")
-    version = record.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise UnreadableRecord(f"schema_version {version!r}, expected {SCHEMA_VERSION}")
-    for key, kind in _FIELDS.items():
-        if key not in record:
-            raise UnreadableRecord(f"missing key {key!r}")
-        if not isinstance(record[key], kind):
-            raise UnreadableRecord(f"{key!r} must be a JSON {kind.__name__}, got {json.dumps(record[key])[:40]}")
-    if record["verdict"] not in {v.value for v in Verdict}:
-        raise UnreadableRecord(f"unknown verdict {record['verdict']!r}")
     try:
-        return StoredFailure.from_dict(record, path)
+        stored = StoredFailure.from_dict(record, path)
     except ValueError as exc:
         raise UnreadableRecord(f"invalid instance: {exc}") from None
+    if "instance_id" in record and record["instance_id"] != stored.instance_id:
+        raise UnreadableRecord(f"its instance_id is not its instance's ({stored.instance_id})")
+    if bool(stored.baseline) != bool(stored.baseline_verdict):
+        raise UnreadableRecord("baseline and baseline_verdict come together")
+    return stored
 
 
 @dataclass(frozen=True)
 class BadFile:
-    """A stored file that could not be read, and where it was moved."""
+    """A stored file that could not be trusted, and where it was moved (None: it could not be)."""
 
     path: Path
-    moved_to: Path
+    moved_to: Path | None
     reason: str
 
 
 def group_name(signature: Signature) -> str:
-    """A directory name for a signature: readable, and unique even when two names slug alike."""
-    solver, verdict = signature
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", solver.rpartition("/")[2])[-60:]
-    digest = hashlib.sha1(f"{solver}\0{verdict}".encode()).hexdigest()[:10]
-    return f"{slug}--{verdict}--{digest}"
+    """A directory name for a signature: readable, and unique even when two names slug alike
+    (``SOLVER--VERDICT--DIGEST``, or ``SOLVER--VERDICT--vs-BASELINE_VERDICT--DIGEST`` against a baseline)."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", signature.solver.rpartition("/")[2])[-60:]
+    digest = hashlib.sha1("\0".join(signature.parts()).encode()).hexdigest()[:10]
+    against = f"--vs-{signature.baseline}" if signature.baseline else ""
+    return f"{slug}--{signature.verdict}{against}--{digest}"
 
 
 def record_name(instance: Instance) -> str:
@@ -201,10 +216,10 @@ def record_name(instance: Instance) -> str:
 
 
 def _listing(directory: Path) -> list[Path]:
-    """The entries of a directory, sorted; none if it has vanished."""
+    """The entries of a directory, sorted; none if it has vanished or cannot be listed."""
     try:
         return sorted(directory.iterdir())
-    except (FileNotFoundError, NotADirectoryError):
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
         return []
 
 
@@ -214,44 +229,65 @@ class FailureStore:
         self.failures = self.root / "failures"
         self.unreadable = self.root / "unreadable"
         self.bad_files: list[BadFile] = []
-        """Files this store object has found unreadable and set aside."""
+        """Files this store object has found untrustworthy, set aside (or not, when it could not be)."""
+        self.errors: list[str] = []
+        """What this store object could not do to the directory (move or remove a file), each once."""
+        self._refused: set[Path] = set()
 
     def _records(self, directory: Path) -> list[Path]:
-        return [p for p in _listing(directory) if p.suffix == ".json" and not p.name.startswith(".")]
+        return [p for p in _listing(directory) if p.suffix == ".json" and not p.name.startswith(".") and p not in self._refused]
 
     def _read(self, path: Path) -> StoredFailure | None:
-        """The record at ``path``; None when it has just vanished, or when it is unreadable (then set aside)."""
+        """The record at ``path``; None when it has just vanished, or when it cannot be trusted (then set aside)."""
         try:
-            data = path.read_bytes()
-        except FileNotFoundError:
+            stored = parse_record(read_bytes(path, follow_symlinks=False), path)
+        except UnreadableFile as exc:
+            if exc.reason != "does not exist":
+                self._set_aside(path, exc.reason)
             return None
-        except OSError as exc:
-            self._set_aside(path, f"cannot be read: {exc.strerror or exc}")
-            return None
-        try:
-            stored = parse_record(data, path)
         except UnreadableRecord as exc:
             self._set_aside(path, str(exc))
             return None
         if group_name(stored.signature) != path.parent.name:
             self._set_aside(path, f"records {stored.solver} {stored.verdict}, not this group's signature")
             return None
+        expected = record_name(stored.instance)
+        if path.name != expected:
+            self._set_aside(path, f"its instance's record is named {expected}: a file's name is not trusted")
+            return None
         return replace(stored, solver=current_name(stored.solver))
 
+    def _error(self, text: str) -> None:
+        if text not in self.errors:
+            self.errors.append(text)
+
     def _set_aside(self, path: Path, reason: str) -> None:
-        """Move an unreadable file to ``unreadable/`` and remember why (unless it has just vanished)."""
-        self.unreadable.mkdir(parents=True, exist_ok=True)
+        """Move an untrustworthy file to ``unreadable/`` and remember why (unless it has just vanished);
+        a file that cannot be moved is never read again by this store object, and said in ``errors``."""
+        self._refused.add(path)
         base = f"{path.parent.name}--{path.name}"
         target = self.unreadable / base
         copy = 1
-        while target.exists():
-            target = self.unreadable / f"{base}.{copy}"
-            copy += 1
         try:
+            self.unreadable.mkdir(parents=True, exist_ok=True)
+            while target.exists():
+                target = self.unreadable / f"{base}.{copy}"
+                copy += 1
             os.rename(path, target)
         except FileNotFoundError:
+            if not os.path.lexists(path):
+                return
+            self._cannot(f"set aside {path}", "unreadable/ vanished")
+            self.bad_files.append(BadFile(path, None, reason))
+            return
+        except OSError as exc:
+            self._cannot(f"set aside {path}", exc.strerror or str(exc))
+            self.bad_files.append(BadFile(path, None, reason))
             return
         self.bad_files.append(BadFile(path, target, reason))
+
+    def _cannot(self, action: str, why: str) -> None:
+        self._error(f"the failure store cannot {action}: {why}")
 
     def _smallest(self, directory: Path) -> tuple[StoredFailure | None, list[Path]]:
         """A group's smallest readable record, and the files after it."""
@@ -263,18 +299,19 @@ class FailureStore:
         return None, []
 
     def _groups(self) -> list[Path]:
-        return [d for d in _listing(self.failures) if d.is_dir()]
+        return [d for d in _listing(self.failures) if d.is_dir() and not d.is_symlink()]
 
     def record(self, failure: Check) -> Path | None:
         """Store a failure unless its group already holds a readable instance at least as small.
 
         Returns the file written, or None when the group already had a smaller (or the same) one.
+        OSError when the store cannot take it (the caller keeps the finding).
         """
         stored = StoredFailure.of(failure)
         name = record_name(stored.instance)
         directory = self.failures / group_name(stored.signature)
         smallest, _ = self._smallest(directory)
-        if smallest is not None and smallest.path.name <= name:
+        if smallest is not None and record_name(smallest.instance) <= name:
             return None
         path = directory / name
         write_atomically(path, json.dumps(stored.as_dict(), indent=1))
@@ -291,18 +328,25 @@ class FailureStore:
 
     def prune(self) -> None:
         """Keep the smallest readable instance of each group; set aside unreadable files; remove
-        temporary files no live writer can still own."""
+        temporary files no live writer can still own. What cannot be done is said in ``errors``."""
         now = time.time()
         for directory in self._groups():
             _, larger = self._smallest(directory)
             for path in larger:
                 if self._read(path) is not None:
-                    path.unlink(missing_ok=True)
+                    self._remove(path)
             for temporary in _listing(directory):
                 if not temporary.name.startswith(".tmp-"):
                     continue
                 try:
-                    if now - temporary.stat().st_mtime > STALE_TEMPORARY_SECONDS:
-                        temporary.unlink(missing_ok=True)
+                    stale = now - temporary.lstat().st_mtime > STALE_TEMPORARY_SECONDS
                 except FileNotFoundError:
-                    pass
+                    continue
+                if stale:
+                    self._remove(temporary)
+
+    def _remove(self, path: Path) -> None:
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as exc:
+            self._cannot(f"remove {path}", exc.strerror or str(exc))

@@ -12,16 +12,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
-from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import given, seed
 from hypothesis import strategies as st
 
 from knapcheck.fuzz.harvested_corpus import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
 from knapcheck.fuzz.pisinger import Raw
+from knapcheck.fuzz.seeded_draws import seeded_settings
+from knapcheck.fuzz.sizes import FLOAT32_LIMITS_MAX_ITEMS, MAX_ITEMS, QUANTIZATION_MAX_ITEMS
 from knapcheck.solvers.contract import SCALE, Instance
 
-MAX_ITEMS = 24
-QUANTIZATION_MAX_ITEMS = 12
-FLOAT32_LIMITS_MAX_ITEMS = 12
 MAX_UNITS = 400
 
 
@@ -173,20 +172,12 @@ def from_raw(make: Callable[[], st.SearchStrategy[Raw]]) -> Callable[[], st.Sear
 
 
 def sample(strategy: st.SearchStrategy[Instance], count: int, seed_value: int = 0) -> list[Instance]:
-    """``count`` instances drawn by Hypothesis from a fixed seed: the same list on every run of the
-    same program. Not across programs: Hypothesis sometimes draws literals found in the project's
-    imported non-test modules, so which modules a program has loaded, and their constants, change
-    the list (`python studies/bound_coverage.py` and `knapcheck check` differ)."""
+    """``count`` instances drawn by Hypothesis from a fixed seed: the same list in every process,
+    whatever it has imported (``knapcheck.fuzz.seeded_draws``), and nothing written to disk."""
     drawn: list[Instance] = []
 
     @seed(seed_value)
-    @settings(
-        max_examples=count,
-        database=None,
-        deadline=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
+    @seeded_settings(count)
     @given(strategy)
     def collect(instance: Instance) -> None:
         drawn.append(instance)

@@ -42,6 +42,10 @@ class UnitLedger:
         self.retried: list[LostUnit] = []
         self.lost: list[LostUnit] = []
 
+    def knows(self, unit_id: int) -> bool:
+        """Whether the unit was ever submitted (an event naming any other is refused, never acted on)."""
+        return unit_id in self._units
+
     def submitted(self, unit: Unit) -> None:
         state = self._units.setdefault(unit.id, _State(unit))
         state.unit = unit

@@ -11,7 +11,7 @@ from knapcheck import exit_status
 from knapcheck.durations import SYNTAX, duration
 from knapcheck.output_checks import writable_file
 from knapcheck.usage import UsageError, positive_int
-from knapcheck.measure.bench import BASELINES, CUDA_ROWS, DEFAULT_TIME_LIMIT, GROUP_SUMMARIES, ROW_GROUPS, ROWS
+from knapcheck.measure import bench
 
 EXAMPLES = """\
 examples:
@@ -33,12 +33,13 @@ def _summary(text: str) -> str:
 
 def row_list() -> str:
     groups = "\n".join(
-        f"  {name}:\n" + (_summary(GROUP_SUMMARIES[name]) if name in GROUP_SUMMARIES else _wrapped([row.name for row in rows]))
-        for name, rows in ROW_GROUPS.items()
+        f"  {name}:\n"
+        + (_summary(bench.GROUP_SUMMARIES[name]) if name in bench.GROUP_SUMMARIES else _wrapped([row.name for row in rows]))
+        for name, rows in bench.ROW_GROUPS.items()
     )
     return (
         "rows (--rows NAME ...: rows or groups of rows; default: every row of partitioner, large and real-size):\n"
-        f"{groups}\n  with --device cuda also:\n{_wrapped([row.name for row in CUDA_ROWS])}"
+        f"{groups}\n  with --device cuda also:\n{_wrapped([row.name for row in bench.CUDA_ROWS])}"
     )
 
 
@@ -66,15 +67,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--baselines",
         nargs="*",
         metavar="SPEC",
-        default=list(BASELINES),
-        help=f"upstream solvers every row is compared with; ratios are against the first (default: {' '.join(BASELINES)})",
+        default=list(bench.BASELINES),
+        help="upstream solvers every row is compared with; ratios are against the first"
+        f" (default: {' '.join(bench.BASELINES)})",
     )
     parser.add_argument("--rows", nargs="+", metavar="NAME", help="rows or groups of rows to run (listed below)")
     parser.add_argument("--repeats", type=positive_int, default=3, metavar="N",
                         help="fresh processes per solver and row (default: 3)")
-    parser.add_argument("--time-limit", type=duration, default=DEFAULT_TIME_LIMIT, metavar="DURATION",
+    parser.add_argument("--time-limit", type=duration, default=bench.DEFAULT_TIME_LIMIT, metavar="DURATION",
                         help=f"how long one run may take before it counts as a timeout: {SYNTAX}"
-                        f" (default: {DEFAULT_TIME_LIMIT:g}s)")
+                        f" (default: {bench.DEFAULT_TIME_LIMIT:g}s)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write every measurement and median as JSON")
     parser.set_defaults(run=run)
 
@@ -82,11 +84,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def chosen_rows(names: list[str] | None, gpu: bool) -> list:
     """The named rows and groups, each row once, in the order named (default: ``ROWS``, and the GPU
     rows on cuda); UsageError naming an unknown one."""
-    matrix = ROWS + CUDA_ROWS if gpu else ROWS
+    matrix = bench.ROWS + bench.CUDA_ROWS if gpu else bench.ROWS
     if not names:
         return matrix
-    known = {row.name: [row] for row in matrix + [row for group in ROW_GROUPS.values() for row in group]}
-    known.update(ROW_GROUPS)
+    known = {row.name: [row] for row in matrix + [row for group in bench.ROW_GROUPS.values() for row in group]}
+    known.update(bench.ROW_GROUPS)
     unknown = [name for name in names if name not in known]
     if unknown:
         raise UsageError(f"--rows: unknown {', '.join(map(repr, unknown))}; see knapcheck bench --help for the rows and groups")
@@ -100,10 +102,9 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from knapcheck.targets import entries_for
-    from knapcheck.measure.bench import run_bench
     from knapcheck.reports.bench_table import bench_json, bench_tables, tables_markdown
     from knapcheck.reports.environment import environment
-    from knapcheck.solvers.registry import ours
+    from knapcheck.solvers.registry import ours, resolve_one
     from knapcheck.solvers.variants import DP_ONLY
 
     gpu = args.device == "cuda"
@@ -119,12 +120,14 @@ def run(args: argparse.Namespace) -> int:
     if gpu and not _cuda_available():
         print("knapcheck bench: no CUDA device here, so no GPU rows (the cuda solver's correctness is tested on CPU)")
         return exit_status.OK
+    if gpu and (missing := resolve_one("cuda").unavailable()):
+        raise UsageError(f"--device cuda: the cuda solver {missing}")
     entries = [e for e in measured if e.name not in {b.name for b in baselines}] + baselines
     if gpu:
-        from knapcheck.reports import gpu_bench
+        from knapcheck.measure import gpu_bench
 
         bandwidth = gpu_bench.copy_bandwidth()
-    result = run_bench(
+    result = bench.run_bench(
         entries, rows, args.repeats, time_limit=args.time_limit, progress=lambda m: print(m, file=sys.stderr, flush=True)
     )
     baseline_names = [b.name for b in baselines]

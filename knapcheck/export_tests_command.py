@@ -1,8 +1,9 @@
-"""`knapcheck export-tests`: the regression corpus's upstream cases as a PyTorch-style test file."""
+"""`knapcheck export-tests`: a PyTorch test file for torch's knapsack solvers, its marks decided on the installed torch."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from knapcheck import exit_status
@@ -11,16 +12,20 @@ from knapcheck.usage import UsageError
 
 EXAMPLES = """\
 examples:
-  knapcheck export-tests --out test_ac_knapsack_regressions.py
-  python test_ac_knapsack_regressions.py            fails on each defect the installed torch still has
-  knapcheck export-tests --regressions my-corpus.json --out test/functorch/test_knapsack_cases.py"""
+  knapcheck export-tests --out test_ac_knapsack_solvers.py
+  python test_ac_knapsack_solvers.py                passes on the torch it was exported against
+  pytest test_ac_knapsack_solvers.py                the same tests under pytest
+  knapcheck export-tests --regressions my-corpus.json --out test/functorch/test_ac_knapsack_solvers.py"""
 
 
 DESCRIPTION = (
-    "Write the regression corpus's upstream cases as a test file in PyTorch's style"
-    " (torch.testing._internal.common_utils.TestCase, run_tests()), ready for"
-    " test/functorch/test_ac_knapsack.py: each test asserts the partition, the budget, the"
-    " reported value and optimality, with the proven optimum inline. It imports nothing of knapcheck."
+    "Write a test file in PyTorch's style (# Owner(s), TestCase, parametrize,"
+    " instantiate_parametrized_tests, run_tests) for every solver of the installed torch: one test per"
+    " cause of the regression corpus's upstream cases and one per enumerated family (exhaustive_small,"
+    " large_capacity), each parametrized over the solvers and checked against optima written inline or"
+    " a brute force in the file. Each solver is run on every case here first: a test it fails is"
+    " marked as an expected failure for that solver, so the file passes on this torch, a new defect"
+    " fails it, and a fixed one shows as an unexpected success. The file imports nothing of knapcheck."
 )
 
 
@@ -36,18 +41,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from knapcheck.export_plan import build_plan, upstream_cases
     from knapcheck.fuzz.regression_corpus import REGRESSION_CORPUS, load_regression_corpus
     from knapcheck.reports.environment import knapcheck_version
-    from knapcheck.reports.pytorch_tests import render_test_file, upstream_cases
+    from knapcheck.reports.pytorch_tests import render_test_file
 
     writable_file(args.out, "--out")
-    corpus = args.regressions or REGRESSION_CORPUS
+    corpus = Path(args.regressions or REGRESSION_CORPUS)
     try:
-        cases = load_regression_corpus(corpus)
-        source = f"knapcheck {knapcheck_version()}, {len(upstream_cases(cases))} cases of {Path(corpus).name}"
-        text = render_test_file(cases, source)
+        selected = upstream_cases(load_regression_corpus(corpus))
+        source = f"knapcheck {knapcheck_version()}, {len(selected.cases)} cases of {corpus.name}"
+        plan = build_plan(selected.cases, source, progress=lambda line: print(line, file=sys.stderr))
+        text = render_test_file(plan)
     except ValueError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(f"{corpus}: {exc}") from None
     args.out.write_text(text)
-    print(f"{len(upstream_cases(cases))} tests written to {args.out} (from {corpus})")
+    expected = sum(len(cause.failing) for cause in plan.causes)
+    expected += sum(len(kinds) for test in plan.enumerated for kinds in test.known.values())
+    left_out = f"; {selected.left_out} cases of other solvers left out" if selected.left_out else ""
+    print(f"{len(plan.causes)} causes ({len(selected.cases)} cases) and {len(plan.enumerated)} enumerated families"
+          f" written to {args.out}, for {len(plan.solvers)} solvers of {plan.exported_against};"
+          f" {expected} tests marked as expected failures{left_out}")
     return exit_status.OK

@@ -1,10 +1,14 @@
 """`knapcheck fuzz`: a fuzz campaign on a Dask cluster, every failure stored as it is found.
 
-Exit status (``knapcheck.exit_status``): 0 ran as asked and none of our solvers failed; 1 one of
-ours failed, or an oracle was shown wrong (then no verdict of the run can be trusted); 2 a bad option (an unwritable --db, --store or --out, an unreachable Redis or
-scheduler), said in one line before any work; 3 workers or units were lost or a finding could not
-be stored (the report says which); 130 interrupted by Ctrl-C (the report, marked partial, is
-written first).
+Exit status (``knapcheck.exit_status``), decided by the one gate rule (``knapcheck.fuzz.gate``): 0
+ran as asked and the gate passed; 1 the gate failed: with ``--baseline``, a regression of a target
+(a failure its baseline does not share on the same instance); without, a failure of one of our
+solvers; or an oracle was shown wrong (then no verdict of the run can be trusted); 2 a bad
+option (an unwritable --db, --store or --out, an unreachable Redis or scheduler, a target that
+cannot be loaded, a TLS file that is not a regular file), said in one line before any work; 3
+workers or units were lost, a finding could not be stored, an event was refused or the scheduler
+was lost (the report, written all the same, says which); 130 interrupted by Ctrl-C (the report,
+marked partial, is written first).
 """
 
 from __future__ import annotations
@@ -21,14 +25,16 @@ from typing import TYPE_CHECKING
 from knapcheck import exit_status as statuses
 from knapcheck.durations import duration
 from knapcheck.exit_status import FAILED, INCOMPLETE, INTERRUPTED, OK
-from knapcheck.inputs import checked_families, family_list
+from knapcheck.inputs import checked_families, family_list, stored_instances
 from knapcheck.output_checks import writable_directory
-from knapcheck.targets import add_targets_argument, entries_for
+from knapcheck.targets import SPEC_FORMS, add_targets_argument, entries_for, load_targets, promise_help
 from knapcheck.usage import UsageError, positive_int
 from knapcheck.solvers.isolation import DEFAULT_TIME_LIMIT as DEFAULT_CALL_LIMIT
 
 if TYPE_CHECKING:
     from knapcheck.fuzz.campaign import CampaignPlan, CampaignResult
+    from knapcheck.fuzz.campaign_cluster import TlsFiles
+    from knapcheck.solvers.entry import SolverEntry
 
 LOG = "campaign.log"
 """In --out: what the campaign's processes print besides the progress (solver chatter, Dask's log)."""
@@ -39,20 +45,40 @@ EXAMPLES = """\
 examples:
   knapcheck fuzz --time 8h --db nightly --out nightly/report             a local cluster, one worker per CPU
   knapcheck fuzz --time 30m --jobs 2 --db db --out out --targets ours torch:dp_knapsack
-  knapcheck fuzz --time 8h --scheduler tcp://HOST:8786 --db /shared/db --out out
+  knapcheck fuzz --time 1h --db db --out out --targets pr/knapsack.py:dp_knapsack --baseline torch
+                                                                        only regressions against torch fail the run
+  knapcheck fuzz --time 8h --scheduler tls://HOST:8786 --tls-ca-file ca.pem --tls-cert client.pem --tls-key client-key.pem \
+      --db /shared/db --out out                                         an existing cluster (docs/campaigns-cluster.md)
   knapcheck fuzz --time 8h --db redis://HOST:6379/0 --store /shared/store --out out"""
 
 
 DESCRIPTION = (
-    "Fuzz the targets on every family for --time, on a local Dask cluster of --jobs"
-    " worker processes or on an existing cluster (--scheduler). Every failure is stored the"
-    " moment it is found; campaign.md and campaign.json summarize the run."
+    "Fuzz the targets on every sampled family for --time, on a local Dask cluster of --jobs"
+    " worker processes or on an existing cluster (--scheduler); with --baseline, side by side with"
+    " each target's baseline on every instance. Every failure is stored the moment it is found,"
+    " the smallest instance of each signature (solver, verdict, baseline verdict) kept;"
+    " campaign.md and campaign.json summarize the run."
 )
+
+GATE = """\
+gate:
+  without --baseline, a failure of one of our solvers fails the run (exit 1); failures a case of the
+  regression corpus explains (same solver, verdict and cause) are reported as known, the others as
+  new. With --baseline, each target is compared with the baseline of the same function name (else
+  the only baseline) on every instance, and a regression of any target fails the run: a failure the
+  baseline, on the same instance, does not share. Failures the baseline shares are reported apart.
+
+enumerated families:
+  exhaustive_small and large_capacity are fixed lists, which check and report always take in full; a
+  campaign samples only the other families, unless one is named with --families: then its whole
+  list is checked once, each instance once, before the sampled families' time slices."""
 
 
 def epilog() -> str:
-    return "\n\n".join([EXAMPLES, family_list(), statuses.help_text(
-        "one of our solvers failed, or an oracle was shown wrong (then no verdict can be trusted)"
+    families = family_list().replace("default: all", "default: all but exhaustive_small and large_capacity")
+    return "\n\n".join([EXAMPLES, GATE, promise_help(), families, statuses.help_text(
+        "the gate failed: with --baseline a regression of a target, without one a failure of our"
+        " solvers; or an oracle was shown wrong (then no verdict can be trusted)"
     )])
 
 
@@ -61,8 +87,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
                         help="worker processes of the local cluster (default: one per CPU)")
     parser.add_argument(
-        "--scheduler", metavar="tcp://HOST:PORT", help="run on an existing Dask cluster instead of a local one (--jobs is then ignored)"
+        "--scheduler", metavar="tls://HOST:PORT",
+        help="run on an existing Dask cluster instead of a local one (--jobs is then ignored); see docs/campaigns-cluster.md",
     )
+    parser.add_argument("--tls-ca-file", type=Path, metavar="PEM",
+                        help="with --scheduler tls://...: the CA that signed the cluster's certificates"
+                             " (default: the Dask configuration's distributed.comm.tls.ca-file)")
+    parser.add_argument("--tls-cert", type=Path, metavar="PEM", help="with --scheduler tls://...: this client's certificate")
+    parser.add_argument("--tls-key", type=Path, metavar="PEM", help="with --scheduler tls://...: this client's private key")
     parser.add_argument(
         "--db", required=True, metavar="DIR|redis://HOST:PORT/N",
         help="Hypothesis's shared example database: a directory (DIR/hypothesis) or a Redis URL",
@@ -72,7 +104,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help=f"where campaign.md, campaign.json and {LOG} go")
     add_targets_argument(parser)
-    parser.add_argument("--families", nargs="+", metavar="NAME", help="instance families to fuzz (default: all; listed below)")
+    parser.add_argument("--baseline", nargs="+", default=[], metavar="SPEC",
+                        help=f"judge each target against a baseline, instance by instance: {SPEC_FORMS}")
+    parser.add_argument("--families", nargs="+", metavar="NAME",
+                        help="instance families to fuzz (default: every sampled one; listed below)")
+    parser.add_argument("--regressions", type=Path, metavar="PATH",
+                        help="regression corpus that tells known failures from new ones (default: the corpus packaged with knapcheck)")
     parser.add_argument(
         "--seed", type=int, help="reproducible generation (Hypothesis then uses no example database); default: random"
     )
@@ -85,12 +122,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _plan(args: argparse.Namespace) -> CampaignPlan:
     """The campaign the arguments ask for, every output checked before any work (UsageError otherwise)."""
+    from knapcheck.fuzz import families
     from knapcheck.fuzz.campaign import CampaignPlan
     from knapcheck.fuzz.example_database import check_redis, directory_of, is_redis
+    from knapcheck.fuzz.gate import pair
 
-    family_names = checked_families(args.families)
-    if args.scheduler is not None and "://" not in args.scheduler:
-        raise UsageError(f"--scheduler must be an address such as tcp://HOST:8786, got {args.scheduler!r}")
+    family_names = checked_families(args.families) if args.families else families.names(enumerated=False)
+    cases = stored_instances(args.regressions, []).cases
+    tls = _tls(args)
     out = writable_directory(args.out, "--out")
     if is_redis(args.db):
         if args.store is None:
@@ -108,8 +147,17 @@ def _plan(args: argparse.Namespace) -> CampaignPlan:
         store = writable_directory(args.store, "--store") if args.store is not None else db
     writable_directory(store / "failures", "--store" if args.store is not None else "--db")
     entries = entries_for(args.targets)
+    baselines = entries_for(args.baseline) if args.baseline else []
+    try:
+        pairs = pair(entries, baselines)
+    except ValueError as exc:
+        raise UsageError(f"--baseline: {exc}") from None
+    paired = [b for b in baselines if any(b is p for p in pairs.values())]
+    _load_isolated(entries + paired)
     return CampaignPlan(
         entries=entries,
+        baselines=tuple(paired),
+        corpus_cases=tuple(cases),
         families=family_names,
         duration=args.time,
         store=store,
@@ -119,7 +167,39 @@ def _plan(args: argparse.Namespace) -> CampaignPlan:
         seed=args.seed,
         call_limit=args.call_limit,
         worker_output=out / LOG,
+        tls=tls,
     )
+
+
+def _tls(args: argparse.Namespace) -> TlsFiles:
+    """The scheduler's TLS files, checked; UsageError in one line for a bad address or file."""
+    from knapcheck.fuzz.campaign_cluster import TlsFiles
+
+    tls = TlsFiles(args.tls_ca_file, args.tls_cert, args.tls_key)
+    if args.scheduler is not None and "://" not in args.scheduler:
+        raise UsageError(f"--scheduler must be an address such as tls://HOST:8786, got {args.scheduler!r}")
+    if tls.given and (args.scheduler is None or not args.scheduler.startswith("tls://")):
+        raise UsageError("--tls-ca-file, --tls-cert and --tls-key are for --scheduler tls://HOST:PORT (the local cluster makes its own)")
+    problems = tls.problems()
+    if problems:
+        raise UsageError("; ".join(problems))
+    return tls
+
+
+def _load_isolated(entries: list[SolverEntry]) -> None:
+    """Load every target named by a file or a module (``nosuch.py:f``), in its isolated worker,
+    before any work: one that cannot be loaded is a usage error, not a campaign of verdicts about
+    code that never ran. (Ours and torch's are known to the registry already.) The workers are
+    stopped again: the campaign's workers start their own."""
+    from knapcheck.solvers import specs
+    from knapcheck.solvers.isolation import stop_workers
+    from knapcheck.solvers.registry import with_isolation
+
+    named = [with_isolation(e) for e in entries if not e.ours and specs.parse(e.spec).kind in ("file", "module")]
+    try:
+        load_targets(named)
+    finally:
+        stop_workers()
 
 
 class _CtrlC:
@@ -136,7 +216,7 @@ class _CtrlC:
 
 
 def run(args: argparse.Namespace) -> int:
-    from knapcheck.fuzz.campaign import grace_seconds, run_campaign
+    from knapcheck.fuzz.campaign import run_campaign
     from knapcheck.fuzz.campaign_cluster import CampaignCannotStart
     from knapcheck.reports.campaign_report import progress_line, progress_view
     from knapcheck.reports.progress_display import ProgressDisplay
@@ -148,7 +228,6 @@ def run(args: argparse.Namespace) -> int:
     terminal = os.fdopen(os.dup(sys.stderr.fileno()), "w", buffering=1)
     try:
         with captured(args.out / LOG, (STDOUT, STDERR)), ProgressDisplay(terminal) as display:
-            display.message(f"grace after --time: up to {grace_seconds(plan.call_limit):g} s; log: {args.out / LOG}")
             result = run_campaign(
                 plan,
                 on_progress=lambda progress: display.update(progress_view(progress), progress_line(progress)),
@@ -168,9 +247,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(out: Path, result: CampaignResult) -> int:
-    from knapcheck.fuzz.campaign import NEW
     from knapcheck.fuzz.store import write_atomically
-    from knapcheck.reports.campaign_report import render_json, render_markdown
+    from knapcheck.reports.campaign_report import failing_summary, render_json, render_markdown
 
     markdown, report = out / "campaign.md", out / "campaign.json"
     written = True
@@ -180,21 +258,20 @@ def _report(out: Path, result: CampaignResult) -> int:
     except OSError as exc:
         print(f"knapcheck fuzz: cannot write the report: {exc}", file=sys.stderr)
         written = False
-    failing = result.failing()
     print(
         f"{'PARTIAL (interrupted): ' if result.interrupted else ''}{result.tally.instances} cases in {result.elapsed:.0f} s "
-        f"({result.rate:.1f}/s), {len(failing)} failing signatures ({sum(f.status == NEW for f in failing)} new), "
-        f"{len(result.our_failures())} in our solvers"
-        + ("" if result.as_asked else "; NOT as asked: workers or units lost, or findings not stored")
-        + f"; report: {markdown} and {report}"
+        f"({result.rate:.1f}/s), {failing_summary(result)}; gate: {'passed' if result.gate().passed else 'FAILED'}"
+        + ("" if result.as_asked else f"; NOT as asked: {', '.join(result.problems())}")
+        + f"; report: {markdown} and {report}; log: {out / LOG}"
     )
     return exit_status(result, written)
 
 
 def exit_status(result: CampaignResult, report_written: bool = True) -> int:
-    """Interrupted first, then a failure of ours (or of the oracle), then anything not as asked."""
+    """Interrupted first, then the gate (``knapcheck.fuzz.gate.decide``: a regression against a
+    baseline, without one a failure of ours, or an oracle shown wrong), then anything not as asked."""
     if result.interrupted:
         return INTERRUPTED
-    if result.our_failures() or result.oracle_disagreements:
+    if not result.gate().passed:
         return FAILED
     return OK if result.as_asked and report_written else INCOMPLETE

@@ -53,14 +53,21 @@ class StoredInstances:
 
     instances: dict[str, list] = field(default_factory=dict)
     corpus: Path | None = None
+    cases: list = field(default_factory=list)
+    """The corpus's cases (``knapcheck.fuzz.regression_corpus.RegressionCase``): what tells known failures from new ones."""
 
     @property
     def counts(self) -> dict[str, int]:
         return {name: len(found) for name, found in self.instances.items()}
 
-    def description(self, families: int, per_family: int) -> str:
+    def description(self, family_names: list[str], per_family: int) -> str:
         """Where the instances came from, in one line."""
-        parts = [f"{families} families x {per_family} sampled"]
+        from knapcheck.fuzz import families
+
+        listed = [name for name in family_names if families.get(name).enumerated]
+        parts = [f"{len(family_names) - len(listed)} families x {per_family} sampled"]
+        if listed:
+            parts.append(f"{', '.join(listed)} in full")
         for name, count in self.counts.items():
             parts.append(f"{count} cases of the {name} at {self.corpus}" if name == CORPUS_SOURCE else f"{count} from {name}")
         return ", ".join(parts)
@@ -74,7 +81,7 @@ def stored_instances(regressions: Path | None, files: list[Path]) -> StoredInsta
     corpus = REGRESSION_CORPUS if regressions is None else regressions
     try:
         cases = load_regression_corpus(corpus)
-        stored = StoredInstances({CORPUS_SOURCE: [case.instance for case in cases]}, corpus=Path(corpus))
+        stored = StoredInstances({CORPUS_SOURCE: [case.instance for case in cases]}, corpus=Path(corpus), cases=cases)
         for path in files:
             stored.instances[str(path)] = [found.instance for found in read_instances(path)]
     except ValueError as exc:

@@ -26,9 +26,11 @@ examples:
 
 
 DESCRIPTION = (
-    "Add a campaign's stored failures to a regression corpus (each once): our solvers'"
-    " cases must pass from then on, upstream's are expected failures. Writes to --corpus, or, run"
-    " inside a knapcheck repository, to its fuzz/corpus/regressions.json; says which."
+    "Add a campaign's stored failures to a regression corpus: our solvers' cases must pass from"
+    " then on, upstream's are expected failures. A failure whose signature (solver, verdict, cause)"
+    " the corpus already holds is skipped, or replaces that case when it is smaller; every skip is"
+    " named with its reason. Writes to --corpus, or, run inside a knapcheck repository, to its"
+    " fuzz/corpus/regressions.json; says which."
 )
 
 
@@ -46,10 +48,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def repository_corpus(start: Path) -> Path | None:
     """The corpus of the knapcheck repository that holds ``start``, if it is inside one."""
+    from knapcheck.fuzz.json_files import UnreadableFile, read_bytes
+
     for directory in [start, *start.parents]:
-        pyproject = directory / "pyproject.toml"
         corpus = directory / CORPUS_IN_REPOSITORY
-        if corpus.is_file() and pyproject.is_file() and re.search(r'^name\s*=\s*"knapcheck"', pyproject.read_text(), re.M):
+        if not corpus.is_file():
+            continue
+        try:
+            pyproject = read_bytes(directory / "pyproject.toml", limit=2**20).decode("utf-8", "replace")
+        except UnreadableFile:
+            continue
+        if re.search(r'^name\s*=\s*"knapcheck"', pyproject, re.M):
             return corpus
     return None
 
@@ -68,25 +77,55 @@ def target_corpus(named: Path | None) -> tuple[Path, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from knapcheck.fuzz.regression_corpus import promote
+    from knapcheck.fuzz.campaign_promotion import promote
+    from knapcheck.fuzz.regression_corpus import false_claim, load_regression_corpus
     from knapcheck.fuzz.store import FailureStore
 
     if not (args.db / "failures").is_dir():
         raise UsageError(f"--db {args.db} holds no failure store (no {args.db / 'failures'})")
     corpus, why = target_corpus(args.corpus)
     writable_file(corpus, "--corpus")
-    store = FailureStore(args.db)
-    stored = store.groups().values()
-    for bad in store.bad_files:
-        print(f"knapcheck promote: skipped unreadable {bad.path} ({bad.reason}); moved to {bad.moved_to}", file=sys.stderr)
-    if args.solvers:
-        stored = [s for s in stored if s.solver in args.solvers]
     try:
-        added = promote(stored, corpus)
+        load_regression_corpus(corpus, missing_ok=True)
+    except ValueError as exc:
+        raise UsageError(f"--corpus: {exc}") from None
+    store = FailureStore(args.db)
+    stored = list(store.groups().values())
+    for bad in store.bad_files:
+        where = f"moved to {bad.moved_to}" if bad.moved_to else "left in place: the store cannot be changed"
+        print(f"knapcheck promote: skipped unreadable {bad.path} ({bad.reason}); {where}", file=sys.stderr)
+    others = 0
+    if args.solvers:
+        others = sum(s.solver not in args.solvers for s in stored)
+        stored = [s for s in stored if s.solver in args.solvers]
+    refused = [(s, false_claim(s)) for s in stored if false_claim(s)]
+    for record, problem in refused:
+        print(f"knapcheck promote: refused {record.path}: {problem}", file=sys.stderr)
+    try:
+        done = promote([s for s in stored if not false_claim(s)], corpus)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    for case in added:
-        kind = "ours: must pass" if case.ours else "upstream: strict xfail"
-        print(f"added {case.id} ({case.solver} {case.verdict}, family {case.family}, n={case.instance.n}; {kind})")
-    print(f"{len(added)} {'case' if len(added) == 1 else 'cases'} added to {corpus} ({why})")
+    for case in done.added:
+        print(f"added {case.id} ({_what(case)}; {_kind(case)})")
+    for old, new in done.replaced:
+        print(f"replaced {old.id} (n={old.instance.n}) by the smaller {new.id} ({_what(new)}; {_kind(new)})")
+    for skipped in done.skipped:
+        print(f"skipped {skipped.stored.path}: {skipped.reason}")
+    refusals = f"; {len(refused)} stored {'record' if len(refused) == 1 else 'records'} refused (above)" if refused else ""
+    if others:
+        refusals += f"; {others} of other solvers left out (--solvers)"
+    print(f"{_cases(len(done.added))} added to {corpus} ({why}); {len(done.replaced)} replaced by a smaller one;"
+          f" {len(done.skipped)} skipped{' (above)' if done.skipped else ''}{refusals}")
     return exit_status.OK
+
+
+def _cases(count: int) -> str:
+    return f"{count} {'case' if count == 1 else 'cases'}"
+
+
+def _what(case) -> str:
+    return f"{case.solver} {case.verdict}, family {case.family}, n={case.instance.n}"
+
+
+def _kind(case) -> str:
+    return "ours: must pass" if case.ours else "upstream: strict xfail"

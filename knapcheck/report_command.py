@@ -9,6 +9,7 @@ that cannot be loaded) is found before the first instance is checked.
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 import sys
 import textwrap
@@ -18,9 +19,10 @@ from knapcheck import exit_status
 from knapcheck.durations import SYNTAX, duration
 from knapcheck.inputs import add_instance_arguments, checked_families, family_list, stored_instances
 from knapcheck.solver_log import solver_log
-from knapcheck.targets import SPEC_FORMS, entries_for, load_targets
+from knapcheck.targets import SPEC_FORMS, entries_for, load_targets, promise_help
 from knapcheck.output_checks import writable_directory
-from knapcheck.usage import non_negative_int, positive_int
+from knapcheck.measure.paired import DEFAULT_MAX_ROUNDS, DEFAULT_TIME_LIMIT
+from knapcheck.usage import UsageError, non_negative_int, positive_int
 
 EXAMPLES = """\
 examples:
@@ -28,16 +30,30 @@ examples:
   knapcheck report --candidate pr/knapsack.py:dp_knapsack --baseline base/knapsack.py:dp_knapsack \\
       --time 5m --bench-repeats 0 --out report          a quick gate, no benchmark
   knapcheck report --candidate torch --baseline full_table --strict --out report
-  knapcheck report --candidate full_table --instances harvested/mlp.json --out report"""
+  knapcheck report --candidate full_table --instances harvested/mlp.json --out report
+  knapcheck report --candidate pr/knapsack.py:dp_knapsack --baseline torch:dp_knapsack \\
+      --max-slowdown 2 --max-memory 2 --out report    also fail on performance"""
 
 GATE = """\
 gate:
-  by default (regression rule) the report fails when the candidate fails where its baseline does
-  not: a kind of failure (verdict) the baseline never shows, or a failure on an instance the
-  baseline passes. Each candidate solver is compared with the baseline solvers of the same function
-  name (pr/knapsack.py:dp_knapsack with torch:dp_knapsack), else with every baseline solver; without
-  a baseline every candidate failure counts. --strict: any candidate failure fails the report.
-  report.md's first lines say which rule applied and its outcome."""
+  each candidate solver is compared with one baseline: the one of the same function name
+  (pr/knapsack.py:dp_knapsack with torch:dp_knapsack), else the only baseline. Both are judged on
+  every instance, and a failure is named by (candidate, verdict, the baseline's verdict on that
+  instance). By default (the differential rule) the report fails on a regression: a candidate
+  failure where the baseline, on the same instance, does not fail the same way; its reproduction
+  runs the baseline first when the baseline passed there. Without a baseline every candidate
+  failure counts (those a regression-corpus case explains are listed as known). --strict: any
+  candidate failure fails the report. The enumerated families (exhaustive_small, large_capacity)
+  are always checked. report.md's first lines say which rule applied and its outcome.
+
+performance:
+  each candidate solver is timed against the baseline solver it is compared with, the two called
+  in turn in one process on the same instances (n = 200, C = 1e3, 1e4, 1e5), round after round
+  until every time ratio's 99% interval spans at most 10%, --bench-repeats rounds have run, or
+  --bench-time-limit runs out. report.md shows each ratio (candidate / baseline) with its interval
+  and the load average. Without --max-slowdown/--max-memory performance is information; with them
+  the report fails where a ratio's whole interval is past the limit, or where the candidate could
+  not be benchmarked."""
 
 
 DESCRIPTION = textwrap.dedent("""\
@@ -48,8 +64,9 @@ DESCRIPTION = textwrap.dedent("""\
 
 
 def epilog() -> str:
-    return "\n\n".join([EXAMPLES, GATE, family_list(), exit_status.help_text(
-        "the gate failed: a regression (with --strict, any candidate failure), or an oracle shown wrong"
+    return "\n\n".join([EXAMPLES, GATE, promise_help(), family_list(), exit_status.help_text(
+        "the gate failed: a regression (with --strict, any candidate failure), an oracle shown wrong,\n"
+        "       or performance past --max-slowdown/--max-memory"
     )])
 
 
@@ -60,15 +77,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time", type=duration, default=600.0, metavar="DURATION",
                         help=f"time budget for checking and shrinking: {SYNTAX} (default: 10m)")
     parser.add_argument("--per-family", type=positive_int, default=40, metavar="N",
-                        help="generated instances per family (default: 40)")
+                        help="generated instances per sampled family (default: 40)")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of the generated instances (default: 0)")
     add_instance_arguments(parser)
-    parser.add_argument("--bench-repeats", type=non_negative_int, default=3, metavar="N",
-                        help="fresh processes per benchmark cell; 0 skips the benchmark (default: 3)")
-    parser.add_argument("--bench-time-limit", type=duration, default=60.0, metavar="DURATION",
-                        help=f"time limit of one benchmark run: {SYNTAX} (default: 60s)")
+    parser.add_argument("--bench-repeats", type=non_negative_int, default=DEFAULT_MAX_ROUNDS, metavar="N",
+                        help="most benchmark rounds per candidate-baseline pair (each times both solvers twice"
+                             f" on every row); 0 skips the benchmark (default: {DEFAULT_MAX_ROUNDS})")
+    parser.add_argument("--bench-time-limit", type=duration, default=DEFAULT_TIME_LIMIT, metavar="DURATION",
+                        help="time limit of the benchmark of one candidate-baseline pair once both are loaded,"
+                             f" warm-up included: {SYNTAX} (default: {DEFAULT_TIME_LIMIT:g}s)")
+    parser.add_argument("--max-slowdown", type=positive_ratio, metavar="X",
+                        help="fail where the candidate is more than X times slower than its baseline, the whole"
+                             " interval past X (default: performance is information)")
+    parser.add_argument("--max-memory", type=positive_ratio, metavar="X",
+                        help="fail where the candidate needs more than X times its baseline's peak memory, the"
+                             " whole interval past X (default: performance is information)")
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory for the reports")
     parser.set_defaults(run=run)
+
+
+def positive_ratio(text: str) -> float:
+    """An argparse type: a finite number above 0 (a ratio such as 2 or 1.5)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number such as 2 or 1.5, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number above 0, got {text!r}")
+    return value
+
+
+def checked_limits(args: argparse.Namespace) -> None:
+    """A performance limit needs the benchmark and a baseline to measure against (UsageError otherwise)."""
+    given = [option for option, value in (("--max-slowdown", args.max_slowdown), ("--max-memory", args.max_memory))
+             if value is not None]
+    if given and not args.bench_repeats:
+        raise UsageError(f"{given[0]} needs the benchmark, which --bench-repeats 0 skips")
+    if given and not args.baseline:
+        raise UsageError(f"{given[0]} compares the candidate with a baseline: give --baseline")
 
 
 def command_line(args: argparse.Namespace) -> str:
@@ -88,43 +134,67 @@ def command_line(args: argparse.Namespace) -> str:
     words += ["--bench-repeats", str(args.bench_repeats)]
     if args.bench_repeats:
         words += ["--bench-time-limit", f"{args.bench_time_limit:g}"]
+    for option, value in (("--max-slowdown", args.max_slowdown), ("--max-memory", args.max_memory)):
+        if value is not None:
+            words += [option, f"{value:g}"]
     return shlex.join([*words, "--out", str(args.out)])
+
+
+def benchmark(args: argparse.Namespace, regression, log: Path, progress):
+    """Each candidate solver against the baseline solver it is compared with, and the performance rule."""
+    from knapcheck.fuzz.candidate_run import CANDIDATE
+    from knapcheck.measure.paired import measure_pair
+    from knapcheck.measure.perf_gate import PerformanceLimits, performance_failures
+    from knapcheck.reports.performance_report import Performance
+
+    limits = PerformanceLimits(args.max_slowdown, args.max_memory)
+    if not args.bench_repeats:
+        return Performance(limits=limits, note="Not measured (--bench-repeats 0).")
+    entries = {e.name: e for e in regression.result.solvers}
+    counterparts = regression.result.counterparts
+    pairs = [(entries[c.name], entries[counterparts[c.name]]) for c in regression.entries(CANDIDATE)
+             if c.name in counterparts]
+    if not pairs:
+        return Performance(limits=limits, note="Not measured: performance is measured against a baseline (--baseline).")
+    results = []
+    for candidate, baseline in pairs:
+        progress(f"benchmark: {candidate.name} against {baseline.name}")
+        result = measure_pair(candidate, baseline, time_limit=args.bench_time_limit, max_rounds=args.bench_repeats,
+                              output=log)
+        ended = result.failure.describe() if result.failure else f"stopped: {result.stopped}"
+        progress(f"benchmark: {result.rounds} rounds in {result.seconds:.0f} s, {ended}")
+        results.append(result)
+    return Performance(results, limits, performance_failures(results, limits))
 
 
 def run(args: argparse.Namespace) -> int:
     import json
 
     from knapcheck.fuzz.candidate_run import run_candidate
-    from knapcheck.measure.bench import run_bench
+    from knapcheck.fuzz.families import with_enumerated
+    from knapcheck.fuzz.gate import pair
     from knapcheck.reports.environment import environment
-    from knapcheck.reports.regression_report import (
-        BENCH_ROWS,
-        Performance,
-        Report,
-        performance_from,
-        render_html,
-        render_json,
-        render_markdown,
-    )
+    from knapcheck.reports.regression_report import Report, render_html, render_json, render_markdown
     from knapcheck.solvers.registry import with_isolation
 
-    family_names = checked_families(args.families)
+    checked_limits(args)
+    family_names = with_enumerated(checked_families(args.families))
     out = writable_directory(args.out, "--out")
     stored = stored_instances(args.regressions, args.instances)
     candidate = [with_isolation(e) for e in entries_for(args.candidate)]
     baseline = [with_isolation(e) for e in entries_for(args.baseline)] if args.baseline else []
+    try:
+        pair(candidate, baseline)
+    except ValueError as exc:
+        raise UsageError(f"--baseline: {exc}") from None
     progress = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
-    with solver_log(out / "solvers.log", "report"):
+    with solver_log(out / "solvers.log", "report") as log:
         load_targets(candidate + baseline)
         regression = run_candidate(
-            candidate, baseline, family_names, args.per_family, args.seed, args.time, progress, stored.instances
+            candidate, baseline, family_names, args.per_family, args.seed, args.time, progress, stored.instances,
+            stored.cases,
         )
-    if args.bench_repeats:
-        entries = list({e.name: e for e in candidate + baseline}.values())
-        bench = run_bench(entries, BENCH_ROWS, args.bench_repeats, time_limit=args.bench_time_limit, progress=progress)
-        performance = performance_from(bench, [e.name for e in baseline])
-    else:
-        performance = Performance(note="Not measured (--bench-repeats 0).")
+        performance = benchmark(args, regression, log, progress)
     report = Report(command_line(args), regression, environment(), performance, strict=args.strict)
     markdown = render_markdown(report)
     (out / "report.md").write_text(markdown)

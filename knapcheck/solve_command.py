@@ -8,7 +8,7 @@ from pathlib import Path
 
 from knapcheck import exit_status
 from knapcheck.solver_log import default_path, solver_log
-from knapcheck.targets import SPEC_FORMS, entries_for, load_targets
+from knapcheck.targets import SPEC_FORMS, entries_for, load_targets, promise_help
 from knapcheck.output_checks import writable_file
 from knapcheck.usage import UsageError
 
@@ -18,6 +18,7 @@ examples:
   knapcheck solve torch instance.json                every solver of the installed torch
   knapcheck solve torch:dp_knapsack fuzz/corpus/harvested/mlp.json --json
   knapcheck solve pr/knapsack.py:dp_knapsack instance.json
+  knapcheck solve pr/knapsack.py:greedy_knapsack@exact instance.json   judged as exact
 
 An instance file is {"memory": [...], "runtimes": [...], "max_memory": ...}; a file knapcheck
 harvest wrote holds several instances, and each is solved."""
@@ -30,13 +31,15 @@ DESCRIPTION = (
 
 
 def epilog() -> str:
-    return "\n\n".join([EXAMPLES, exit_status.help_text("a solver's answer failed, or the oracle was shown wrong")])
+    return "\n\n".join([EXAMPLES, promise_help(), exit_status.help_text(
+        "a solver's answer failed its promise, or the oracle was shown wrong"
+    )])
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("solver", metavar="SPEC", help=f"the solvers: {SPEC_FORMS}")
     parser.add_argument("file", type=Path, metavar="FILE", help="an instance file, or a file knapcheck harvest wrote")
-    parser.add_argument("--json", action="store_true", help="print JSON (schema_version 1) instead of text")
+    parser.add_argument("--json", action="store_true", help="print JSON (schema_version 2) instead of text")
     parser.add_argument("--solver-log", type=Path, metavar="PATH",
                         help="where the solvers' own output goes (default: a file in the temporary directory)")
     parser.set_defaults(run=run)

@@ -32,4 +32,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{entry.name:40} {kind:9} {entry.device:5} {entry.origin:18} {limit}")
         if entry.memory_model:
             print(f"{'':40} memory: {entry.memory_model}")
+        reason = entry.unavailable()
+        if reason:
+            print(f"{'':40} unavailable here: {reason}")
     return exit_status.OK

@@ -2,12 +2,15 @@
 
 A spec that names nothing, a file that does not exist or does not import, a missing function or
 something that is not a solver (``os:getcwd``) is a usage error, reported before the first instance
-is drawn: a table of verdicts about code that never ran would mislead.
+is drawn: a table of verdicts about code that never ran would mislead. So is a solver named
+explicitly that cannot run here (``cuda`` without triton); ``ours`` means every solver of ours that
+can, and says on stderr which it skipped and why.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 from knapcheck.usage import UsageError
@@ -17,6 +20,13 @@ if TYPE_CHECKING:
 
 DEFAULT_TARGETS = ("ours", "torch")
 SPEC_FORMS = "ours, torch, torch:NAME, FILE.py:NAME, module:NAME or a registered name"
+PROMISE_HELP = """\
+promises:
+  each target is judged on what it promises: exact (the optimum) or heuristic (a valid selection;
+  SUBOPTIMAL is no failure). A FILE.py:NAME or module:NAME target named like one of torch's solvers
+  takes that solver's promise (greedy_knapsack: heuristic; the others: exact), any other is exact.
+  Append @exact or @heuristic to declare it: pr/knapsack.py:greedy_knapsack@exact. The output says
+  which promise each target was judged on, and why."""
 
 
 def entries_for(specs: list[str] | None) -> list[SolverEntry]:
@@ -26,11 +36,27 @@ def entries_for(specs: list[str] | None) -> list[SolverEntry]:
     specs = specs or list(DEFAULT_TARGETS)
     expanded: list[str] = []
     for spec in specs:
-        expanded += [e.name for e in ours()] if spec == "ours" else [spec]
+        expanded += [e.name for e in available(ours())] if spec == "ours" else [spec]
     try:
-        return resolve_all(expanded)
+        entries = resolve_all(expanded)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    unavailable = [f"{e.name} {reason}" for e in entries if (reason := e.unavailable())]
+    if unavailable:
+        raise UsageError("; ".join(unavailable))
+    return entries
+
+
+def available(entries: list[SolverEntry]) -> list[SolverEntry]:
+    """The entries that can run here; one line on stderr for each one skipped, saying why."""
+    kept = []
+    for entry in entries:
+        reason = entry.unavailable()
+        if reason:
+            print(f"knapcheck: {entry.name} skipped: it {reason}", file=sys.stderr)
+        else:
+            kept.append(entry)
+    return kept
 
 
 def load_targets(entries: list[SolverEntry]) -> None:
@@ -56,6 +82,11 @@ def _reason(name: str, error: str) -> str:
     for wrapper in ("while loading the target: ", f"cannot load {name}: ", "ValueError: "):
         error = error.removeprefix(wrapper)
     return error if error.startswith(name) else f"{name}: {error}"
+
+
+def promise_help() -> str:
+    """The promise declaration, for a help epilog."""
+    return PROMISE_HELP
 
 
 def add_targets_argument(parser: argparse.ArgumentParser) -> None:

@@ -11,7 +11,6 @@ their median, the value the first round's total, the peak the highest over all c
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import json
 import math
@@ -22,6 +21,7 @@ import time
 import traceback
 from pathlib import Path
 
+from knapcheck.measure.peak_rss import reset_peak, status_kib, trim_heap
 from knapcheck.solvers.contract import ProblemTooLarge
 
 MEMORY_LIMIT_BYTES = 4 * 2**30
@@ -43,30 +43,6 @@ so no bound decides any item and our DP gets all 40, as upstream's does; their t
 2e7, 2e12 and 2e16) take our profiles through each dtype a row may need (int16, int32, float64,
 int64: the bound test can leave a row's DP a total that fits a narrow one), while upstream's
 float32 kernels run in all of them."""
-
-
-def _status_kib(field: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    raise RuntimeError(f"/proc/self/status has no {field}")
-
-
-def _reset_peak() -> bool:
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-        return True
-    except OSError:
-        return False
-
-
-def _trim_heap() -> None:
-    """Return the heap's free memory to the kernel (glibc), so that the call pays for every page it
-    needs instead of silently reusing what the warm-up left behind."""
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
 
 
 def _limit_address_space() -> None:
@@ -93,13 +69,13 @@ def measure(spec: dict) -> dict:
     calls = [0.0] * (row.rounds * len(problems))
     values = [0.0] * len(problems)
     gc.collect()
-    _trim_heap()
+    trim_heap()
     if cuda:
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
     _limit_address_space()
-    fresh_peak = _reset_peak()
-    before = _status_kib("VmRSS") if fresh_peak else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    fresh_peak = reset_peak()
+    before = status_kib("VmRSS") if fresh_peak else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     call = 0
     for _ in range(row.rounds):
         for k, problem in enumerate(problems):
@@ -112,7 +88,7 @@ def measure(spec: dict) -> dict:
             call += 1
     seconds = statistics.median(calls)
     value = math.fsum(values)
-    peak = _status_kib("VmHWM") if fresh_peak else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = status_kib("VmHWM") if fresh_peak else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     result = {"status": "ok", "seconds": seconds, "peak_bytes": max(0, peak - before) * 1024, "value": float(value)}
     if cuda:
         result["cuda_peak_bytes"] = torch.cuda.max_memory_allocated()

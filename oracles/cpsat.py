@@ -111,6 +111,9 @@ def cpsat(
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = seed
     solver.parameters.max_time_in_seconds = time_limit
+    # CP-SAT's own Ctrl-C handler leaves SIGINT at its default action when the solve ends, whatever
+    # the process had set (a campaign's workers ignore Ctrl-C; a command turns it into a clean stop).
+    solver.parameters.catch_sigint_signal = False
     status = solver.Solve(model)
     if status == cp_model.MODEL_INVALID:
         reason = f"CP-SAT refused the model: {model.Validate()[:200]}"

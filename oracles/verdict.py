@@ -1,6 +1,6 @@
 """The verdict function: (instance, what the solver did, what the oracle proved) -> one verdict.
 
-The same words are used in tests, campaigns and reports (design.md, section 2). Checks run in a
+The same words are used in tests, campaigns and reports. Checks run in a
 fixed order and the first that fails decides: how the call ended, whether it changed the lists it
 was given, the partition, the budget, the selection's value against the oracle, and last the
 reported value. The selection is what torch acts on, so a suboptimal selection outranks a
@@ -19,7 +19,7 @@ upstream's unless the solver promises another); when that rounding promises the 
 from __future__ import annotations
 
 import math
-import numbers
+from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
@@ -28,7 +28,8 @@ from typing import Sequence
 from knapcheck.oracles.exact import set_value, set_weight
 from knapcheck.oracles.result import OracleResult
 from knapcheck.solvers import outcome as outcomes
-from knapcheck.solvers.contract import UPSTREAM, Instance, float_tolerance, rounding_named, sequence_items
+from knapcheck.solvers.answer import Answer, plain_answer
+from knapcheck.solvers.contract import UPSTREAM, Instance, float_tolerance, rounding_named
 
 
 class Verdict(str, Enum):
@@ -42,6 +43,8 @@ class Verdict(str, Enum):
     TIMEOUT = "TIMEOUT"
     OUT_OF_MEMORY = "OUT_OF_MEMORY"
     MUTATED_INPUT = "MUTATED_INPUT"
+    NONDETERMINISTIC = "NONDETERMINISTIC"
+    """Two calls on one input gave different answers (knapcheck.fuzz.differential decides it, not judge)."""
     UNVERIFIED = "UNVERIFIED"
 
     def __str__(self) -> str:
@@ -76,26 +79,15 @@ _ENDINGS = {
 }
 
 
-def _partition_problem(answer: object, n: int) -> tuple[str, list[int] | None]:
-    """What is wrong with the answer's shape or partition, and the saved items when nothing is."""
-    if not isinstance(answer, (tuple, list)) or len(answer) != 3:
-        return f"expected a (value, saved, recomputable) tuple, got {answer!r:.200}", None
-    _, saved, recomputable = answer
-    try:
-        saved, recomputable = sequence_items(saved, "saved"), sequence_items(recomputable, "recomputable")
-    except ValueError as exc:
-        return str(exc), None
-    indices = saved + recomputable
-    strays = [i for i in indices if isinstance(i, bool) or not isinstance(i, numbers.Integral)]
-    if strays:
-        return f"saved and recomputable must hold integer indices, got {type(strays[0]).__name__} {strays[0]!r:.60}", None
-    saved = [int(i) for i in saved]
-    both = sorted(set(saved) & {int(i) for i in recomputable})
+def _partition_problem(answer: Answer, n: int) -> tuple[str, list[int] | None]:
+    """What is wrong with the answer's partition, and the saved items when nothing is."""
+    if answer.saved is None or answer.recomputable is None:
+        return answer.problem, None
+    saved, recomputable = answer.saved, answer.recomputable
+    both = sorted(set(saved) & set(recomputable))
     if both:
         return f"items {both[:10]} are both saved and recomputable", None
-    counts: dict[int, int] = {}
-    for i in indices:
-        counts[int(i)] = counts.get(int(i), 0) + 1
+    counts = Counter(saved + recomputable)
     repeated = sorted(i for i, c in counts.items() if c > 1)
     if repeated:
         return f"items {repeated[:10]} are listed more than once", None
@@ -144,7 +136,11 @@ def _unproven(oracle: OracleResult) -> str:
 
 
 def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult, *, accepted: bool = True) -> Judgement:
-    """``accepted``: whether the solver's entry declares this size accepted (a refusal above it is no defect)."""
+    """``accepted``: whether the solver's entry declares this size accepted (a refusal above it is no defect).
+
+    The answer is judged as plain data (``knapcheck.solvers.answer``): an Outcome made by running a
+    solver holds it so already; any other answer is read that way first.
+    """
     if result.kind == outcomes.REFUSED:
         return _refusal(instance, result, accepted, oracle.rounding)
     if not result.returned:
@@ -152,12 +148,13 @@ def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult, *,
     if result.changed_input:
         return Judgement(Verdict.MUTATED_INPUT, result.changed_input)
 
-    problem, saved = _partition_problem(result.answer, instance.n)
+    answer = result.answer if isinstance(result.answer, Answer) else plain_answer(result.answer, instance.n)
+    problem, saved = _partition_problem(answer, instance.n)
     if saved is None:
         return Judgement(Verdict.BAD_PARTITION, problem)
 
     rounding = rounding_named(oracle.rounding)
-    _, capacity = instance.quantized(rounding.name)
+    weights, capacity = instance.quantized(rounding.name)
     weight = set_weight(instance, saved, rounding.name)
     memory_slack = real_memory_slack(instance, saved)
     if weight > capacity:
@@ -182,14 +179,16 @@ def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult, *,
         return Judgement(Verdict.UNVERIFIED, witness, memory_slack=memory_slack, oracle_disagreement=witness)
 
     value = set_value(instance, saved)
-    tolerance = Fraction(float_tolerance(instance.runtimes))
+    tolerance = Fraction(float_tolerance(instance.runtimes, weights, capacity))
     gap = oracle.value - value
     if value > oracle.value + oracle.slack:
         if oracle.proven:
             beaten = f"{oracle.name} proved {float(oracle.value)!r} optimal, but a feasible answer is worth {float(value)!r}"
             return Judgement(Verdict.UNVERIFIED, beaten, gap=float(gap), memory_slack=memory_slack, oracle_disagreement=beaten)
         return Judgement(Verdict.UNVERIFIED, _unproven(oracle), gap=float(gap), memory_slack=memory_slack)
-    if gap > tolerance + oracle.slack:
+    # The oracle's own selection is feasible and worth exactly oracle.value (checked above): a gap
+    # beyond the float tolerance is a real one, whatever the oracle's slack on the true optimum.
+    if gap > tolerance:
         return Judgement(
             Verdict.SUBOPTIMAL,
             f"value {float(value)!r} < optimum {float(oracle.value)!r}",
@@ -197,21 +196,12 @@ def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult, *,
             memory_slack=memory_slack,
         )
 
-    reported = result.answer[0]
-    if isinstance(reported, bool) or not isinstance(reported, numbers.Real):
+    if answer.value is None:
+        return Judgement(Verdict.WRONG_VALUE, answer.value_problem, memory_slack=memory_slack)
+    if abs(Fraction(answer.value) - value) > tolerance:
         return Judgement(
             Verdict.WRONG_VALUE,
-            f"the reported value must be a real number, got {type(reported).__name__} {reported!r:.60}",
-            memory_slack=memory_slack,
-        )
-    try:
-        reported_ok = abs(Fraction(float(reported)) - value) <= tolerance
-    except (TypeError, ValueError, OverflowError):
-        reported_ok = False
-    if not reported_ok:
-        return Judgement(
-            Verdict.WRONG_VALUE,
-            f"reported {reported!r}, saved items sum to {float(value)!r}",
+            f"reported {answer.value!r}, saved items sum to {float(value)!r}",
             memory_slack=memory_slack,
         )
     if not oracle.proven:

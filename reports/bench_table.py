@@ -11,39 +11,38 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
-from html import escape
 from pathlib import PurePath
 from typing import Sequence
 
 from knapcheck.measure.bench import BenchResult, Cell
+from knapcheck.reports.tables import Table
+from knapcheck.solvers.specs import shown
 
 SCHEMA_VERSION = 1
 PAGE = 4096
 """Peak memory is measured in pages: below one, the measurement cannot tell sizes apart."""
 
 
-@dataclass
-class Table:
-    title: str
-    header: list[str]
-    rows: list[list[str]]
+@dataclass(frozen=True)
+class TitledTable(Table):
+    title: str = ""
 
 
 @dataclass
 class BenchTables:
-    tables: list[Table]
+    tables: list[TitledTable]
     notes: list[str] = field(default_factory=list)
     """Lines under the tables: the legend, the ratios' meaning, summaries."""
 
 
 def labels(solvers: Sequence[str]) -> dict[str, str]:
     """Short, unambiguous column labels: the function's name, else ``where:name`` with only the
-    file's or module's last part, else the full name."""
-    for shorten in (_function, _last_part, str):
+    file's or module's last part, else the name as shown (``knapcheck.solvers.specs.shown``)."""
+    for shorten in (_function, _last_part):
         short = {s: shorten(s) for s in solvers}
         if len(set(short.values())) == len(short):
             return short
-    return {s: s for s in solvers}
+    return {s: shown(s) for s in solvers}
 
 
 def _function(solver: str) -> str:
@@ -97,26 +96,26 @@ def bench_tables(result: BenchResult, baselines: Sequence[str]) -> BenchTables:
     measured = [s for s in result.solvers if s not in baselines]
     label = labels(result.solvers)
     tables = [
-        Table(
-            "Median time and peak memory",
+        TitledTable(
             ["row", "C", *(label[s] for s in result.solvers)],
             [[row.name, f"{row.capacity:,}", *(_measured(result.cell(s, row)) for s in result.solvers)] for row in result.rows],
+            "Median time and peak memory",
         )
     ]
     notes = [
         f"Each cell: median time and peak memory of {result.repeats} fresh process{'es' if result.repeats > 1 else ''}"
         f" (time limit {result.time_limit:g} s per run); memory is the peak resident memory the call added."
     ]
-    legend = [f"{label[s]} = {s}" for s in result.solvers if label[s] != s]
+    legend = [f"{label[s]} = {shown(s)}" for s in result.solvers if label[s] != shown(s)]
     if legend:
         notes.append("Solvers: " + "; ".join(legend) + ".")
     if baselines and measured:
         reference = baselines[0]
         tables.append(
-            Table(
-                f"Ratios against {label[reference]}: its time / the solver's, its memory / the solver's",
+            TitledTable(
                 ["row", *(label[s] for s in measured)],
                 [[row.name, *(_ratios(result.cell(reference, row), result.cell(s, row)) for s in measured)] for row in result.rows],
+                f"Ratios against {label[reference]}: its time / the solver's, its memory / the solver's",
             )
         )
         notes.append("Ratios above 1: the solver is faster, or leaner, than the reference.")
@@ -145,9 +144,9 @@ def summary(result: BenchResult, solver: str, baseline: str) -> str:
         elif theirs.failure.startswith("timeout"):
             speedups.append(result.time_limit / mine.median_seconds)
     if not speedups:
-        return f"{solver} vs {baseline}: no row both ran."
+        return f"{shown(solver)} vs {shown(baseline)}: no row both ran."
     return (
-        f"{solver} vs {baseline}: {significant(statistics.median(speedups))}x as fast on the median of {len(speedups)} rows;"
+        f"{shown(solver)} vs {shown(baseline)}: {significant(statistics.median(speedups))}x as fast on the median of {len(speedups)} rows;"
         f" slower on {', '.join(slower) if slower else 'no row'}."
     )
 
@@ -155,18 +154,8 @@ def summary(result: BenchResult, solver: str, baseline: str) -> str:
 def tables_markdown(tables: BenchTables) -> str:
     lines: list[str] = []
     for table in tables.tables:
-        lines += [f"{table.title}:", "", "| " + " | ".join(table.header) + " |", "|" + "---|" * len(table.header)]
-        lines += ["| " + " | ".join(row) + " |" for row in table.rows] + [""]
+        lines += [f"{table.title}:", "", *table.markdown(), ""]
     return "\n".join(lines + tables.notes).rstrip()
-
-
-def tables_html(tables: BenchTables) -> str:
-    parts = []
-    for table in tables.tables:
-        head = "".join(f"<th>{escape(cell)}</th>" for cell in table.header)
-        body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in table.rows)
-        parts.append(f"<p>{escape(table.title)}:</p><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
-    return "".join(parts) + "".join(f"<p>{escape(note)}</p>" for note in tables.notes)
 
 
 def bench_json(result: BenchResult, baselines: Sequence[str]) -> dict:

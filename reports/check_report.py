@@ -1,14 +1,53 @@
-"""Rendering a `knapcheck check` result: a verdict table, the real-budget table, minimal reproductions, JSON."""
+"""Rendering a `knapcheck check` result: a verdict table, the promises, each target against its
+baseline, the real-budget table, minimal reproductions grouped by what they mean, JSON.
+
+Findings are grouped as the gate reads them (``knapcheck.fuzz.gate``): against a baseline,
+regressions first, then failures the baseline shares; without one, new failures first, then
+the ones a regression-corpus case explains; the baselines' own failures last.
+"""
 
 from __future__ import annotations
 
 from knapcheck.fuzz import families
-from knapcheck.fuzz.differential import Check, CheckResult
+from knapcheck.fuzz.comparison import Comparison
+from knapcheck.fuzz.differential import Check, CheckResult, instance_id
+from knapcheck.fuzz.gate import BASELINE, CANDIDATE, KNOWN, NEW, OF_BASELINE, REGRESSION, SHARED, status
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports import real_budget
+from knapcheck.reports.markdown import LINE_BREAK
 from knapcheck.reports.reproduction import snippet
+from knapcheck.reports.tables import Table
+from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.registry import promise_basis
+from knapcheck.solvers.specs import shown, shown_in
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+WHERE_TO_RUN = "each reproduction below runs as shown with Python from this directory"
+ORDER = (REGRESSION, NEW, SHARED, KNOWN, OF_BASELINE)
+HEADINGS = {
+    REGRESSION: "regressions: failures the baseline does not share on the same instance",
+    NEW: "new failures: no case of the regression corpus explains them",
+    SHARED: "failures the baseline shares (same verdict on the same instance)",
+    KNOWN: "known failures: a case of the regression corpus has the same solver, verdict and cause",
+    OF_BASELINE: "the baselines' own failures",
+}
+
+
+def role(result: CheckResult, name: str) -> str:
+    return BASELINE if name in result.baselines else CANDIDATE
+
+
+def finding_status(result: CheckResult, finding: Check) -> str:
+    return status(finding, role(result, finding.solver.name), result.known.get(finding.differential_signature))
+
+
+def ordered_findings(result: CheckResult) -> list[tuple[Check, str]]:
+    pairs = [(f, finding_status(result, f)) for f in result.findings]
+    return sorted(pairs, key=lambda pair: ORDER.index(pair[1]))
+
+
+def promise(entry: SolverEntry) -> str:
+    return f"{'exact' if entry.exact else 'heuristic'} ({promise_basis(entry)})"
 
 
 def verdict_rows(result: CheckResult) -> tuple[list[str], list[list[str]]]:
@@ -16,18 +55,19 @@ def verdict_rows(result: CheckResult) -> tuple[list[str], list[list[str]]]:
     columns = [v.value for v in Verdict if any(result.counts[e.name][v.value] for e in result.solvers)]
     header = ["solver", "kind", *columns]
     rows = [
-        [e.name, "exact" if e.exact else "heuristic", *(str(result.counts[e.name][c]) for c in columns)]
+        [shown(e.name), "exact" if e.exact else "heuristic", *(str(result.counts[e.name][c]) for c in columns)]
         for e in result.solvers
     ]
     return header, rows
 
 
 def verdict_table(result: CheckResult) -> str:
-    header, rows = verdict_rows(result)
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in [header, *rows]]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    return Table(*verdict_rows(result)).text()
+
+
+def promise_lines(result: CheckResult) -> list[str]:
+    """Which promise each solver was judged on, and why (a declaration, torch's, the default)."""
+    return [f"{shown(e.name)}: {promise(e)}" for e in result.solvers]
 
 
 def source(failure: Check) -> str:
@@ -37,44 +77,134 @@ def source(failure: Check) -> str:
     return f"stored instances: {failure.family}"
 
 
-def describe(failure: Check) -> str:
-    returned = failure.outcome.answer if failure.outcome.returned else failure.outcome.error
+def _verdict_pairs(counter) -> str:
+    return ", ".join(f"{v} where the baseline is {b} on {n}" for (v, b), n in sorted(counter.items()))
+
+
+def comparison_lines(target: str, comparison: Comparison) -> list[str]:
+    """A target against its baseline: shared, regressed and fixed instances, and selection changes."""
     lines = [
-        f"{failure.solver.name}: {failure.verdict.value} (found in {source(failure)}, shrunk to n={failure.instance.n})",
-        f"  detail:   {failure.judgement.detail}",
-        f"  expected: {float(failure.oracle.value)!r} with saved={list(failure.oracle.saved)} ({failure.oracle.name})",
-        f"  returned: {returned!r}",
-        "  reproduce:",
+        f"{shown(target)} against {shown(comparison.baseline)}: {comparison.instances} instances run on both,"
+        f" the same verdict on {comparison.same_verdict}"
     ]
+    if comparison.regressed:
+        lines.append(f"  regressions (instances): {_verdict_pairs(comparison.regressed)}")
+    if comparison.shared:
+        lines.append("  shared failures (instances): " + ", ".join(f"{v} on {n}" for v, n in sorted(comparison.shared.items())))
+    if comparison.fixed:
+        lines.append("  passes where the baseline fails (instances): "
+                     + ", ".join(f"{b} on {n}" for b, n in sorted(comparison.fixed.items())))
+    lines.append("  " + selection_line(comparison))
+    return lines
+
+
+def selection_line(comparison: Comparison) -> str:
+    """Instances where both answers are valid but the saved sets differ: information, never a failure."""
+    line = (
+        f"selection changes (information, not failures): a different saved set on {comparison.selection_changes}"
+        f" of {comparison.both_valid} instances where both answers are valid"
+    )
+    example = comparison.example
+    if example is not None:
+        line += (
+            f"; for example {example.instance.as_dict()}: saves {list(example.saved)} ({example.value!r}),"
+            f" the baseline {list(example.baseline_saved)} ({example.baseline_value!r})"
+        )
+    return line
+
+
+def _names(failure: Check) -> list[str]:
+    return [failure.solver.name] + ([failure.counterpart.name] if failure.counterpart is not None else [])
+
+
+def detail(failure: Check) -> str:
+    """The judgement's detail with the solvers' files shown (an exception names where it was raised)."""
+    return shown_in(failure.judgement.detail, _names(failure))
+
+
+def describe(failure: Check, state: str = "", known_case: str | None = None) -> str:
+    returned = failure.outcome.answer if failure.outcome.returned else shown_in(failure.outcome.error, _names(failure))
+    label = f", {state}" if state else ""
+    if known_case:
+        label += f" ({'' if state == KNOWN else 'known, '}corpus case {known_case})"
+    lines = [
+        f"{shown(failure.solver.name)}: {failure.verdict.value}{label} (found in {source(failure)}, shrunk to"
+        f" n={failure.instance.n}, instance {failure.instance_id})",
+        f"  detail:   {_indented(detail(failure))}",
+        f"  expected: {float(failure.oracle.value)!r} with saved={list(failure.oracle.saved)} ({failure.oracle.name})",
+        f"  returned: {_indented(repr(returned))}",
+    ]
+    if failure.counterpart is not None:
+        lines.append(f"  baseline: {shown(failure.counterpart.name)}: {_indented(_baseline_outcome(failure))}")
+    lines.append("  reproduce:")
     lines += ["    " + line for line in snippet(failure).splitlines()]
     return "\n".join(lines)
+
+
+def _indented(text: str) -> str:
+    """Text a target supplied, with each line after its first indented under the field it fills,
+    so that none of it starts a line of the output."""
+    return LINE_BREAK.sub("\n" + " " * 12, text)
+
+
+def _baseline_outcome(failure: Check) -> str:
+    base = failure.baseline
+    if base is None:
+        return "not run on this size"
+    returned = base.outcome.answer if base.outcome.returned else shown_in(base.outcome.error, _names(failure))
+    return f"{base.verdict.value}, returned {returned!r}"[:400]
 
 
 def describe_oracle_finding(finding: Check) -> str:
     """An oracle finding: the oracle (or the checker), not the solver, is wrong on this instance."""
     return "\n".join(
         [
-            f"{finding.oracle.name} on {finding.solver.name}'s answer ({source(finding)}, n={finding.instance.n}):",
+            f"{finding.oracle.name} on {shown(finding.solver.name)}'s answer ({source(finding)}, n={finding.instance.n}):",
             f"  {finding.oracle_disagreement}",
             f"  instance: {finding.instance.as_dict()}",
         ]
     )
 
 
-def render_text(result: CheckResult, sources: str = "") -> str:
-    """The verdict table and each failure's reproduction; ``sources`` says where the instances came from."""
+def determinism_line(result: CheckResult) -> str:
+    repeated = {name: n for name, n in result.repeated.items() if n}
+    if not repeated:
+        return "determinism: no solver was called twice"
+    called = ", ".join(f"{shown(name)} on {n}" for name, n in repeated.items())
+    return f"determinism: solvers that promise the optimum were called twice on {called} instances, and on each shrunk reproduction"
+
+
+def render_text(result: CheckResult, sources: str = "", gate: str = "") -> str:
+    """The verdict table, each failure's reproduction and ``gate`` (the gate's outcome), then what
+    is information only: each target against its baseline, the real-memory table. ``sources`` says
+    where the instances came from."""
     where = f" ({sources})" if sources else ""
     parts = [f"{result.instances} instances{where}, {len(result.solvers)} solvers", "", verdict_table(result)]
-    parts += ["", real_budget.render_text(result.overshoots)]
-    if result.findings:
-        parts += ["", f"{len(result.findings)} distinct failures (solver, verdict), each shrunk to a minimal instance:"]
-        parts += ["", *("\n" + describe(f) for f in result.findings)]
-    else:
+    parts += ["", "judged on their promises:", *("  " + line for line in promise_lines(result))]
+    parts += ["", determinism_line(result)]
+    ordered = ordered_findings(result)
+    if not ordered:
         parts += ["", "no failures"]
+    else:
+        parts += ["", WHERE_TO_RUN]
+    for state in ORDER:
+        group = [f for f, s in ordered if s == state]
+        if group:
+            parts += ["", f"{len(group)} {HEADINGS[state]}; each shrunk to a minimal instance:"]
+            parts += ["\n" + describe(f, state, result.known.get(f.differential_signature)) for f in group]
     if result.oracle_findings:
         parts += ["", f"ORACLE FINDINGS: the oracle was shown wrong {len(result.oracle_findings)} times (judged UNVERIFIED):"]
         parts += ["", *("\n" + describe_oracle_finding(f) for f in result.oracle_findings)]
+    if gate:
+        parts += ["", gate]
+    for target, comparison in result.comparisons.items():
+        parts += ["", *comparison_lines(target, comparison)]
+    parts += ["", real_budget.render_text(result.overshoots)]
     return "\n".join(parts)
+
+
+def instance_json(instance_id: str, instance) -> dict:
+    return {"id": instance_id, **instance.as_dict()}
 
 
 def oracle_finding_json(finding: Check) -> dict:
@@ -83,37 +213,92 @@ def oracle_finding_json(finding: Check) -> dict:
         "family": finding.family,
         "oracle": finding.oracle.name,
         "disagreement": finding.oracle_disagreement,
-        "instance": finding.instance.as_dict(),
+        "instance": instance_json(finding.instance_id, finding.instance),
         "oracle_answer": {"value": float(finding.oracle.value), "saved": list(finding.oracle.saved), "proven": finding.oracle.proven},
         "returned": repr(finding.outcome.answer),
     }
 
 
-def failure_json(failure: Check) -> dict:
+def _returned(done: Check) -> str:
+    return repr(done.outcome.answer) if done.outcome.returned else done.outcome.error
+
+
+def failure_json(failure: Check, state: str = "", known_case: str | None = None) -> dict:
+    base = failure.baseline
     return {
         "solver": failure.solver.name,
         "origin": failure.solver.origin,
         "verdict": failure.verdict.value,
+        "signature": list(failure.differential_signature),
+        "status": state,
+        "known_case": known_case,
         "family": failure.family,
         "detail": failure.judgement.detail,
         "gap": failure.judgement.gap,
         "excess": failure.judgement.excess,
-        "instance": failure.instance.as_dict(),
+        "instance": instance_json(failure.instance_id, failure.instance),
         "expected": {"value": float(failure.oracle.value), "saved": list(failure.oracle.saved), "oracle": failure.oracle.name},
-        "returned": repr(failure.outcome.answer) if failure.outcome.returned else failure.outcome.error,
+        "returned": _returned(failure),
+        "baseline": None if failure.counterpart is None else {
+            "solver": failure.counterpart.name,
+            "verdict": failure.baseline_verdict,
+            "returned": None if base is None else _returned(base),
+        },
         "reproduction": snippet(failure),
     }
+
+
+def comparison_json(comparison: Comparison) -> dict:
+    example = comparison.example
+    return {
+        "baseline": comparison.baseline,
+        "instances": comparison.instances,
+        "same_verdict": comparison.same_verdict,
+        "regressed": [{"verdict": v, "baseline_verdict": b, "instances": n} for (v, b), n in sorted(comparison.regressed.items())],
+        "shared": dict(sorted(comparison.shared.items())),
+        "fixed": dict(sorted(comparison.fixed.items())),
+        "selection_changes": {
+            "both_valid": comparison.both_valid,
+            "changed": comparison.selection_changes,
+            "example": None if example is None else {
+                "instance": instance_json(instance_id(example.instance), example.instance),
+                "saved": list(example.saved),
+                "value": example.value,
+                "baseline_saved": list(example.baseline_saved),
+                "baseline_value": example.baseline_value,
+            },
+        },
+    }
+
+
+def solver_json(result: CheckResult, entry: SolverEntry) -> dict:
+    return {
+        "name": entry.name,
+        "display_name": shown(entry.name),
+        "role": role(result, entry.name),
+        "exact": entry.exact,
+        "promise": "exact" if entry.exact else "heuristic",
+        "promise_basis": promise_basis(entry),
+        "counterpart": result.counterparts.get(entry.name),
+        "origin": entry.origin,
+        "isolated": entry.isolate,
+        "called_twice": result.repeated[entry.name],
+        "verdicts": dict(result.counts[entry.name]),
+    }
+
+
+def sources_json(result: CheckResult) -> list[dict]:
+    return [{"name": s.name, "kind": s.kind, "instances": s.instances, "digest": s.digest} for s in result.sources]
 
 
 def render_json(result: CheckResult) -> dict:
     return {
         "schema_version": SCHEMA_VERSION,
         "instances": result.instances,
-        "solvers": [
-            {"name": e.name, "exact": e.exact, "origin": e.origin, "verdicts": dict(result.counts[e.name])}
-            for e in result.solvers
-        ],
-        "failures": [failure_json(f) for f in result.findings],
+        "sources": sources_json(result),
+        "solvers": [solver_json(result, e) for e in result.solvers],
+        "comparisons": {target: comparison_json(c) for target, c in result.comparisons.items()},
+        "failures": [failure_json(f, s, result.known.get(f.differential_signature)) for f, s in ordered_findings(result)],
         "oracle_findings": [oracle_finding_json(f) for f in result.oracle_findings],
         "real_budget": real_budget.to_json(result.overshoots),
     }

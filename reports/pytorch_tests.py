@@ -1,102 +1,510 @@
-"""The regression corpus's upstream cases as a test file in PyTorch's own style.
+"""A test file in PyTorch's own style for torch's knapsack solvers, rendered from an export plan.
 
-The file imports nothing of knapcheck: it is meant for ``test/functorch/test_ac_knapsack.py`` in an
-upstream pull request. Each test calls the torch solver its case was found in (through the
-``knapsack`` module, so the file tests whatever that module holds) and asserts the contract: saved
-and recomputable partition the items, the saved items fit the quantized budget, their runtimes sum
-to the optimum knapcheck's oracles proved (written inline), and the reported value is that sum.
-A heuristic's case (``greedy_knapsack``) asserts all but optimality. On exact instances every
-comparison is exact; on the others within the derived float tolerance.
+The file is meant for ``test/functorch/`` in an upstream pull request: it imports nothing of
+knapcheck (no OR-Tools, no Hypothesis), only torch's ``knapsack`` module and
+``torch.testing._internal.common_utils``. It holds one test per cause of the regression corpus,
+parametrized over every torch solver, and one test per solver over every instance of each
+enumerated family, judged against a brute force written in the file. The plan
+(``knapcheck.export_plan``) says which solvers fail which tests in the torch it was exported
+against; those are ``unittest.expectedFailure``, so the file passes on that torch and a fixed
+defect shows as an unexpected success.
+
+Nothing read from a corpus reaches the source as it was read. Every name in the file is checked to
+be an identifier (``identifier``), every number to be a finite int or float written by ``repr``
+(``number``), the corpus's causes are reduced to words for test names and to printable ASCII for
+comments (``comment_lines``); anything else is refused with a ValueError before a line is written.
 """
 
 from __future__ import annotations
 
+import keyword
+import math
+import re
 import textwrap
+from dataclasses import dataclass
+from typing import Sequence
 
-from knapcheck.fuzz.regression_corpus import RegressionCase
-from knapcheck.oracles.optimum import optimum
-from knapcheck.solvers.contract import SCALE, float_tolerance
-from knapcheck.solvers.registry import TORCH_HEURISTICS
-from knapcheck.solvers.specs import TORCH_KNAPSACK_MODULE
+OWNER = 'module: functorch'
+CLASS_NAME = "TestKnapsackSolvers"
+KINDS = ("raised", "mutated_input", "bad_partition", "over_budget", "beats_optimum", "suboptimal", "wrong_value")
+"""What the file's ``failure`` function can find wrong, in the order it looks."""
+NAME_WORDS = 5
+"""Words of a cause that name its test."""
+_UNNAMED_WORDS = frozenset(
+    "a an the is are was were be been of to in on at by for with its it so and or as when even than that this"
+    " from into which while their them between next there these those".split()
+)
 
-CLASS_NAME = "TestKnapsackRegressions"
+
+def identifier(text: object) -> str:
+    """``text`` if it is a plain ASCII identifier that is not a keyword; ValueError otherwise."""
+    if not isinstance(text, str) or not text.isascii() or not text.isidentifier() or keyword.iskeyword(text):
+        raise ValueError(f"{text!r} is not a plain Python identifier")
+    return text
+
+
+def name_literal(text: object) -> str:
+    """A validated identifier as a string literal (it holds no quote, backslash or newline)."""
+    return repr(identifier(text))
+
+
+def number(value: object) -> str:
+    """A finite int or float as source; ValueError for anything else (bools, strings, NaN, infinities)."""
+    if type(value) is int:
+        return repr(value)
+    if type(value) is float and math.isfinite(value):
+        return repr(value)
+    raise ValueError(f"{value!r} is not a finite int or float")
+
+
+def numbers(values: Sequence[object]) -> str:
+    """A list literal of validated numbers."""
+    return "[" + ", ".join(number(v) for v in values) + "]"
+
+
+def comment_lines(text: str, indent: str, width: int = 96) -> list[str]:
+    """``text`` as comment lines: printable ASCII only (anything else becomes a space), wrapped."""
+    printable = re.sub(r"[^\x20-\x7e]+", " ", text)
+    return textwrap.wrap(printable, width=width, initial_indent=f"{indent}# ", subsequent_indent=f"{indent}# ") or []
+
+
+def cause_words(cause: str) -> list[str]:
+    """The words of a cause that may name a test: lowercase letters and digits, small words left out."""
+    words = re.findall(r"[a-z0-9]+", re.sub(r"'s\b", "", cause.lower()))
+    return [word for word in words if word not in _UNNAMED_WORDS]
+
+
+def test_names(causes: Sequence[Sequence[str]]) -> list[str]:
+    """A distinct ``test_...`` name for each cause, given as its words: the first NAME_WORDS words,
+    more where two causes would share a name, a number where the words run out."""
+    names: list[str] = []
+    for words in causes:
+        words = list(words) or ["case"]
+        count = min(NAME_WORDS, len(words))
+        name = "test_" + "_".join(words[:count])
+        while name in names and count < len(words):
+            count += 1
+            name = "test_" + "_".join(words[:count])
+        base, suffix = name, 2
+        while name in names:
+            name, suffix = f"{base}_{suffix}", suffix + 1
+        names.append(identifier(name))
+    return names
+
+
+@dataclass(frozen=True)
+class CaseData:
+    """One instance of a cause, with the optimum knapcheck's oracles proved and the float tolerance."""
+
+    memory: tuple[float, ...]
+    runtimes: tuple[float, ...]
+    max_memory: float
+    optimum: float
+    atol: float
+
+
+@dataclass(frozen=True)
+class CauseTest:
+    name: str
+    """The test's name, ``test_...`` (``test_names``)."""
+    description: str
+    """What the cause is, where it was found: written as a comment."""
+    cases: tuple[CaseData, ...]
+    failing: dict[str, str]
+    """The torch solvers that fail it in the torch the file is exported against -> what is wrong
+    (written as a comment)."""
+
+
+@dataclass(frozen=True)
+class EnumeratedTest:
+    family: str
+    """An enumerated family the file lists in full (``exhaustive_small``, ``large_capacity``)."""
+    known: dict[str, dict[str, tuple[int, ...]]]
+    """Solver -> kind (one of KINDS) -> the indices of the instances it fails that way."""
+
+
+@dataclass(frozen=True)
+class ExportPlan:
+    solvers: tuple[str, ...]
+    """The torch solvers, in the order torch defines them."""
+    heuristics: tuple[str, ...]
+    """The solvers that promise only a valid selection."""
+    causes: tuple[CauseTest, ...]
+    enumerated: tuple[EnumeratedTest, ...]
+    scale: int
+    small: dict[str, object]
+    """knapcheck.fuzz.enumerated's constants for exhaustive_small."""
+    large: dict[str, object]
+    """knapcheck.fuzz.enumerated's constants for large_capacity."""
+    exported_against: str
+    """The torch (and scipy) the marks were decided on, e.g. ``torch 2.13.0+cpu, scipy 1.17.1``."""
+    source: str
+    """Where the cases came from, e.g. ``knapcheck 0.1.0, regressions.json``."""
+
 
 _HEAD = '''\
-# Regression tests for torch's knapsack solvers, exported by `knapcheck export-tests`
-# ({source}).
-# Each case is an instance on which a torch solver failed, shrunk to a minimal one; the optimum
-# written inline was proven by knapcheck's exact oracles.
+# Owner(s): ["{owner}"]
+"""Correctness tests for the knapsack solvers of activation checkpointing's memory budget.
 
+{exported}
+
+Every solver's answer must partition the items into saved and recomputable, fit the quantized
+budget (the saved items' round(memory * SCALE) sum to at most round(max_memory * SCALE)), report
+the saved runtimes' sum and, for the solvers that promise the optimum, be worth it. The optima of
+the cases below were proven by knapcheck's exact oracles; the small instances are checked against
+the brute force in this file. A defect the solvers had when the file was exported is an expected
+failure of exactly the solvers that had it: when it is fixed, that test is an unexpected success
+and its mark goes.
+"""
+
+import functools
+import itertools
 import math
+import operator
+import unittest
 
-from {package} import {module}
-from torch.testing._internal.common_utils import run_tests, TestCase
+from torch._functorch._activation_checkpointing import knapsack
+from torch.testing._internal.common_utils import (
+    instantiate_parametrized_tests,
+    parametrize,
+    run_tests,
+    subtest,
+    TestCase,
+)
 
-SCALE = {scale:_}  # upstream's quantization: weight = round(memory * SCALE)
+SCALE = {scale}  # upstream's quantization: weight = round(memory * SCALE)
+SOLVERS = {solvers}
+HEURISTICS = {heuristics}  # promise a valid selection, not the optimum
+
+
+def solvers(*failing):
+    """Every solver as a parametrization; those named fail the test in the torch it was exported against."""
+    return [
+        subtest(name, name=name, decorators=[unittest.expectedFailure] if name in failing else [])
+        for name in SOLVERS
+    ]
+
+
+def quantize(memory, max_memory):
+    return [round(m * SCALE) for m in memory], round(max_memory * SCALE)
+
+
+def brute_force_optimum(memory, runtimes, max_memory):
+    """The largest total runtime of a set of items that fits, found by trying every set."""
+    weights, capacity = quantize(memory, max_memory)
+    best = 0.0
+    for chosen in itertools.product((False, True), repeat=len(memory)):
+        if sum(w for w, c in zip(weights, chosen) if c) <= capacity:
+            best = max(best, math.fsum(r for r, c in zip(runtimes, chosen) if c))
+    return best
+
+
+def failure(solver, memory, runtimes, max_memory, optimum, atol):
+    """What is wrong with a solver's answer, as (kind, detail), or None. Values are compared within
+    atol: 0 unless the runtimes are arbitrary floats, where it bounds float64's summation error."""
+    given_memory, given_runtimes = list(memory), list(runtimes)
+    try:
+        value, saved, recomputable = getattr(knapsack, solver)(given_memory, given_runtimes, max_memory)
+    except Exception as e:
+        return "raised", f"raised {{type(e).__name__}}: {{e}}"
+    if (given_memory, given_runtimes) != (list(memory), list(runtimes)):
+        return "mutated_input", "changed the lists it was given"
+    try:
+        saved, recomputable = [operator.index(i) for i in saved], [operator.index(i) for i in recomputable]
+    except TypeError as e:
+        return "bad_partition", f"indices that are not integers: {{e}}"
+    if sorted(saved + recomputable) != list(range(len(memory))):
+        return "bad_partition", f"saved {{saved}} and recomputable {{recomputable}} do not partition the items"
+    weights, capacity = quantize(memory, max_memory)
+    weight = sum(weights[i] for i in saved)
+    if weight > capacity:
+        return "over_budget", f"saved weight {{weight}} > capacity {{capacity}} (saved {{sorted(saved)}})"
+    total = math.fsum(runtimes[i] for i in saved)
+    if total > optimum + atol:
+        return "beats_optimum", f"saved {{sorted(saved)}} are worth {{total!r}}, above the optimum {{optimum!r}} of this file"
+    if total < optimum - atol:
+        if solver in HEURISTICS:
+            return None
+        return "suboptimal", f"saved {{sorted(saved)}} are worth {{total!r}} < optimum {{optimum!r}}"
+    try:
+        reported = float(value)
+    except (TypeError, ValueError) as e:
+        return "wrong_value", f"reported {{value!r}}, not a number: {{e}}"
+    if not abs(reported - total) <= atol:
+        return "wrong_value", f"reported {{reported!r}}, the saved runtimes sum to {{total!r}}"
+    return None
+
+
+def indices(ranges):
+    """The instance indices of [first, last] ranges."""
+    return [i for first, last in ranges for i in range(first, last + 1)]
+
+
+@functools.lru_cache(maxsize=None)
+def exhaustive_small():
+    """Every instance of up to {small_max_items} items with weights in SMALL_WEIGHTS units, runtimes in
+    SMALL_RUNTIMES and a capacity in SMALL_CAPACITIES, with the optimum: items beyond {ordered_up_to}
+    come in one order (sorted), and of the capacities at or above the items' total weight W only W
+    and W + 1 are kept."""
+    kinds = list(itertools.product(SMALL_WEIGHTS, SMALL_RUNTIMES))
+    found = []
+    for n in range({small_max_items} + 1):
+        for capacity in SMALL_CAPACITIES:
+            if n <= {ordered_up_to}:
+                item_lists = itertools.product(kinds, repeat=n)
+            else:
+                item_lists = itertools.combinations_with_replacement(kinds, n)
+            for items in item_lists:
+                if capacity <= sum(w for w, _ in items) + 1:
+                    found.append(_with_optimum(items, capacity))
+    return found
+
+
+SMALL_WEIGHTS = {small_weights}
+SMALL_RUNTIMES = {small_runtimes}
+SMALL_CAPACITIES = {small_capacities}
+
+
+@functools.lru_cache(maxsize=None)
+def large_capacity():
+    """One or two items, in every order, at capacities just past one and two blocks of 4096 units:
+    a unit item, a block-sized one, one just over half the capacity and one of the capacity."""
+    found = []
+    for n in range(1, {large_max_items} + 1):
+        for capacity in LARGE_CAPACITIES:
+            weights = (1, 4096, capacity // 2 + 1, capacity)
+            for items in itertools.product(itertools.product(weights, LARGE_RUNTIMES), repeat=n):
+                found.append(_with_optimum(items, capacity))
+    return found
+
+
+LARGE_CAPACITIES = {large_capacities}
+LARGE_RUNTIMES = {large_runtimes}
+
+
+def _with_optimum(items, capacity):
+    memory, runtimes, max_memory = [w / SCALE for w, _ in items], [r for _, r in items], capacity / SCALE
+    return memory, runtimes, max_memory, brute_force_optimum(memory, runtimes, max_memory)
+
+
+def describe(memory, runtimes, max_memory):
+    return f"memory={{memory}}, runtimes={{runtimes}}, max_memory={{max_memory!r}}"
 
 
 class {class_name}(TestCase):
-    def assert_valid(self, solve, memory, runtimes, max_memory, atol):
-        """saved and recomputable partition the items, the saved ones fit, value is their sum."""
-        value, saved, recomputable = solve(memory, runtimes, max_memory)
-        self.assertEqual(sorted(list(saved) + list(recomputable)), list(range(len(memory))))
-        weight = sum(round(memory[i] * SCALE) for i in saved)
-        self.assertLessEqual(weight, round(max_memory * SCALE))
-        total = math.fsum(runtimes[i] for i in saved)
-        self.assertEqual(float(value), total, atol=atol, rtol=0)
-        return total
+    def assert_solves(self, solver, cases):
+        """Each case is [memory, runtimes, max_memory, optimum, atol]."""
+        wrong = []
+        for memory, runtimes, max_memory, optimum, atol in cases:
+            found = failure(solver, memory, runtimes, max_memory, optimum, atol)
+            if found is not None:
+                wrong.append(f"{{describe(memory, runtimes, max_memory)}}: {{found[1]}}")
+        if wrong:
+            self.fail(f"{{solver}} fails {{len(wrong)}} of {{len(cases)}} cases:\\n" + "\\n".join(wrong))
 
-    def assert_optimal(self, solve, memory, runtimes, max_memory, optimum, atol):
-        """A valid answer whose saved runtimes sum to the optimum."""
-        total = self.assert_valid(solve, memory, runtimes, max_memory, atol)
-        self.assertEqual(total, optimum, atol=atol, rtol=0)
+    def assert_solves_all(self, solver, instances, known):
+        """Every instance solved, but those a known defect (kind -> index ranges) fails in its own way."""
+        expected = {{i: kind for kind, ranges in known.items() for i in indices(ranges)}}
+        wrong = []
+        for i, (memory, runtimes, max_memory, optimum) in enumerate(instances):
+            found = failure(solver, memory, runtimes, max_memory, optimum, 0.0)
+            if found is not None and found[0] != expected.get(i):
+                wrong.append(f"instance {{i}}, {{describe(memory, runtimes, max_memory)}}: {{found[1]}}")
+        if wrong:
+            self.fail(f"{{solver}} fails {{len(wrong)}} of {{len(instances)}} instances (the first 10):\\n"
+                      + "\\n".join(wrong[:10]))
+
+    def assert_fixed(self, solver, instances, ranges):
+        """Every instance of a known defect solved."""
+        still = [i for i in indices(ranges) if failure(solver, *instances[i], 0.0) is not None]
+        if still:
+            self.fail(f"{{solver}} still fails {{len(still)}} of {{len(indices(ranges))}} instances, e.g. instance"
+                      f" {{still[0]}}: {{describe(*instances[still[0]][:3])}}")
+
+    def test_corpus_optima_match_brute_force(self):
+        # The optima written below, checked by this file's own brute force (no solver is called).
+        for name, cases in CASES.items():
+            for memory, runtimes, max_memory, optimum, _ in cases:
+                if len(memory) <= 16:
+                    self.assertEqual(brute_force_optimum(memory, runtimes, max_memory), optimum, msg=name)
 '''
 
 _TAIL = '''
+
+instantiate_parametrized_tests({class_name})
+
 
 if __name__ == "__main__":
     run_tests()
 '''
 
 
-def method_name(case: RegressionCase) -> str:
-    """``torch_dp_knapsack-SUBOPTIMAL-2ad85da350`` -> ``test_dp_knapsack_suboptimal_2ad85da350``."""
-    return "test_" + case.id.removeprefix("torch_").replace("-", "_").lower()
+def _marks(failing: dict[str, str], solvers: Sequence[str]) -> str:
+    unknown = set(failing) - set(solvers)
+    if unknown:
+        raise ValueError(f"solvers {sorted(unknown)} are not among {list(solvers)}")
+    return ", ".join(name_literal(name) for name in solvers if name in failing)
 
 
-def _test(case: RegressionCase) -> str:
-    function = case.solver.removeprefix("torch:")
-    instance = case.instance
-    tolerance = float_tolerance(instance.runtimes)
-    exact = function not in TORCH_HEURISTICS
+def _case(case: CaseData) -> list[str]:
+    """A case as lines of CASES: on one line if it fits, else a list at a time."""
+    scalars = f"{number(case.max_memory)}, {number(case.optimum)}, {number(case.atol)}"
+    line = f"        [{numbers(case.memory)}, {numbers(case.runtimes)}, {scalars}],"
+    if len(line) <= 100:
+        return [line]
+    return [
+        "        [",
+        *_packed("            [", [number(m) for m in case.memory], "],", " " * 16),
+        *_packed("            [", [number(r) for r in case.runtimes], "],", " " * 16),
+        f"            {scalars},",
+        "        ],",
+    ]
+
+
+def _cause_test(cause: CauseTest, solvers: Sequence[str]) -> list[str]:
+    name = identifier(cause.name)
+    if not name.startswith("test_"):
+        raise ValueError(f"test name {name!r} must start with test_")
+    failures = "; ".join(f"{identifier(solver)}: {reason}" for solver, reason in cause.failing.items())
+    return [
+        "",
+        *comment_lines(cause.description, "    "),
+        *comment_lines(f"Expected to fail: {failures}." if failures else "No solver fails it.", "    "),
+        f"    @parametrize(\"solver\", solvers({_marks(cause.failing, solvers)}))",
+        f"    def {name}(self, solver):",
+        f"        self.assert_solves(solver, CASES[{name_literal(name)}])",
+    ]
+
+
+def _ranges(indices: Sequence[int]) -> list[list[int]]:
+    ranges: list[list[int]] = []
+    for index in sorted(indices):
+        if type(index) is not int or index < 0:
+            raise ValueError(f"an instance index must be a non-negative int, got {index!r}")
+        if ranges and index == ranges[-1][1] + 1:
+            ranges[-1][1] = index
+        else:
+            ranges.append([index, index])
+    return ranges
+
+
+def _packed(opening: str, items: list[str], closing: str, indent: str, width: int = 100) -> list[str]:
+    """``opening``, the items separated by commas, then ``closing``: lines of at most ``width``
+    characters where the items allow, continued at ``indent``."""
+    lines, line = [], opening
+    for index, item in enumerate(items):
+        piece = item + ("," if index < len(items) - 1 else "")
+        if line != opening and len(line) + 1 + len(piece) > width:
+            lines.append(line)
+            line = indent + piece
+        else:
+            line += piece if line == opening else " " + piece
+    lines.append(line + closing)
+    return lines
+
+
+def _known(test: EnumeratedTest, solvers: Sequence[str]) -> list[str]:
+    family = identifier(test.family)
+    lines = [f"{family.upper()}_KNOWN = {{"]
+    for solver in solvers:
+        kinds = test.known.get(solver, {})
+        if not kinds:
+            continue
+        lines.append(f"    {name_literal(solver)}: {{")
+        for kind in KINDS:
+            if kinds.get(kind):
+                lines += _packed(f"        {name_literal(kind)}: [", [numbers(r) for r in _ranges(kinds[kind])], "],",
+                                 " " * 12)
+        lines.append("    },")
+    lines.append("}")
+    unknown = {k for kinds in test.known.values() for k in kinds} - set(KINDS)
+    if unknown or set(test.known) - set(solvers):
+        raise ValueError(f"{family}: unknown kinds {sorted(unknown)} or solvers {sorted(set(test.known) - set(solvers))}")
+    return lines
+
+
+def _enumerated_tests(test: EnumeratedTest, solvers: Sequence[str]) -> list[str]:
+    family = identifier(test.family)
+    known = f"{family.upper()}_KNOWN"
     lines = [
         "",
-        f"    def {method_name(case)}(self):",
-        *textwrap.wrap(
-            f"{case.verdict} when found, by family {case.family} ({case.origin})" + (f": {case.why}" if case.why else ""),
-            width=100, initial_indent="        # ", subsequent_indent="        # ",
-        ),
-        f"        self.{'assert_optimal' if exact else 'assert_valid'}(",
-        f"            {TORCH_KNAPSACK_MODULE.rpartition('.')[2]}.{function},",
-        f"            memory={list(instance.memory)!r},",
-        f"            runtimes={list(instance.runtimes)!r},",
-        f"            max_memory={instance.max_memory!r},",
+        f"    # Every instance of {family}, on every solver, against the brute force: a failure other",
+        "    # than the known ones below (by instance, and what is wrong with it) fails the test.",
+        "    @parametrize(\"solver\", solvers())",
+        f"    def test_{family}(self, solver):",
+        f"        self.assert_solves_all(solver, {family}(), {known}.get(solver, {{}}))",
     ]
-    if exact:
-        proven = optimum(instance)
-        if not proven.proven:
-            raise ValueError(f"case {case.id}: the oracle could not prove the optimum ({proven.name})")
-        lines.append(f"            optimum={float(proven.value)!r},")
-    lines += [f"            atol={tolerance!r},", "        )"]
-    return "\n".join(lines)
+    groups = [(solver, kind) for solver in solvers for kind in KINDS if test.known.get(solver, {}).get(kind)]
+    if groups:
+        entries = [
+            line
+            for solver, kind in groups
+            for line in (
+                "        subtest(",
+                f"            ({name_literal(solver)}, {name_literal(kind)}),",
+                f"            name={name_literal(f'{solver}_{kind}')},",
+                "            decorators=[unittest.expectedFailure],",
+                "        ),",
+            )
+        ]
+        lines += [
+            "",
+            f"    # The {family} instances each solver failed when this file was exported, by what was",
+            "    # wrong: expected failures until every instance of a group is solved.",
+            "    @parametrize(\"solver, kind\", [",
+            *entries,
+            "    ])",
+            f"    def test_{family}_known_defect(self, solver, kind):",
+            f"        self.assert_fixed(solver, {family}(), {known}[solver][kind])",
+        ]
+    return lines
 
 
-def upstream_cases(cases: list[RegressionCase]) -> list[RegressionCase]:
-    return [case for case in cases if not case.ours and case.solver.startswith("torch:")]
+def render_test_file(plan: ExportPlan) -> str:
+    """The test file of ``plan``; ValueError when anything in it is not a valid identifier or number."""
+    solvers = [identifier(s) for s in plan.solvers]
+    if not set(plan.heuristics) <= set(solvers):
+        raise ValueError(f"heuristics {list(plan.heuristics)} are not among the solvers {solvers}")
+    head = _HEAD.format(
+        owner=OWNER,
+        exported="\n".join(textwrap.wrap(
+            f"Exported by `knapcheck export-tests` ({_one_line(plan.source)}) against {_one_line(plan.exported_against)}.",
+            width=96)),
+        scale=number(plan.scale),
+        solvers="[" + ", ".join(name_literal(s) for s in solvers) + "]",
+        heuristics="[" + ", ".join(name_literal(s) for s in plan.heuristics) + "]",
+        class_name=identifier(CLASS_NAME),
+        small_max_items=number(plan.small["max_items"]),
+        ordered_up_to=number(plan.small["ordered_up_to"]),
+        small_weights=numbers(plan.small["weights"]),
+        small_runtimes=numbers(plan.small["runtimes"]),
+        small_capacities=numbers(plan.small["capacities"]),
+        large_max_items=number(plan.large["max_items"]),
+        large_capacities=numbers(plan.large["capacities"]),
+        large_runtimes=numbers(plan.large["runtimes"]),
+    )
+    names = [identifier(cause.name) for cause in plan.causes]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two causes share a test name: {names}")
+    data = ["", "", "# The corpus's cases by cause: [memory, runtimes, max_memory, optimum, atol].", "CASES = {"]
+    for cause in plan.causes:
+        data.append(f"    {name_literal(cause.name)}: [")
+        data += [line for case in cause.cases for line in _case(case)]
+        data.append("    ],")
+    data.append("}")
+    for test in plan.enumerated:
+        data += ["", *_known(test, solvers)]
+    body: list[str] = []
+    for cause in plan.causes:
+        body += _cause_test(cause, solvers)
+    for test in plan.enumerated:
+        if test.family not in ("exhaustive_small", "large_capacity"):
+            raise ValueError(f"the file lists only exhaustive_small and large_capacity, not {test.family!r}")
+        body += _enumerated_tests(test, solvers)
+    tail = _TAIL.format(class_name=identifier(CLASS_NAME))
+    return head + "\n".join(body) + "\n" + "\n".join(data) + "\n" + tail
 
 
-def render_test_file(cases: list[RegressionCase], source: str) -> str:
-    """A test file of ``cases`` (upstream ones only); ``source`` says where they came from."""
-    package, _, module = TORCH_KNAPSACK_MODULE.rpartition(".")
-    head = _HEAD.format(source=source, package=package, module=module, scale=SCALE, class_name=CLASS_NAME)
-    return head + "".join(_test(case) + "\n" for case in upstream_cases(cases)) + _TAIL
+def _one_line(text: str) -> str:
+    """Text for the docstring: printable ASCII, no quotes or backslashes that could end it."""
+    return re.sub(r"[^\x20-\x7e]|[\"'\\]", " ", text).strip()

@@ -1,61 +1,55 @@
 """Rendering `knapcheck report`: report.md for a pull-request comment, report.json, report.html.
 
+Each output reads in the same order: the gate's outcome and the verdict table, then the failures
+(correctness, then performance), and only then information that fails nothing (each candidate
+against its baseline instance by instance with its selection changes, the real-memory table),
+and the environment.
+
+Solvers are shown as ``knapcheck.solvers.specs.shown`` writes them (a file by its path relative
+to the working directory, where the reproductions run); report.json keeps each name as well.
+Whatever a target supplied (its name, what it raised, how its answer prints) stays text: quoted
+with ``knapcheck.reports.markdown`` in report.md, escaped in report.html.
+
 The Markdown stays well under a comment's 65 536 characters: reproductions are dropped from the
 end (they stay in report.json and report.html) until it fits under MAX_MARKDOWN_CHARS.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+from dataclasses import dataclass
 from html import escape
 
+from knapcheck.fuzz.candidate_run import CandidateRun
 from knapcheck.fuzz.differential import Check
-from knapcheck.fuzz.candidate_run import BASELINE, CANDIDATE, CandidateRun
+from knapcheck.fuzz.gate import BASELINE, CANDIDATE, KNOWN, REGRESSION, Decision
 from knapcheck.reports import real_budget
-from knapcheck.measure.bench import BenchResult, BenchRow
-from knapcheck.reports.bench_table import BenchTables, bench_tables, tables_html, tables_markdown
-from knapcheck.reports.check_report import describe_oracle_finding, failure_json, oracle_finding_json, source, verdict_rows
+from knapcheck.reports.performance_report import Performance, gate_sentence
+from knapcheck.reports.performance_report import html_parts as performance_html
+from knapcheck.reports.performance_report import markdown_lines as performance_markdown
+from knapcheck.reports.performance_report import to_json as performance_json
+from knapcheck.reports.check_report import (
+    comparison_json,
+    comparison_lines,
+    describe_oracle_finding,
+    detail,
+    failure_json,
+    oracle_finding_json,
+    ordered_findings,
+    promise,
+    solver_json,
+    source,
+    sources_json,
+    verdict_rows,
+)
+from knapcheck.reports.markdown import code, fenced, prose
 from knapcheck.reports.reproduction import snippet
-from knapcheck.reports.svg_plot import line_chart
-from knapcheck.solvers.contract import SCALE
+from knapcheck.reports.tables import SCROLLS, Table
 from knapcheck.solvers.isolation import limits_for
+from knapcheck.solvers.specs import shown
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MAX_MARKDOWN_CHARS = 50_000
-BENCH_CAPACITIES = (10**3, 10**4, 10**5)
-BENCH_ROWS = [BenchRow(f"n=1000 C={c:.0e}", 1000, c / SCALE, total_memory=2 * c / SCALE) for c in BENCH_CAPACITIES]
-"""One n, capacities a decade apart (memories summing to twice the budget): time and peak memory
-against capacity, one line per solver."""
-
-
-@dataclass
-class Performance:
-    """The benchmark part: its measurements, their table, or why there are none."""
-
-    rows: list[dict] = field(default_factory=list)
-    """Each has solver, row, n, capacity, median_seconds and peak_bytes (raw medians) and failure."""
-    tables: BenchTables | None = None
-    note: str = ""
-
-
-def performance_from(result: BenchResult, baselines: list[str]) -> Performance:
-    """The benchmark's cells as rows for JSON and plots, and its table with ratios against the baselines."""
-    rows = []
-    for row in result.rows:
-        for solver in result.solvers:
-            cell = result.cell(solver, row)
-            rows.append(
-                {
-                    "solver": solver,
-                    "row": row.name,
-                    "n": row.n,
-                    "capacity": row.capacity,
-                    "median_seconds": cell.median_seconds if cell.ran else None,
-                    "peak_bytes": cell.median_peak if cell.ran else None,
-                    "failure": cell.failure,
-                }
-            )
-    return Performance(rows=rows, tables=bench_tables(result, baselines))
 
 
 @dataclass
@@ -67,67 +61,74 @@ class Report:
     strict: bool = False
 
     @property
+    def gate(self) -> Decision:
+        """The gate fails on the rule's failures, and whenever an oracle was shown wrong (then no
+        verdict of the run can be trusted, a pass included)."""
+        return self.run.gate(self.strict)
+
+    @property
     def gate_failures(self) -> list[Check]:
-        return self.run.gate_failures(self.strict)
+        return self.gate.failing
 
     @property
     def gate_failed(self) -> bool:
-        """The gate fails on the rule's failures, and whenever an oracle was shown wrong (then no
-        verdict of the run can be trusted, a pass included)."""
-        return bool(self.gate_failures or self.run.result.oracle_findings)
-
-
-REGRESSION = "regression"
-"""A candidate failure its baseline does not share (the only failures that fail the default gate)."""
-ALSO_IN_BASELINE = "also in baseline"
-FIXED = "fixed by the candidate"
-BASELINE_ONLY = "baseline"
-
-REGRESSION_RULE = (
-    "the regression rule (the default): the report fails when the candidate fails where its baseline"
-    " does not (a kind of failure the baseline never shows, or on an instance the baseline passes)"
-)
-STRICT_RULE = "the strict rule (--strict): the report fails on any failure of the candidate"
+        return not self.gate.passed or bool(self.performance.failures)
 
 
 def _specs(report: Report, role: str) -> str:
-    names = [e.name for e in report.run.entries(role)]
+    names = [shown(e.name) for e in report.run.entries(role)]
     return ", ".join(names) if names else "none"
 
 
-def _status(report: Report, failure: Check) -> str:
-    if report.run.roles[failure.solver.name] == BASELINE:
-        return FIXED if failure in report.run.fixed() else BASELINE_ONLY
-    return REGRESSION if report.run.is_regression(failure) else ALSO_IN_BASELINE
+def _title(report: Report) -> str:
+    candidates = report.run.entries(CANDIDATE)
+    named = shown(candidates[0].name) if len(candidates) == 1 else f"{len(candidates)} candidates"
+    return f"knapcheck report: {named}"
+
+
+def _signature_text(failure: Check) -> str:
+    text = f"{shown(failure.solver.name)} {failure.verdict.value}"
+    if failure.baseline_verdict is not None:
+        text += f" where the baseline is {failure.baseline_verdict}"
+    return text
 
 
 def _gate(report: Report) -> tuple[str, str]:
     """The gate's outcome (shown in bold) and the rest of its sentence: the rule and what decided."""
-    rule = STRICT_RULE if report.strict else REGRESSION_RULE
-    failing = report.gate_failures
+    gate = report.gate
+    failing = gate.failing
     candidate = report.run.findings(CANDIDATE)
     decided = []
     if failing:
-        what = "failure" if report.strict else "regression"
-        listed = ", ".join(f"{f.solver.name} {f.verdict.value}" for f in failing)
+        what = "regression" if any(f.counterpart is not None for f in failing) and not report.strict else "failure"
+        listed = "; ".join(_signature_text(f) for f in failing)
         decided.append(f"{_count(len(failing), what, what + 's')}: {listed}.")
     elif candidate:
-        decided.append(f"The baseline shares each of the candidate's {_count(len(candidate), 'distinct failure', 'distinct failures')}.")
+        decided.append(f"The baseline shares each of the candidate's {_count(len(candidate), 'distinct failure', 'distinct failures')}"
+                       " on the same instances.")
     else:
         decided.append("The candidate passed every check.")
-    oracle_findings = len(report.run.result.oracle_findings)
-    if oracle_findings:
-        decided.append(f"The oracle was shown wrong {_count(oracle_findings, 'time', 'times')}, so no verdict can be trusted.")
+    if gate.oracle_findings:
+        decided.append(f"The oracle was shown wrong {_count(gate.oracle_findings, 'time', 'times')}, so no verdict can be trusted.")
+    if gate_sentence(report.performance):
+        decided.append(gate_sentence(report.performance))
     decided.append(f"Exit status {1 if report.gate_failed else 0}.")
-    return f"Gate: {'FAILED' if report.gate_failed else 'passed'}", f" under {rule}. {' '.join(decided)}"
+    return f"Gate: {'FAILED' if report.gate_failed else 'passed'}", f" under {gate.rule}. {' '.join(decided)}"
 
 
 def _summary(report: Report) -> str:
-    """Besides the gate: what the candidate no longer shows of the baseline's failures."""
-    fixed = report.run.fixed()
-    if not fixed:
-        return ""
-    return f"The candidate no longer shows {_count(len(fixed), 'kind', 'kinds')} of failure the baseline has."
+    """Besides the gate: on how many instances each candidate passes where its baseline fails."""
+    parts = []
+    for target, comparison in report.run.result.comparisons.items():
+        fixed = sum(comparison.fixed.values())
+        if fixed:
+            parts.append(f"{shown(target)} passes on {_count(fixed, 'instance', 'instances')} where"
+                         f" {shown(comparison.baseline)} fails.")
+    return " ".join(parts)
+
+
+def _roles_line(report: Report) -> str:
+    return f"Candidate: {_specs(report, CANDIDATE)}. Baseline: {_specs(report, BASELINE)}. {_summary(report)}".rstrip()
 
 
 def _count(number: int, one: str, many: str) -> str:
@@ -160,42 +161,76 @@ def _isolation_line(report: Report) -> str:
     return f"{which} ran in its own worker process ({described})."
 
 
-def _markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+METHOD = (
+    "Each distinct failure (solver, verdict and the baseline's verdict on the same instance) is shrunk to a minimal"
+    " instance that keeps all three. Differences in which of several optimal sets a solver saves, or in the order of"
+    " the indices, are not failures."
+)
+WHERE_TO_RUN = "Each reproduction runs as shown with Python from the directory this report was produced in."
 
 
-def _verdict_table(report: Report) -> tuple[list[str], list[list[str]]]:
+def _verdict_table(report: Report) -> Table:
     header, rows = verdict_rows(report.run.result)
-    return [header[0], "role", *header[1:]], [[row[0], report.run.roles[row[0]], *row[1:]] for row in rows]
+    roles = [report.run.roles[e.name] for e in report.run.result.solvers]
+    return Table([header[0], "role", *header[1:]], [[row[0], role, *row[1:]] for row, role in zip(rows, roles)])
+
+
+def _comparison_lines(report: Report) -> list[str]:
+    lines = []
+    for target, comparison in report.run.result.comparisons.items():
+        lines += comparison_lines(target, comparison)
+    return lines
 
 
 def _returned(failure: Check) -> str:
-    return repr(failure.outcome.answer)
+    return repr(failure.outcome.answer)[:300]
+
+
+def _status_text(report: Report, failure: Check, status: str) -> str:
+    case = report.run.result.known.get(failure.differential_signature)
+    if not case:
+        return status
+    return f"{status}: corpus case {case}" if status == KNOWN else f"{status}, known: corpus case {case}"
+
+
+def _found_in(failure: Check) -> str:
+    return f"found in {source(failure)}, shrunk to n={failure.instance.n}"
+
+
+def _expected(failure: Check) -> str:
+    return f"expected {float(failure.oracle.value)!r} with saved={list(failure.oracle.saved)} ({failure.oracle.name})"
+
+
+def _baseline_markdown(failure: Check) -> list[str]:
+    base = failure.baseline
+    if failure.counterpart is None:
+        return []
+    if base is None:
+        return [f"- baseline {code(shown(failure.counterpart.name))} was not run on this size"]
+    returned = f", returned {code(_returned(base))}" if base.outcome.returned else ""
+    return [f"- baseline {code(shown(base.solver.name))} on the same instance: {base.verdict.value}{returned}"]
 
 
 def _failure_markdown(index: int, failure: Check, status: str, with_snippet: bool) -> list[str]:
     lines = [
-        f"### {index}. `{failure.solver.name}`: {failure.verdict.value} ({status})",
+        f"### {index}. {code(shown(failure.solver.name))}: {failure.verdict.value} ({prose(status)})",
         "",
-        f"- found in {source(failure)}, shrunk to n={failure.instance.n}",
+        f"- {prose(_found_in(failure))} (instance {code(failure.instance_id)})",
     ]
     if failure.judgement.detail:
-        lines.append(f"- {failure.judgement.detail}")
-    lines += [
-        f"- expected {float(failure.oracle.value)!r} with saved={list(failure.oracle.saved)} ({failure.oracle.name})",
-    ]
+        lines.append(f"- {prose(detail(failure))}")
+    lines.append(f"- {_expected(failure)}")
     if failure.outcome.returned:
-        lines.append(f"- returned `{_returned(failure)[:300]}`")
-    lines.append("")
+        lines.append(f"- returned {code(_returned(failure))}")
+    lines += [*_baseline_markdown(failure), ""]
     if with_snippet:
-        lines += ["<details><summary>Reproduction</summary>", "", "```python", snippet(failure), "```", "", "</details>", ""]
+        lines += ["<details><summary>Reproduction</summary>", "", *fenced(snippet(failure), "python"), "", "</details>", ""]
     else:
         lines += ["(reproduction left out to fit a comment: see report.json)", ""]
     return lines
 
 
-def _environment_rows(environment: dict) -> list[list[str]]:
+def _environment_table(environment: dict) -> Table:
     torch = environment["torch"]
     device = f"CUDA: {torch['gpu']}" if torch["cuda_available"] else "CPU only"
     commit = f" ({environment['knapcheck_commit']})" if environment.get("knapcheck_commit") else ""
@@ -208,7 +243,7 @@ def _environment_rows(environment: dict) -> list[list[str]]:
         ["platform", environment["platform"]],
     ]
     rows += [[name, version or "not installed"] for name, version in environment["versions"].items() if name != "torch"]
-    return rows
+    return Table(["", ""], rows)
 
 
 def render_markdown(report: Report) -> str:
@@ -221,53 +256,49 @@ def render_markdown(report: Report) -> str:
 
 
 def _markdown(report: Report, with_snippets: int) -> str:
-    """Headline and verdict table first (what a reviewer reads in a PR comment), then details."""
+    """The gate and the verdict table (what a reviewer reads first), the failures, then information."""
+    outcome, rest = _gate(report)
     lines = [
-        f"# knapcheck report: {_specs(report, CANDIDATE)}",
+        f"# {prose(_title(report))}",
         "",
-        "**{}**{}".format(*_gate(report)),
+        f"**{outcome}**{prose(rest)}",
         "",
-        f"Candidate: {_specs(report, CANDIDATE)}. Baseline: {_specs(report, BASELINE)}. {_summary(report)}".rstrip(),
+        prose(_roles_line(report)),
         "",
-        *_markdown_table(*_verdict_table(report)),
+        *_verdict_table(report).markdown(),
         "",
-        _correctness_line(report) + f". {_isolation_line(report)} Each distinct failure (solver and verdict) "
-        "is shrunk to a minimal instance. Differences in which of several optimal sets a solver saves, or in "
-        "the order of the indices, are not failures.",
+        f"{prose(_correctness_line(report))}. {_isolation_line(report)} {METHOD}",
         "",
-        f"### {real_budget.TITLE}",
+        "Judged on their promises:",
         "",
-        *real_budget.markdown_lines(report.run.result.overshoots),
+        *(f"- {code(shown(e.name))}: {promise(e)}" for e in report.run.result.solvers),
         "",
     ]
     ordered = _ordered_findings(report)
     if ordered:
-        lines += ["## Failures", ""]
+        lines += ["## Failures", "", WHERE_TO_RUN, ""]
         for index, (failure, status) in enumerate(ordered, 1):
             lines += _failure_markdown(index, failure, status, index <= with_snippets)
     oracle_findings = report.run.result.oracle_findings
     if oracle_findings:
         lines += ["## Oracle findings", "", "The oracle, not the solver, was shown wrong here (judged UNVERIFIED):", ""]
-        lines += ["```", *(describe_oracle_finding(f) for f in oracle_findings), "```", ""]
-    lines += ["## Performance", ""]
-    if report.performance.tables is not None:
-        lines += [tables_markdown(report.performance.tables), ""]
-    if report.performance.note:
-        lines += [report.performance.note, ""]
+        lines += [*fenced("\n".join(describe_oracle_finding(f) for f in oracle_findings)), ""]
+    lines += ["## Performance", "", *performance_markdown(report.performance)]
+    if report.run.result.comparisons:
+        lines += ["## Candidate against baseline, instance by instance", "", *fenced("\n".join(_comparison_lines(report))), ""]
+    lines += [f"## {real_budget.TITLE}", "", *real_budget.markdown_lines(report.run.result.overshoots), ""]
     lines += [
         "## Environment",
         "",
-        f"<details><summary>{_environment_summary(report.environment)}</summary>",
+        f"<details><summary>{escape(_environment_summary(report.environment))}</summary>",
         "",
-        *_markdown_table(["", ""], _environment_rows(report.environment)),
+        *_environment_table(report.environment).markdown(),
         "",
         "</details>",
         "",
         "Produced by:",
         "",
-        "```",
-        report.command,
-        "```",
+        *fenced(report.command),
         "",
     ]
     return "\n".join(lines)
@@ -280,17 +311,18 @@ def _environment_summary(environment: dict) -> str:
 
 
 def _ordered_findings(report: Report) -> list[tuple[Check, str]]:
-    """Candidate failures first (regressions before those the baseline shares), then the baseline's."""
-    order = {REGRESSION: 0, ALSO_IN_BASELINE: 1, FIXED: 2, BASELINE_ONLY: 3}
-    pairs = [(f, _status(report, f)) for f in report.run.result.findings]
-    return sorted(pairs, key=lambda pair: order[pair[1]])
+    """Regressions (or, without a baseline, new failures) first, then the shared or known ones, then the baseline's."""
+    return [(f, _status_text(report, f, status)) for f, status in ordered_findings(report.run.result)]
 
 
 def render_json(report: Report) -> dict:
+    """Solvers by name (``solver``, ``name``: the identity a store or a second report compares) and
+    as shown (``display_name``); reproductions run from ``working_directory``."""
     result = report.run.result
     return {
         "schema_version": SCHEMA_VERSION,
         "command": report.command,
+        "working_directory": os.getcwd(),
         "environment": report.environment,
         "correctness": {
             "instances": result.instances,
@@ -299,121 +331,110 @@ def render_json(report: Report) -> dict:
             "stored": report.run.stored,
             "seconds": report.run.seconds,
             "time_budget": report.run.time_budget,
-            "solvers": [
-                {
-                    "name": e.name,
-                    "role": report.run.roles[e.name],
-                    "exact": e.exact,
-                    "origin": e.origin,
-                    "isolated": e.isolate,
-                    "verdicts": dict(result.counts[e.name]),
-                }
-                for e in result.solvers
-            ],
+            "sources": sources_json(result),
+            "solvers": [solver_json(result, e) for e in result.solvers],
+            "comparisons": {target: comparison_json(c) for target, c in result.comparisons.items()},
             "failures": [
-                {**failure_json(f), "role": report.run.roles[f.solver.name], "status": status}
-                for f, status in _ordered_findings(report)
+                {**failure_json(f, status, result.known.get(f.differential_signature)), "role": report.run.roles[f.solver.name]}
+                for f, status in ordered_findings(result)
             ],
             "oracle_findings": [oracle_finding_json(f) for f in result.oracle_findings],
             "real_budget": real_budget.to_json(result.overshoots),
         },
         "gate": {
-            "rule": "strict" if report.strict else "regression",
+            "rule": "strict" if report.strict else "differential" if report.run.entries(BASELINE) else "no baseline",
             "passed": not report.gate_failed,
-            "failing": [list(f.signature) for f in report.gate_failures],
+            "failing": [list(f.differential_signature) for f in report.gate_failures],
         },
-        "performance": {"rows": report.performance.rows, "note": report.performance.note},
+        "performance": performance_json(report.performance),
     }
 
 
-def plots(performance: Performance) -> list[str]:
-    """Time and peak memory against capacity, one line per solver, as SVG."""
-    if not performance.rows:
-        return []
-    by_solver: dict[str, list[dict]] = {}
-    for row in performance.rows:
-        by_solver.setdefault(row["solver"], []).append(row)
-
-    def series(key: str, unit: float) -> dict[str, list[tuple[float, float]]]:
-        return {
-            name: [(row["capacity"], row[key] / unit) for row in rows if row.get(key) is not None]
-            for name, rows in by_solver.items()
-        }
-
-    return [
-        line_chart("Median time", series("median_seconds", 1.0), "capacity C (quantized units)", "seconds",
-                   log_x=True, log_y=True),
-        line_chart("Peak memory", series("peak_bytes", 2**20), "capacity C (quantized units)", "MiB",
-                   log_x=True, log_y=True),
-    ]
-
-
-def _html_table(header: list[str], rows: list[list[str]]) -> str:
-    head = "".join(f"<th>{escape(cell)}</th>" for cell in header)
-    body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
-
-
-_STYLE = """
-body { font-family: sans-serif; max-width: 1000px; margin: 2em auto; line-height: 1.4; }
-table { border-collapse: collapse; margin: 1em 0; }
-td, th { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
-pre { background: #f6f8fa; padding: 8px; overflow-x: auto; }
-.regression { color: #b00020; }
+BREAKS = "/_"
+"""Where a table cell of report.html may wrap: a path after a slash, a verdict after its underscore."""
+_STYLE = f"""
+body {{ font-family: sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; line-height: 1.4; }}
+h1, h2, h3, li, p {{ overflow-wrap: anywhere; }}
+h1 {{ font-size: 1.6em; }}
+.{SCROLLS} {{ max-width: 100%; overflow-x: auto; margin: 1em 0; }}
+table {{ border-collapse: collapse; }}
+td, th {{ border: 1px solid #ccc; padding: 3px 8px; text-align: left; vertical-align: top; }}
+th {{ background: #f6f8fa; }}
+pre {{ background: #f6f8fa; padding: 8px; overflow-x: auto; }}
+svg {{ max-width: 100%; height: auto; }}
+.regression {{ color: #b00020; }}
 """
 
 
 def _real_budget_html(report: Report) -> list[str]:
-    header, rows, line = real_budget.table(report.run.result.overshoots)
-    parts = [f"<h3>{escape(real_budget.TITLE)}</h3>", f"<p>{escape(real_budget.NOTE)}</p>"]
-    if rows:
-        parts.append(_html_table(header, rows))
+    over, line = real_budget.table(report.run.result.overshoots)
+    parts = [f"<h2>{escape(real_budget.TITLE)}</h2>", f"<p>{escape(real_budget.NOTE)}</p>"]
+    if over.rows:
+        parts.append(over.html(breaks_after=BREAKS))
     return parts + [f"<p>{escape(line)}</p>"]
 
 
+def _baseline_html(failure: Check) -> str:
+    base = failure.baseline
+    if failure.counterpart is None:
+        return ""
+    if base is None:
+        return f"<li>baseline <code>{escape(shown(failure.counterpart.name))}</code> was not run on this size</li>"
+    returned = f", returned <code>{escape(_returned(base))}</code>" if base.outcome.returned else ""
+    return f"<li>baseline <code>{escape(shown(base.solver.name))}</code> on the same instance: {base.verdict.value}{returned}</li>"
+
+
+def _failure_html(index: int, failure: Check, status: str) -> list[str]:
+    css = ' class="regression"' if status.startswith(REGRESSION) else ""
+    return [
+        f"<h3>{index}. <code>{escape(shown(failure.solver.name))}</code>: {failure.verdict.value} "
+        f"<span{css}>({escape(status)})</span></h3>",
+        "<ul>",
+        f"<li>{escape(_found_in(failure))} (instance <code>{failure.instance_id}</code>)</li>",
+        f"<li>{escape(detail(failure))}</li>" if failure.judgement.detail else "",
+        f"<li>{escape(_expected(failure))}</li>",
+        f"<li>returned <code>{escape(_returned(failure))}</code></li>" if failure.outcome.returned else "",
+        _baseline_html(failure),
+        "</ul>",
+        f"<pre>{escape(snippet(failure))}</pre>",
+    ]
+
+
 def render_html(report: Report) -> str:
+    """The same order as report.md; every text is escaped."""
+    title = _title(report)
+    outcome, rest = _gate(report)
     parts = [
         "<!DOCTYPE html>",
         '<html><head><meta charset="utf-8">',
-        f"<title>knapcheck report: {escape(_specs(report, CANDIDATE))}</title>",
+        f"<title>{escape(title)}</title>",
         f"<style>{_STYLE}</style></head><body>",
-        f"<h1>knapcheck report: {escape(_specs(report, CANDIDATE))}</h1>",
-        "<p><strong>{}</strong>{}</p>".format(*map(escape, _gate(report))),
-        f"<p>Candidate: {escape(_specs(report, CANDIDATE))}. Baseline: {escape(_specs(report, BASELINE))}."
-        f" {escape(_summary(report))}</p>",
-        _html_table(*_verdict_table(report)),
-        f"<p>{escape(_correctness_line(report))}. {escape(_isolation_line(report))}</p>",
-        *_real_budget_html(report),
+        f"<h1>{escape(title)}</h1>",
+        f"<p><strong>{escape(outcome)}</strong>{escape(rest)}</p>",
+        f"<p>{escape(_roles_line(report))}</p>",
+        _verdict_table(report).html(breaks_after=BREAKS),
+        f"<p>{escape(_correctness_line(report))}. {escape(_isolation_line(report))} {escape(METHOD)}</p>",
+        "<p>Judged on their promises:</p><ul>"
+        + "".join(f"<li><code>{escape(shown(e.name))}</code>: {escape(promise(e))}</li>" for e in report.run.result.solvers)
+        + "</ul>",
     ]
     ordered = _ordered_findings(report)
     if ordered:
-        parts.append("<h2>Failures</h2>")
+        parts += ["<h2>Failures</h2>", f"<p>{escape(WHERE_TO_RUN)}</p>"]
     for index, (failure, status) in enumerate(ordered, 1):
-        css = ' class="regression"' if status == REGRESSION else ""
-        parts += [
-            f"<h3>{index}. <code>{escape(failure.solver.name)}</code>: {failure.verdict.value} "
-            f"<span{css}>({escape(status)})</span></h3>",
-            "<ul>",
-            f"<li>found in {escape(source(failure))}, shrunk to n={failure.instance.n}</li>",
-            f"<li>{escape(failure.judgement.detail)}</li>" if failure.judgement.detail else "",
-            f"<li>expected {float(failure.oracle.value)!r} with saved={list(failure.oracle.saved)} "
-            f"({escape(failure.oracle.name)})</li>",
-            f"<li>returned <code>{escape(_returned(failure)[:300])}</code></li>" if failure.outcome.returned else "",
-            "</ul>",
-            f"<pre>{escape(snippet(failure))}</pre>",
-        ]
+        parts += _failure_html(index, failure, status)
     if report.run.result.oracle_findings:
         parts += ["<h2>Oracle findings</h2>", "<p>The oracle, not the solver, was shown wrong here (judged UNVERIFIED):</p>"]
         parts += [f"<pre>{escape(describe_oracle_finding(f))}</pre>" for f in report.run.result.oracle_findings]
     parts.append("<h2>Performance</h2>")
-    parts += plots(report.performance)
-    if report.performance.tables is not None:
-        parts.append(tables_html(report.performance.tables))
-    if report.performance.note:
-        parts.append(f"<p>{escape(report.performance.note)}</p>")
+    parts += performance_html(report.performance)
+    if report.run.result.comparisons:
+        parts += ["<h2>Candidate against baseline, instance by instance</h2>",
+                  f"<pre>{escape(chr(10).join(_comparison_lines(report)))}</pre>"]
+    parts += _real_budget_html(report)
     parts += [
         "<h2>Environment</h2>",
-        _html_table(["", ""], _environment_rows(report.environment)),
+        _environment_table(report.environment).html(),
         f"<p>Produced by:</p><pre>{escape(report.command)}</pre>",
         "</body></html>",
     ]

@@ -1,27 +1,56 @@
-"""A failing check as a short Python snippet that reproduces it: it fails when run as shown."""
+"""A failing check as a short Python snippet that reproduces it: it fails when run as shown.
+
+The snippet binds ``solve`` to the target, defines the instance and ``reproduce(solve)``, which
+calls it and asserts what the failure broke. For a regression against a baseline that passed on
+the instance, the snippet runs the baseline through the same ``reproduce`` first: it passes, and
+the target then fails, so the snippet shows the defect is the target's own.
+
+A file target is named by its path relative to the working directory (``knapcheck.solvers.specs.shown``),
+so the snippet runs from the directory the report was produced in. A file with relative imports is
+loaded the way knapcheck loaded it, as a module of its package tree (``knapcheck.solvers.specs.load``);
+any other target is imported with nothing of knapcheck.
+"""
 
 from __future__ import annotations
 
+import ast
 import math
+from pathlib import Path
 
 from knapcheck.fuzz.differential import Check
-from knapcheck.solvers.contract import SCALE, UPSTREAM, rounding_named
+from knapcheck.solvers.contract import SCALE, UPSTREAM, float_tolerance, rounding_named
 from knapcheck.solvers import specs
 from knapcheck.solvers.isolation import limits_for
 
 
-def import_lines(spec_text: str) -> list[str]:
-    """Lines that bind ``solve`` to the solver a spec names, with nothing of knapcheck imported."""
+def import_lines(spec_text: str, bound: str = "solve") -> list[str]:
+    """Lines that bind ``bound`` to the solver a spec names, run from the working directory."""
     spec = specs.parse(spec_text)
-    if spec.kind == "file":
+    if spec.kind != "file":
+        return [f"from {spec.module} import {spec.name} as {bound}"]
+    path = specs.shown_path(spec.where)
+    if _imports_relatively(spec.where):
         return [
-            "import importlib.util",
-            f"spec = importlib.util.spec_from_file_location('target', {spec.where!r})",
-            "target = importlib.util.module_from_spec(spec)",
-            "spec.loader.exec_module(target)",
-            f"solve = target.{spec.name}",
+            "from knapcheck.solvers.specs import load  # as a module of its package tree, for its relative imports",
+            f"{bound} = load({specs.shown(str(spec.target))!r})",
         ]
-    return [f"from {spec.module} import {spec.name} as solve"]
+    return [
+        "import importlib.util",
+        f"spec = importlib.util.spec_from_file_location('target', {path!r})",
+        "target = importlib.util.module_from_spec(spec)",
+        "spec.loader.exec_module(target)",
+        f"{bound} = target.{spec.name}",
+    ]
+
+
+def _imports_relatively(path: str) -> bool:
+    """Whether the file has a relative import (``from . import x``); a file that cannot be read or
+    parsed counts as having one, so that its reproduction loads it the way knapcheck did."""
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return True
+    return any(isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(tree))
 
 
 def _assertion(failure: Check) -> list[str]:
@@ -45,20 +74,27 @@ def _assertion(failure: Check) -> list[str]:
             f"weight = sum(round(memory[i] * {SCALE}) for i in saved)",
             f"assert weight <= round(max_memory * {SCALE}), f'OVER_BUDGET: saved weight {{weight}} > capacity'",
         ]
+    tolerance = float_tolerance(failure.instance.runtimes)
     if verdict == "SUBOPTIMAL":
+        least = optimum - tolerance - float(failure.oracle.slack)
+        note = "" if least == optimum else "  # the optimum less the float-summation tolerance"
         return [
             "got = math.fsum(runtimes[i] for i in saved)",
-            f"assert got >= {optimum!r}, f'SUBOPTIMAL: {{got}} < optimum {optimum!r}'",
+            f"assert got >= {least!r}, f'SUBOPTIMAL: {{got}} < optimum {optimum!r}'{note}",
         ]
     if verdict == "WRONG_VALUE":
+        if tolerance == 0:
+            return [
+                "assert value == math.fsum(runtimes[i] for i in saved), "
+                "f'WRONG_VALUE: reported {value}, saved items sum to {math.fsum(runtimes[i] for i in saved)}'",
+            ]
         return [
-            "assert value == math.fsum(runtimes[i] for i in saved), "
-            "f'WRONG_VALUE: reported {value}, saved items sum to {math.fsum(runtimes[i] for i in saved)}'",
+            f"assert abs(value - math.fsum(runtimes[i] for i in saved)) <= {tolerance!r}, "
+            "f'WRONG_VALUE: reported {value}, saved items sum to {math.fsum(runtimes[i] for i in saved)}'"
+            "  # the float-summation tolerance of this inexact instance",
         ]
     if verdict == "BAD_PARTITION":
         return ["assert sorted(list(saved) + list(recomputable)) == list(range(len(memory))), 'BAD_PARTITION'"]
-    if verdict == "MUTATED_INPUT":
-        return ["assert (memory, runtimes) == given, f'MUTATED_INPUT: the lists it was given are now {memory}, {runtimes}'"]
     return []
 
 
@@ -79,6 +115,53 @@ def _limit_lines(failure: Check) -> list[str]:
     return []
 
 
+REPEATS = 20
+"""Calls a NONDETERMINISTIC reproduction makes: two answers that differ show in far fewer."""
+CALL = "value, saved, recomputable = solve(list(memory), list(runtimes), max_memory)"
+
+
+def _body(failure: Check) -> list[str]:
+    """The lines of ``reproduce(solve)``: the call and what it must satisfy."""
+    verdict = failure.verdict.value
+    if verdict == "NONDETERMINISTIC":
+        return [
+            "answers = set()",
+            f"for _ in range({REPEATS}):",
+            f"    {CALL}",
+            "    answers.add((value, tuple(sorted(saved))))",
+            f"assert len(answers) == 1, f'NONDETERMINISTIC: {{len(answers)}} different answers in {REPEATS} calls: {{answers}}'",
+        ]
+    if verdict == "MUTATED_INPUT":
+        return [
+            "given_memory, given_runtimes = list(memory), list(runtimes)",
+            "value, saved, recomputable = solve(given_memory, given_runtimes, max_memory)",
+            "assert (given_memory, given_runtimes) == (memory, runtimes), "
+            "f'MUTATED_INPUT: the lists it was given are now {given_memory}, {given_runtimes}'",
+        ]
+    if verdict in ("REJECTED", "CRASH", "TIMEOUT", "OUT_OF_MEMORY"):
+        detail = specs.shown_in(failure.judgement.detail, [failure.solver.name])
+        return [f"{CALL}  # {verdict}: {_comment(detail)}"]
+    return [CALL, *_assertion(failure)]
+
+
+def _comment(text: str) -> str:
+    """Text a target supplied, as the rest of a comment line: line breaks and control characters
+    escaped, so that it cannot end the comment and add code."""
+    return repr(text)[1:-1]
+
+
+def _baseline_lines(failure: Check) -> list[str]:
+    """For a regression against a baseline that passed on the instance: that baseline, reproduced first."""
+    base = failure.baseline
+    if base is None or base.failed or base.verdict.value == "UNVERIFIED" or base.verdict is failure.verdict:
+        return []
+    return [
+        f"# the baseline, {_comment(specs.shown(base.solver.name))}, passes on this instance ({base.verdict.value}):",
+        *import_lines(base.solver.spec, "baseline"),
+        "reproduce(baseline)",
+    ]
+
+
 def snippet(failure: Check) -> str:
     instance = failure.instance
     lines = ["import math", *import_lines(failure.solver.spec), *_limit_lines(failure)]
@@ -86,12 +169,13 @@ def snippet(failure: Check) -> str:
         f"memory = {list(instance.memory)!r}",
         f"runtimes = {list(instance.runtimes)!r}",
         f"max_memory = {instance.max_memory!r}",
+        "",
+        "",
+        "def reproduce(solve):",
+        *("    " + line for line in _body(failure)),
+        "",
+        "",
+        *_baseline_lines(failure),
+        f"reproduce(solve)  # {_comment(specs.shown(failure.solver.name))}: {failure.verdict.value}",
     ]
-    if failure.verdict.value == "MUTATED_INPUT":
-        lines.append("given = (list(memory), list(runtimes))")
-    call = "value, saved, recomputable = solve(memory, runtimes, max_memory)"
-    if failure.verdict.value in ("REJECTED", "CRASH", "TIMEOUT", "OUT_OF_MEMORY"):
-        lines.append(f"{call}  # {failure.verdict.value}: {failure.judgement.detail}")
-    else:
-        lines += [call, *_assertion(failure)]
     return "\n".join(lines)

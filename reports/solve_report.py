@@ -7,8 +7,10 @@ each answer is shown as its value, saved and recomputable indices, or as the err
 from __future__ import annotations
 
 from knapcheck.fuzz.differential import Check
+from knapcheck.solvers.registry import promise_basis
+from knapcheck.solvers.specs import shown
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def answer(check: Check) -> dict:
@@ -27,8 +29,12 @@ def result_json(label: str, check: Check) -> dict:
     oracle = check.oracle
     return {
         "instance": label,
+        "instance_id": check.instance_id,
         "n": check.instance.n,
         "solver": check.solver.name,
+        "display_name": shown(check.solver.name),
+        "promise": "exact" if check.solver.exact else "heuristic",
+        "promise_basis": promise_basis(check.solver),
         **answer(check),
         "optimum": {"value": float(oracle.value), "saved": list(oracle.saved), "oracle": oracle.name, "proven": oracle.proven},
         "verdict": check.verdict.value,
@@ -47,7 +53,10 @@ def render_text(results: list[tuple[str, Check]]) -> str:
     for label, check in results:
         fields = result_json(label, check)
         optimum = fields["optimum"]
-        lines = [f"instance:     {label} (n={check.instance.n})", f"solver:       {check.solver.name}"]
+        lines = [
+            f"instance:     {label} (n={check.instance.n}, id {fields['instance_id']})",
+            f"solver:       {shown(check.solver.name)} ({fields['promise']}: {fields['promise_basis']})",
+        ]
         lines += [f"{key + ':':13} {fields[key]}" for key in ("value", "saved", "recomputable", "error", "returned") if key in fields]
         lines.append(
             f"optimum:      {optimum['value']!r} (saved {optimum['saved']}, {optimum['oracle']}"

@@ -1,4 +1,9 @@
-"""Line charts as inline SVG: one line per solver, no plotting dependency, embeddable in HTML."""
+"""Line charts as inline SVG: one line per solver, no plotting dependency, embeddable in HTML.
+
+The legend sits under the plot, one entry per solver with its whole name: a name too long for one
+line of the legend (a path) is wrapped, at a ``/``, ``:`` or ``_`` where it can be, over as many
+lines as it needs. Names are set in a monospace font, so their width is known without a browser.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,12 @@ from html import escape
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 WIDTH, HEIGHT = 780, 380
-MARGIN = {"left": 78, "right": 280, "top": 34, "bottom": 52}
+"""The plot's size; the legend adds LEGEND_LINE pixels under it for each line of names."""
+MARGIN = {"left": 78, "right": 24, "top": 34, "bottom": 52}
+LEGEND_LINE = 16
+LEGEND_TEXT_X = MARGIN["left"] + 24
+LEGEND_CHARS = int((WIDTH - LEGEND_TEXT_X - 8) / (12 * 0.6))
+"""Characters of a legend line: monospace at 12 px is 0.6 x 12 px a character."""
 
 
 def _ticks(low: float, high: float, log: bool) -> list[float]:
@@ -28,6 +38,17 @@ def _label(value: float) -> str:
     return f"{value:.3g}"
 
 
+def wrapped(name: str, width: int = LEGEND_CHARS) -> list[str]:
+    """``name`` in lines of at most ``width`` characters, each break after a ``/``, ``:`` or ``_``
+    where one falls in the line's second half; joined, the lines are the name."""
+    lines = []
+    while len(name) > width:
+        cut = max(name.rfind(mark, width // 2, width) for mark in "/:_") + 1 or width
+        lines.append(name[:cut])
+        name = name[cut:]
+    return [*lines, name]
+
+
 def line_chart(
     title: str,
     series: dict[str, list[tuple[float, float]]],
@@ -43,9 +64,11 @@ def line_chart(
         for name, points in series.items()
     }
     usable = {name: points for name, points in usable.items() if points}
+    legend = {name: wrapped(name) for name in usable}
+    height = HEIGHT + LEGEND_LINE * sum(len(lines) for lines in legend.values()) + (8 if legend else 0)
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
+        f'viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="12">',
         f'<text x="{WIDTH / 2}" y="20" text-anchor="middle" font-size="14">{escape(title)}</text>',
     ]
     if not usable:
@@ -85,17 +108,20 @@ def line_chart(
         f'<text x="16" y="{top + plot_h / 2}" text-anchor="middle" '
         f'transform="rotate(-90 16 {top + plot_h / 2})">{escape(y_label)}</text>'
     )
+    legend_y = HEIGHT + 4
     for index, (name, points) in enumerate(usable.items()):
         colour = COLOURS[index % len(COLOURS)]
         path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in points)
         parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
         parts += [f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{colour}"/>' for x, y in points]
-        legend_y = top + 14 + 18 * index
-        legend_x = left + plot_w + 12
         parts.append(
-            f'<line x1="{legend_x}" y1="{legend_y - 4}" x2="{legend_x + 18}" y2="{legend_y - 4}" '
-            f'stroke="{colour}" stroke-width="3"/>'
+            f'<line x1="{left}" y1="{legend_y - 4}" x2="{left + 18}" y2="{legend_y - 4}" stroke="{colour}" stroke-width="3"/>'
         )
-        parts.append(f'<text x="{legend_x + 24}" y="{legend_y}">{escape(name)}</text>')
+        lines = "".join(
+            f'<tspan x="{LEGEND_TEXT_X}" dy="{0 if number == 0 else LEGEND_LINE}">{escape(line)}</tspan>'
+            for number, line in enumerate(legend[name])
+        )
+        parts.append(f'<text class="legend" y="{legend_y}" font-family="monospace">{lines}</text>')
+        legend_y += LEGEND_LINE * len(legend[name])
     parts.append("</svg>")
     return "\n".join(parts)

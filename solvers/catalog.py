@@ -57,5 +57,6 @@ OURS = (
         memory_model="on the device: two profile rows of C+1 cells + decision tables of at most 1 GiB;"
         " without a GPU, Triton's interpreter on CPU tensors",
         max_capacity=SLIDING_MAX_CAPACITY,
+        requires=(("triton", "cuda"),),
     ),
 )

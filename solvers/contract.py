@@ -1,4 +1,4 @@
-"""The solver contract shared by every part of knapcheck (design.md, section 1).
+"""The solver contract shared by every part of knapcheck.
 
 A solver is ``solve(memory, runtimes, max_memory) -> (value, saved, recomputable)``, torch's own
 signature. This module holds the pieces every solver and every checker must agree on: input
@@ -19,7 +19,7 @@ SCALE = 10_000
 
 SAFE_SCALE = 100_000
 """The budget-safe rounding's scale: weight = ceil(memory * SAFE_SCALE), capacity rounded down.
-Ten times upstream's, so that rounding each item up costs a tenth of upstream's unit (the README
+Ten times upstream's, so that rounding each item up costs a tenth of upstream's unit (docs/harvest.md
 compares scales with ``python studies/budget_price.py --scales``)."""
 
 UPSTREAM = "upstream"
@@ -96,17 +96,34 @@ def sequence_items(values: object, name: str) -> list:
     Accepted: a ``collections.abc.Sequence`` other than text (a list, a tuple, a range, an array),
     and a one-dimensional numpy array or torch tensor (read with ``tolist()``, so their items are
     Python numbers). Refused: mappings and sets (iterating them yields keys, in no defined order),
-    iterators and generators (consumed by one reading), strings and bytes.
+    iterators and generators (consumed by one reading), strings and bytes, and a sequence that
+    fails to be read (its ``tolist()``, ``__iter__`` or ``__len__`` raising).
     """
-    if hasattr(values, "ndim") and hasattr(values, "tolist"):
-        if values.ndim != 1:
-            raise ValueError(f"{name} must be one-dimensional, got a {values.ndim}-dimensional {type(values).__name__}")
-        return values.tolist()
+    if _read(lambda: hasattr(values, "ndim") and hasattr(values, "tolist"), name):
+        ndim = _read(lambda: values.ndim, name)
+        if ndim != 1:
+            raise ValueError(f"{name} must be one-dimensional, got a {ndim}-dimensional {type(values).__name__}")
+        return _read(lambda: list(values.tolist()), name)
     if isinstance(values, (str, bytes, bytearray)) or not isinstance(values, SequenceABC):
         raise ValueError(
             f"{name} must be a sequence (a list, a tuple, a 1-D numpy array or torch tensor), got {type(values).__name__}"
         )
-    return list(values)
+    return _read(lambda: list(values), name)
+
+
+def _read(reading: Callable[[], object], name: str):
+    """What ``reading`` returns; a ValueError naming the argument if it raises."""
+    try:
+        return reading()
+    except Exception as exc:
+        raise ValueError(f"{name} cannot be read: {_failure(exc)}") from None
+
+
+def _failure(exc: Exception) -> str:
+    try:
+        return f"{type(exc).__name__}: {exc}"
+    except Exception:
+        return type(exc).__name__
 
 
 def _shown(value: object) -> str:
@@ -115,6 +132,8 @@ def _shown(value: object) -> str:
         text = repr(value)
     except ValueError:
         return f"a {type(value).__name__} too long to print"
+    except Exception:
+        return f"a {type(value).__name__} that cannot be printed"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -125,6 +144,8 @@ def _real(value: object, name: str) -> float:
         result = float(value)
     except OverflowError:
         raise ValueError(f"{name} = {_shown(value)} is beyond float64's range") from None
+    except Exception as exc:
+        raise ValueError(f"{name} cannot be read as a float: {_failure(exc)}") from None
     if not math.isfinite(result):
         raise ValueError(f"{name} must be finite, got {result!r}")
     return result
@@ -292,16 +313,70 @@ def exact_integers(runtimes: Sequence[float]) -> list[int]:
     return exact_runtimes(runtimes)[0]
 
 
-def float_tolerance(runtimes: Sequence[float]) -> float:
-    """How far a float64 solver's best value may honestly fall short on an inexact instance.
+UNIT_ROUNDOFF = 2.0**-53
+"""u: float64's relative rounding error."""
 
-    Summing n floats in float64 in any order errs by at most (n - 1) * u * sum|r| with
-    u = 2**-53 (Higham, Accuracy and Stability of Numerical Algorithms, eq. 4.4). Two sums are
-    compared (the solver's and the optimum's), so the bound is doubled: 2 * n * u * sum of the
-    positive runtimes. It is zero on exact instances, where values must be identical.
+
+def float_tolerance(
+    runtimes: Sequence[float], weights: Sequence[int] | None = None, capacity: int | None = None
+) -> float:
+    """How far a float64 solver's best value may honestly fall short on an inexact instance, and how far
+    its reported total may honestly differ from the exact sum of its saved runtimes.
+
+    A float64 solver compares sums of runtimes that it computes with rounding. Summing k terms in
+    any order errs by at most gamma(k - 1) * sum|terms|, gamma(j) = j * u / (1 - j * u), u = 2**-53
+    (Higham, Accuracy and Stability of Numerical Algorithms, eq. 4.4). Let A be the set it returns
+    and B an optimal set, both feasible. Rounding is monotone, so a solver that keeps the larger
+    computed sum at every step computes fl(A) >= fl(B), whence
+        value(B) - value(A) <= gamma(k - 1) * (value(A) + value(B)) <= 2 * gamma(k - 1) * V,
+    where k bounds how many positive-runtime items a feasible set holds and V bounds a feasible
+    set's value. The reported total fl(A) is off by at most gamma(k - 1) * V, which this bounds too.
+
+    Only what can be saved enters k and V: with the quantized ``weights`` and ``capacity``, the
+    items of positive runtime whose weight fits the capacity; k is how many of the lightest of them
+    fit together; V is the fractional-knapsack (Dantzig) bound on them, which no feasible set
+    exceeds. Without weights, every positive runtime counts (k = n, V = their sum). Items that
+    can never be saved then no longer widen the tolerance: 198 items of runtime 1e20 that do not
+    fit made the old bound, summed over all runtimes, wider than a real gap of 8e8.
+
+    V is computed in float64 (``math.fsum``, items ordered by float ratios), which errs by a few u
+    relative to V; the result is raised by a relative 2**-48 (32 u) to cover that.
+
+    Zero on exact instances (``exact_scale``), where values must be identical.
     """
     if exact_scale(runtimes) is not None:
         return 0.0
-    positive = math.fsum(r for r in runtimes if r > 0)
-    return 2 * len(runtimes) * 2.0**-53 * positive
+    if weights is None or capacity is None:
+        positive = [r for r in runtimes if r > 0]
+        count, bound = len(positive), math.fsum(positive)
+    else:
+        candidates = [(r, w) for r, w in zip(runtimes, weights) if r > 0 and w <= capacity]
+        count, bound = _most_items(candidates, capacity), _fractional_bound(candidates, capacity)
+    if count == 0:
+        return 0.0
+    gamma = count * UNIT_ROUNDOFF / (1 - count * UNIT_ROUNDOFF)
+    return 2 * gamma * bound * (1 + 2.0**-48)
 
+
+def _most_items(items: list[tuple[float, int]], capacity: int) -> int:
+    """The most of these items one feasible set holds: the lightest ones, as many as fit."""
+    total = count = 0
+    for weight in sorted(w for _, w in items):
+        total += weight
+        if total > capacity:
+            break
+        count += 1
+    return count
+
+
+def _fractional_bound(items: list[tuple[float, int]], capacity: int) -> float:
+    """Dantzig's bound: items by runtime per unit of weight, whole while they fit, then a fraction
+    of the next. No feasible set of these items is worth more."""
+    whole, room = [], capacity
+    for runtime, weight in sorted(items, key=lambda item: -item[0] / item[1] if item[1] else -math.inf):
+        if weight > room:
+            whole.append(runtime * (room / weight))
+            break
+        whole.append(runtime)
+        room -= weight
+    return math.fsum(whole)

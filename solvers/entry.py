@@ -1,7 +1,8 @@
-"""A registry entry: a solver named by its spec, and what it promises (design.md, section 4)."""
+"""A registry entry: a solver named by its spec, and what it promises."""
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 
 from knapcheck.solvers import specs
@@ -33,6 +34,9 @@ class SolverEntry:
     """Bytes of address space one isolated call may add; None: knapcheck.solvers.isolation's default."""
     rounding: str = UPSTREAM
     """The quantization it is exact for (a name in knapcheck.solvers.contract.ROUNDINGS): the checks judge it on that."""
+    requires: tuple[tuple[str, str], ...] = ()
+    """(module, knapcheck extra that installs it) for each module its code needs beyond knapcheck's
+    own dependencies: ``("triton", "cuda")`` for the cuda solver."""
 
     @property
     def ours(self) -> bool:
@@ -43,6 +47,16 @@ class SolverEntry:
         if self.max_capacity is not None and capacity > self.max_capacity:
             return False
         return self.max_cells is None or n * (capacity + 1) <= self.max_cells
+
+    def unavailable(self) -> str | None:
+        """Why the solver cannot run in this environment, as a clause ("needs triton, which is not
+        installed ..."); None when it can. Looks the modules up without importing them."""
+        missing = [(module, extra) for module, extra in self.requires if importlib.util.find_spec(module) is None]
+        if not missing:
+            return None
+        modules = " and ".join(module for module, _ in missing)
+        extras = ",".join(dict.fromkeys(extra for _, extra in missing))
+        return f"needs {modules}, which is not installed (knapcheck[{extras}] installs it)"
 
     def load(self) -> Solver:
         return specs.load(self.spec)

@@ -1,15 +1,17 @@
 """What happened when a solver was called: it returned, raised, died, ran out of time or memory.
 
 Running a solver in this process or in an isolated child both end in an Outcome, so judging an
-answer never depends on how the solver was run.
+answer never depends on how the solver was run. An Outcome is plain data: the answer as
+``knapcheck.solvers.answer`` reads it, an exception as its text.
 """
 
 from __future__ import annotations
 
 import traceback
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
+from knapcheck.solvers.answer import Answer, clipped, exception_text, plain_answer
 from knapcheck.solvers.contract import Instance, ProblemTooLarge, Solver
 
 RETURNED = "returned"
@@ -19,12 +21,14 @@ REFUSED = "refused"
 CRASHED = "crashed"
 TIMED_OUT = "timed_out"
 OUT_OF_MEMORY = "out_of_memory"
+KINDS = frozenset({RETURNED, RAISED, REFUSED, CRASHED, TIMED_OUT, OUT_OF_MEMORY})
 
 
 @dataclass(frozen=True)
 class Outcome:
     kind: str
-    answer: Any = None
+    answer: Answer | None = None
+    """What the solver returned, read as plain data (RETURNED only)."""
     error: str = ""
     changed_input: str = ""
     """What the solver changed in the lists it was given, if it returned; empty when nothing.
@@ -67,16 +71,25 @@ def call_in_process(solver: Solver, instance: Instance) -> Outcome:
     """Call a solver here, turning an exception into an Outcome instead of propagating it.
 
     The solver gets fresh lists, compared with the instance once it returns (``changed_input``).
+    What it returns is read into plain data here (``plain_answer``), and what it raises into text.
     """
     memory, runtimes = list(instance.memory), list(instance.runtimes)
     try:
-        answer = solver(memory, runtimes, instance.max_memory)
+        returned = solver(memory, runtimes, instance.max_memory)
     except ProblemTooLarge as exc:
-        return Outcome(REFUSED, error=f"{type(exc).__name__}: {exc}")
+        return Outcome(REFUSED, error=exception_text(exc))
     except MemoryError as exc:
-        return Outcome(OUT_OF_MEMORY, error=f"{type(exc).__name__}: {exc}")
+        return Outcome(OUT_OF_MEMORY, error=exception_text(exc))
     except Exception as exc:
+        return Outcome(RAISED, error=clipped(exception_text(exc) + _where(exc)))
+    answer = plain_answer(returned, instance.n)
+    return Outcome(RETURNED, answer=answer, changed_input=clipped(input_changes(instance, memory, runtimes)))
+
+
+def _where(exc: BaseException) -> str:
+    """`` at FILE:LINE`` of the innermost frame an exception went through; empty when unknown."""
+    try:
         frames = traceback.extract_tb(exc.__traceback__)
-        where = f" at {_short(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
-        return Outcome(RAISED, error=f"{type(exc).__name__}: {exc}{where}")
-    return Outcome(RETURNED, answer=answer, changed_input=input_changes(instance, memory, runtimes))
+        return f" at {_short(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+    except Exception:
+        return ""

@@ -1,4 +1,4 @@
-"""One registry of every solver knapcheck knows, with what each one promises (design.md, section 4).
+"""One registry of every solver knapcheck knows, with what each one promises.
 
 Tests, campaigns, benchmarks and reports iterate over it. It starts with our own solvers
 (``knapcheck.solvers.catalog``); ``register`` adds one, ``unregister`` removes one. ``resolve`` turns any
@@ -6,6 +6,12 @@ spec (``knapcheck.solvers.specs``) into entries: a registered name, ``torch``, `
 ``FILE.py:NAME`` or ``module:NAME``. Every solver that is not one of our registered ones is
 isolated: it runs in a worker process (``knapcheck.solvers.isolation``), so a crash, a hang or a runaway
 allocation becomes a verdict instead of the end of the run.
+
+What a target is judged on is its promise. A file or module function named like one of torch's
+solvers (``pr/knapsack.py:greedy_knapsack``) takes that solver's promise: heuristic for greedy,
+exact for the others, and torch's size limit for ``dp_knapsack``'s table. Any other function is
+exact. A spec ending in ``@exact`` or ``@heuristic`` declares the promise instead
+(``knapcheck.solvers.specs``); ``promise_basis`` says which of these applied.
 """
 
 from __future__ import annotations
@@ -18,6 +24,9 @@ from knapcheck.solvers import catalog, specs
 from knapcheck.solvers.contract import Solver
 from knapcheck.solvers.entry import SolverEntry
 
+TORCH_SOLVER_NAMES = ("greedy_knapsack", "ilp_knapsack", "dp_knapsack", "dp_knapsack_sliding_hirschberg")
+"""The solvers of torch's knapsack.py (2.13 to 2.15): a file or module function of one of these
+names takes that solver's promise."""
 TORCH_HEURISTICS = frozenset({"greedy_knapsack"})
 TORCH_DP_MAX_CELLS = 200_000_000
 """torch's dp_knapsack allocates a float32 table of n x (C+1) cells; the checks stop at this many."""
@@ -66,6 +75,10 @@ def resolve_one(spec: str) -> SolverEntry:
 def resolve(spec: str) -> list[SolverEntry]:
     """The entries a spec names; ValueError with the known names for an unknown one."""
     parsed = specs.parse(spec)
+    return [_declared(entry, parsed) for entry in _undeclared(parsed)]
+
+
+def _undeclared(parsed: specs.Spec) -> list[SolverEntry]:
     if parsed.kind == "name":
         if parsed.name not in _REGISTRY:
             known = ", ".join(sorted(_REGISTRY))
@@ -76,10 +89,43 @@ def resolve(spec: str) -> list[SolverEntry]:
     if parsed.kind == "torch":
         return [_torch_entry(parsed.name)]
     for entry in _REGISTRY.values():
-        if specs.parse(entry.spec) == parsed:
+        if specs.parse(entry.spec) == parsed.target:
             return [entry]
     origin = f"file {parsed.where}" if parsed.kind == "file" else f"module {parsed.where}"
-    return [SolverEntry(name=str(parsed), spec=str(parsed), exact=True, origin=origin, isolate=True)]
+    name = str(parsed.target)
+    return [SolverEntry(name=name, spec=name, origin=origin, isolate=True, **_torch_promise(parsed.name))]
+
+
+def _declared(entry: SolverEntry, parsed: specs.Spec) -> SolverEntry:
+    """The entry judged on the promise its spec declares, if it declares one."""
+    if parsed.promise is None:
+        return entry
+    return replace(entry, spec=str(replace(specs.parse(entry.spec), promise=parsed.promise)),
+                   exact=parsed.promise == "exact")
+
+
+def promise_basis(entry: SolverEntry) -> str:
+    """Where an entry's promise comes from, in words."""
+    spec = specs.parse(entry.spec)
+    if spec.promise is not None:
+        return f"declared (@{spec.promise})"
+    if entry.name in _REGISTRY:
+        return "registered"
+    if spec.kind == "torch":
+        return f"torch's {spec.name}"
+    if spec.name in TORCH_SOLVER_NAMES:
+        return f"named like torch's {spec.name}"
+    return "the default for a function not named like a torch solver"
+
+
+def _torch_promise(name: str) -> dict:
+    """What one of torch's solvers promises (a function of another name: exact, no size limit)."""
+    dp = name == "dp_knapsack"
+    return {
+        "exact": name not in TORCH_HEURISTICS,
+        "memory_model": "float32 table n x (C+1)" if dp else "",
+        "max_cells": TORCH_DP_MAX_CELLS if dp else None,
+    }
 
 
 def resolve_all(spec_list: Iterable[str]) -> list[SolverEntry]:
@@ -103,15 +149,8 @@ def _torch_version() -> str:
 def _torch_entry(name: str) -> SolverEntry:
     if name not in specs.torch_solver_names():
         raise ValueError(f"the installed torch {_torch_version()} has no knapsack solver {name!r}")
-    dp = name == "dp_knapsack"
     return SolverEntry(
-        name=f"torch:{name}",
-        spec=f"torch:{name}",
-        exact=name not in TORCH_HEURISTICS,
-        origin=f"torch {_torch_version()}",
-        memory_model="float32 table n x (C+1)" if dp else "",
-        max_cells=TORCH_DP_MAX_CELLS if dp else None,
-        isolate=True,
+        name=f"torch:{name}", spec=f"torch:{name}", origin=f"torch {_torch_version()}", isolate=True, **_torch_promise(name)
     )
 
 

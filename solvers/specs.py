@@ -8,7 +8,14 @@ A spec says where a solver's code is:
 - ``package.module:NAME``: a function in an importable module;
 - anything without a colon: a registered name such as ``full_table`` (``knapcheck.solvers.registry``).
 
+A function spec may end in a promise, ``@exact`` or ``@heuristic`` (``pr/knapsack.py:greedy_knapsack@exact``):
+what the target is judged on, instead of its default (``knapcheck.solvers.registry``: a function named
+like one of torch's solvers takes that solver's promise; any other is exact).
+
 Loading is cached by spec, so a file or module is imported once however many entries name it.
+
+A file spec names its file by absolute path, so that it loads and compares the same from any
+directory; ``shown`` gives the form a reader sees, the path relative to the working directory.
 
 Before knapcheck installed everything under its own name, its modules were top-level
 (``solvers.full_table``); a module spec written then, in a stored record or a corpus, is read as the
@@ -19,18 +26,23 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import inspect
-from dataclasses import dataclass
+import os
+import sys
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from types import ModuleType
+from typing import Iterable, Literal
 
 from knapcheck.solvers.contract import Solver
 
 TORCH_KNAPSACK_MODULE = "torch._functorch._activation_checkpointing.knapsack"
 
 Kind = Literal["torch_all", "torch", "file", "module", "name"]
+PROMISES = ("exact", "heuristic")
 
 
 @dataclass(frozen=True)
@@ -40,13 +52,21 @@ class Spec:
     """The module's dotted name (``torch`` and ``module``), the file's absolute path (``file``), or ''."""
     name: str
     """The function's name, or the registered name (``name``); '' for ``torch_all``."""
+    promise: str | None = None
+    """A declared promise (one of PROMISES), or None: the registry's default for the target."""
 
     def __str__(self) -> str:
         if self.kind == "torch_all":
             return "torch"
         if self.kind == "name":
             return self.name
-        return f"{'torch' if self.kind == 'torch' else self.where}:{self.name}"
+        declared = f"@{self.promise}" if self.promise else ""
+        return f"{'torch' if self.kind == 'torch' else self.where}:{self.name}{declared}"
+
+    @property
+    def target(self) -> "Spec":
+        """The same spec without its declared promise: what names and loads the code."""
+        return Spec(self.kind, self.where, self.name)
 
     @property
     def module(self) -> str:
@@ -55,6 +75,7 @@ class Spec:
 
 
 FORMS = "torch, torch:NAME, FILE.py:NAME, module:NAME or a registered name"
+PROMISE_SYNTAX = "append @exact or @heuristic to torch:NAME, FILE.py:NAME or module:NAME to declare its promise"
 
 _FORMER_TOP_LEVEL = frozenset({"solvers", "oracles", "fuzz", "reports"})
 
@@ -64,20 +85,61 @@ def parse(text: str) -> Spec:
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"a solver spec must be a non-empty string ({FORMS}), got {text!r}")
     text = text.strip()
+    if ":" not in text and "@" in text:
+        raise ValueError(f"solver spec {text!r}: a promise (@exact, @heuristic) can be declared only for torch:NAME,"
+                         " FILE.py:NAME or module:NAME")
     if text == "torch":
         return Spec("torch_all", "", "")
     if ":" not in text:
         return Spec("name", "", text)
     where, _, name = text.rpartition(":")
+    name, at, promise = name.partition("@")
+    if at and promise not in PROMISES:
+        raise ValueError(f"solver spec {text!r}: the promise after '@' must be exact or heuristic, got {promise!r}")
+    promise = promise or None
     if not name.isidentifier() or not where:
         raise ValueError(f"solver spec {text!r}: expected {FORMS}")
     if where == "torch":
-        return Spec("torch", "torch", name)
+        return Spec("torch", "torch", name, promise)
     if where.endswith(".py"):
-        return Spec("file", str(Path(where).expanduser().resolve()), name)
+        return Spec("file", str(Path(where).expanduser().resolve()), name, promise)
     if not all(part.isidentifier() for part in where.split(".")):
         raise ValueError(f"solver spec {text!r}: {where!r} is neither a FILE.py nor a dotted module name")
-    return Spec("module", _current_module_name(where), name)
+    return Spec("module", _current_module_name(where), name, promise)
+
+
+def shown(name: str, cwd: Path | None = None) -> str:
+    """A solver name as a reader sees it: a file spec with its path as ``shown_path`` writes it,
+    any other name (a registered name, a module spec, not a spec at all) as given."""
+    spec = _parsed_or_none(name)
+    return str(replace(spec, where=shown_path(spec.where, cwd))) if spec is not None and spec.kind == "file" else name
+
+
+def shown_in(text: str, names: Iterable[str], cwd: Path | None = None) -> str:
+    """``text`` (a message that names solvers or their files by absolute path: a benchmark's
+    failure, where an exception was raised) with each file spec's path among ``names`` shown."""
+    paths = {spec.where for spec in map(_parsed_or_none, names) if spec is not None and spec.kind == "file"}
+    for path in sorted(paths, key=len, reverse=True):
+        text = text.replace(path, shown_path(path, cwd))
+    return text
+
+
+def _parsed_or_none(name: str) -> Spec | None:
+    try:
+        return parse(name)
+    except ValueError:
+        return None
+
+
+def shown_path(path: str | Path, cwd: Path | None = None) -> str:
+    """``path`` relative to ``cwd`` (default: the working directory), unless the absolute path is
+    shorter (``/tmp/pr/knapsack.py`` rather than ``../../../tmp/pr/knapsack.py``)."""
+    absolute = os.path.abspath(path)
+    try:
+        relative = os.path.relpath(absolute, Path.cwd() if cwd is None else cwd)
+    except ValueError:
+        return absolute
+    return relative if len(relative) <= len(absolute) else absolute
 
 
 def current_name(name: str) -> str:
@@ -107,7 +169,7 @@ def load(spec: Spec | str) -> Solver:
     ValueError (one line, naming the spec) when the file or module cannot be imported, defines no
     such name, or names something that cannot be called as ``solve(memory, runtimes, max_memory)``.
     """
-    return _load(parse(spec) if isinstance(spec, str) else spec)
+    return _load((parse(spec) if isinstance(spec, str) else spec).target)
 
 
 @lru_cache(maxsize=None)
@@ -131,18 +193,73 @@ def _import(spec: Spec):
         try:
             return importlib.import_module(spec.module)
         except Exception as exc:
-            raise ValueError(f"{spec}: cannot import {spec.module}: {type(exc).__name__}: {exc}") from None
+            hint = ""
+            if isinstance(exc, ModuleNotFoundError) and f"{spec.module}.".startswith(f"{exc.name}."):
+                hint = " (is the directory that holds it on PYTHONPATH?)"
+            raise ValueError(f"{spec}: cannot import {spec.module}: {type(exc).__name__}: {exc}{hint}") from None
     path = Path(spec.where)
     if not path.is_file():
         raise ValueError(f"{spec}: solver file {spec.where} does not exist")
-    digest = hashlib.sha1(spec.where.encode()).hexdigest()[:12]
-    module_spec = importlib.util.spec_from_file_location(f"knapcheck_target_{digest}", path)
-    module = importlib.util.module_from_spec(module_spec)
     try:
-        module_spec.loader.exec_module(module)
+        return _import_file(path)
+    except ImportError as exc:
+        raise ValueError(
+            f"{spec}: cannot load {spec.where}: {type(exc).__name__}: {exc} (to import it as part of its"
+            " package instead, name it as package.module:NAME and set PYTHONPATH to the directory that holds"
+            " the package)"
+        ) from None
     except Exception as exc:
         raise ValueError(f"{spec}: cannot load {spec.where}: {type(exc).__name__}: {exc}") from None
+
+
+def _import_file(path: Path) -> ModuleType:
+    """The file as a module of its package tree, so that its relative imports load.
+
+    The tree is the file's directory and each directory above it with an ``__init__.py``, as far up
+    as they go unbroken (``pr/torch/_functorch/_activation_checkpointing/knapsack.py`` in a checkout
+    of PyTorch: up to ``pr/torch``). Each directory becomes a package under a private name, without
+    running its ``__init__.py``: a source checkout's ``torch/__init__.py`` cannot be imported, and
+    the installed torch keeps its own name. ``from .helpers import x`` and ``from ..config import y``
+    then load those files from the same tree; a directory without ``__init__.py`` is still the
+    file's package, so its siblings load too. Imported once: a second load returns the same module.
+    """
+    top = path.parent
+    while (top / "__init__.py").is_file() and (top.parent / "__init__.py").is_file() and top.parent != top:
+        top = top.parent
+    root = f"knapcheck_target_{hashlib.sha1(str(top).encode()).hexdigest()[:12]}"
+    parts = path.parent.relative_to(top).parts
+    name = ".".join([root, *parts, path.stem])
+    if name in sys.modules:
+        return sys.modules[name]
+    before = set(sys.modules)
+    try:
+        parent = _package(root, top)
+        for depth, part in enumerate(parts, start=1):
+            child = _package(".".join([root, *parts[:depth]]), top.joinpath(*parts[:depth]))
+            setattr(parent, part, child)
+            parent = child
+        module_spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[name] = module
+        module_spec.loader.exec_module(module)
+    except BaseException as exc:
+        for added in set(sys.modules) - before:
+            if added == root or added.startswith(root + "."):
+                del sys.modules[added]
+        if isinstance(exc, ImportError):
+            raise type(exc)(str(exc).replace(root, top.name)) from None
+        raise
+    setattr(parent, path.stem, module)
     return module
+
+
+def _package(name: str, directory: Path) -> ModuleType:
+    """A package ``name`` whose submodules are the files of ``directory`` (its ``__init__.py`` not run)."""
+    if name not in sys.modules:
+        package_spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        package_spec.submodule_search_locations = [str(directory)]
+        sys.modules[name] = importlib.util.module_from_spec(package_spec)
+    return sys.modules[name]
 
 
 def _require_solver(spec: Spec, solver: object) -> None:

@@ -19,7 +19,7 @@ from knapcheck.fuzz.harvested_corpus import LARGE_CORPUS_DIR, load_harvested
 from knapcheck.fuzz.differential import check
 from knapcheck.fuzz.overshoot import Overshoots
 from knapcheck.oracles.verdict import Verdict
-from knapcheck.reports.real_budget import percent, real_budget_rows
+from knapcheck.reports.real_budget import percent
 from knapcheck.solvers.contract import quantize
 from knapcheck.solvers.registry import resolve_all
 
@@ -60,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       ", ".join(str(z) for z in sorted(zero)), budgets])
     print("\n".join(_table(["model", "n", "items of weight 0", "budgets (one knapsack each)"], sizes)))
     print()
-    cells = {(row.solver, row.family): row for row in real_budget_rows(overshoots)}
+    cells = {(row.solver, row.family): row for row in overshoots.summary()}
     rows = []
     for model in models:
         line = [model]

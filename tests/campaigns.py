@@ -12,6 +12,8 @@ from pathlib import Path
 
 import psutil
 
+from knapcheck.fuzz.store import FailureStore
+
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED_MODULE_SPEC = "planted.off_by_one_split:off_by_one_hirschberg"
 PLANTED_SIGNATURE = (PLANTED_MODULE_SPEC, "OVER_BUDGET")
@@ -74,6 +76,11 @@ def assert_all_gone(processes: list[psutil.Process]) -> None:
     assert alive == [], f"left running: {[(p.pid, p.cmdline()) for p in alive]}"
 
 
+def stored_signatures(store: Path) -> list[tuple[str, ...]]:
+    """The signatures of the store's groups, as plain tuples (solver, verdict)."""
+    return [signature.parts() for signature in FailureStore(store).groups()]
+
+
 def report(out: Path) -> dict:
     return json.loads((out / "campaign.json").read_text())
 
@@ -81,3 +88,30 @@ def report(out: Path) -> dict:
 def interrupt(campaign: subprocess.Popen) -> None:
     """Ctrl-C at a terminal: SIGINT to the whole foreground process group."""
     os.killpg(campaign.pid, signal.SIGINT)
+
+
+def dask_command(*arguments: str) -> subprocess.Popen:
+    """`dask ARGUMENTS` (a scheduler or a worker, as a user starts them), in its own process group."""
+    dask = Path(sys.executable).parent / "dask"
+    return subprocess.Popen([str(dask), *arguments], env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
+def start_scheduler(directory: Path, *options: str) -> tuple[subprocess.Popen, str]:
+    """`dask scheduler` on 127.0.0.1 (a free port), and its address once it listens."""
+    scheduler_file = directory / "scheduler.json"
+    scheduler = dask_command("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                             "--scheduler-file", str(scheduler_file), *options)
+    give_up = time.monotonic() + WAIT_SECONDS
+    while not scheduler_file.exists():
+        assert time.monotonic() < give_up and scheduler.poll() is None, "the scheduler did not start"
+        time.sleep(0.2)
+    return scheduler, json.loads(scheduler_file.read_text())["address"]
+
+
+def stop(processes: list[subprocess.Popen]) -> None:
+    for process in processes:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+    for process in processes:
+        process.wait(timeout=60)

@@ -5,6 +5,8 @@ Solver timings vary with load (and `pytest -n auto` shares two cores), so no pro
 
 import os
 
+import pytest
+
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -14,9 +16,15 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
+@pytest.fixture
+def selected_families_only(monkeypatch):
+    """`check` and `report` without the enumerated families they always add: thousands of
+    instances that a test about something else need not pay for."""
+    monkeypatch.setattr("knapcheck.fuzz.families.with_enumerated", list)
+
+
 def pytest_collection_modifyitems(config, items):
     """Tests marked ``gpu`` need a CUDA device: without one they are skipped, saying so."""
-    import pytest
     import torch
 
     if torch.cuda.is_available():
@@ -25,3 +33,31 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def read_only():
+    """Make a directory really read-only, for root too: a read-only bind mount where the test runs as
+    root (permission bits do not stop root), its mode bits otherwise. Undone after the test."""
+    import subprocess
+
+    undo = []
+
+    def make(path):
+        path = str(path)
+        if os.geteuid() != 0:
+            for root, directories, files in os.walk(path):
+                for name in [root, *(os.path.join(root, d) for d in directories)]:
+                    mode = os.stat(name).st_mode
+                    os.chmod(name, mode & ~0o222)
+                    undo.append(lambda name=name, mode=mode: os.chmod(name, mode))
+            return
+        bound = subprocess.run(["mount", "--bind", path, path], capture_output=True)
+        if bound.returncode != 0:
+            pytest.skip(f"cannot make {path} read-only as root: mount --bind failed ({bound.stderr.decode().strip()})")
+        undo.append(lambda: subprocess.run(["umount", path], check=True))
+        subprocess.run(["mount", "-o", "remount,ro,bind", path], check=True)
+
+    yield make
+    for step in reversed(undo):
+        step()

@@ -8,6 +8,7 @@ that torch is imported once rather than once per reproduction.
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 TIME_LIMIT = 300
 OWN_PROCESS = ("CRASH", "TIMEOUT", "OUT_OF_MEMORY")
@@ -26,8 +27,9 @@ print(json.dumps(errors))
 """
 
 
-def errors_of(failures: list[dict]) -> list[str]:
-    """For each failure of a report.json, what running its reproduction printed as the error; '' if it passed."""
+def errors_of(failures: list[dict], cwd: Path | None = None) -> list[str]:
+    """For each failure of a report.json, what running its reproduction (from ``cwd``, the directory
+    the report was produced in) printed as the error; '' if it passed."""
     errors = [""] * len(failures)
     shared = [i for i, f in enumerate(failures) if f["verdict"] not in OWN_PROCESS]
     if shared:
@@ -37,6 +39,7 @@ def errors_of(failures: list[dict]) -> list[str]:
             capture_output=True,
             text=True,
             timeout=TIME_LIMIT,
+            cwd=cwd,
         )
         assert done.returncode == 0, done.stderr
         for i, error in zip(shared, json.loads(done.stdout.splitlines()[-1])):
@@ -44,14 +47,14 @@ def errors_of(failures: list[dict]) -> list[str]:
     for i, failure in enumerate(failures):
         if failure["verdict"] in OWN_PROCESS:
             done = subprocess.run(
-                [sys.executable, "-c", failure["reproduction"]], capture_output=True, text=True, timeout=TIME_LIMIT
+                [sys.executable, "-c", failure["reproduction"]], capture_output=True, text=True, timeout=TIME_LIMIT, cwd=cwd
             )
             errors[i] = (done.stderr or f"exit status {done.returncode}") if done.returncode else ""
     return errors
 
 
-def assert_each_fails(failures: list[dict]) -> None:
-    for failure, error in zip(failures, errors_of(failures)):
+def assert_each_fails(failures: list[dict], cwd: Path | None = None) -> None:
+    for failure, error in zip(failures, errors_of(failures, cwd)):
         assert error, f"this reproduction does not fail:\n{failure['reproduction']}"
         if failure["verdict"] not in ("REJECTED", *OWN_PROCESS):
             assert failure["verdict"] in error, error

@@ -68,7 +68,7 @@ def test_a_run_past_the_time_limit_is_a_timeout():
 
 
 def test_bench_command_measures_in_a_fresh_process_and_writes_the_raw_medians(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("knapcheck.bench_command.ROWS", [SMALL])
+    monkeypatch.setattr("knapcheck.measure.bench.ROWS", [SMALL])
     path = tmp_path / "bench.json"
     assert main(["bench", "--solvers", "sliding_hirschberg", "--baselines", "--repeats", "2", "--json", str(path)]) == 0
     table = capsys.readouterr().out
@@ -92,7 +92,7 @@ def test_by_default_our_solvers_are_measured_with_the_dp_only_variant(capsys, mo
         return {"status": "ok", "seconds": 0.01, "peak_bytes": 0, "value": 0.0}
 
     monkeypatch.setattr("knapcheck.measure.bench.measure_once", measure_once)
-    monkeypatch.setattr("knapcheck.bench_command.ROWS", [SMALL])
+    monkeypatch.setattr("knapcheck.measure.bench.ROWS", [SMALL])
     assert main(["bench", "--baselines", "--repeats", "1"]) == 0
     ours_on_cpu = [e.name for e in registry.ours() if e.device == "cpu"]
     assert set(measured) == {*ours_on_cpu, "knapcheck.solvers.variants:sliding_hirschberg_dp_only"}

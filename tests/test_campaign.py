@@ -6,11 +6,8 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 import test_regressions
@@ -21,19 +18,25 @@ from campaigns import (
     PLANTED_MODULE_SPEC,
     PLANTED_SIGNATURE,
     assert_all_gone,
+    dask_command,
     descendants,
-    environment,
     read_until,
     report,
     start,
+    start_scheduler,
+    stop,
     stored_paths,
+    stored_signatures,
 )
 from planted.off_by_one_split import off_by_one_hirschberg
 
 import knapcheck.fuzz.differential
-from knapcheck.fuzz.campaign import KNOWN, NEW
+from knapcheck.fuzz.gate import NEW
+from knapcheck.fuzz.campaign_events import Disagreement
 from knapcheck.fuzz.campaign_units import REPLAY, Setup, Unit, UnitRun
-from knapcheck.fuzz.regression_corpus import load_regression_corpus, promote, replay
+from knapcheck.fuzz.campaign_promotion import promote
+from knapcheck.fuzz.regression_corpus import load_regression_corpus, replay
+from knapcheck.fuzz.signature import Signature
 from knapcheck.fuzz.store import FailureStore
 from knapcheck.cli import main
 from knapcheck.oracles.result import OracleResult
@@ -74,8 +77,8 @@ def test_campaign_finds_planted_defect_and_promote_makes_it_a_failing_regression
     assert (overshoot["solver"], overshoot["family"]) == (PLANTED, PLANT_FAMILY)
     assert overshoot["answers"] > 0 and overshoot["over"] > 0, "every fuzzed answer's real memory is tallied"
     stored = FailureStore(db).groups()
-    assert list(stored) == [(PLANTED, "OVER_BUDGET")]
-    assert stored[(PLANTED, "OVER_BUDGET")].instance.n <= 6, "the first failure of a signature is shrunk"
+    assert stored_signatures(db) == [(PLANTED, "OVER_BUDGET")]
+    assert stored[Signature(PLANTED, "OVER_BUDGET")].instance.n <= 6, "the first failure of a signature is shrunk"
 
     corpus = tmp_path / "corpus.json"
     assert main(["promote", "--db", str(db), "--corpus", str(corpus)]) == 0
@@ -86,7 +89,8 @@ def test_campaign_finds_planted_defect_and_promote_makes_it_a_failing_regression
     assert test_regressions._param(case).marks == [], "our solver's case is not an expected failure"
     with pytest.raises(AssertionError, match="OVER_BUDGET"):
         test_regressions.test_regression_case(case)
-    assert promote(stored.values(), corpus) == [], "promoting twice adds nothing"
+    again = promote(stored.values(), corpus)
+    assert again.added == again.replaced == [] and len(again.skipped) == 1, "promoting twice adds nothing"
 
 
 def test_sigkilled_campaign_keeps_every_reported_failure_and_the_next_run_replays_them(tmp_path, capfd):
@@ -118,40 +122,26 @@ def test_sigkilled_campaign_keeps_every_reported_failure_and_the_next_run_replay
     data = report(tmp_path / "next")
     replayed = {(f["solver"], f["verdict"]) for f in data["findings"] if f["replayed"]}
     assert signatures <= replayed
-    assert {f["status"] for f in data["findings"]} == {KNOWN}
+    assert {(f["status"], f["stored_before"]) for f in data["findings"]} == {(NEW, True)}, "stored before, in no corpus"
     assert f"replaying {len(signatures)} stored failures first" in errors
 
 
-def _dask(*arguments: str) -> subprocess.Popen:
-    dask = Path(sys.executable).parent / "dask"
-    return subprocess.Popen([str(dask), *arguments], env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-
-
 def test_campaign_on_a_cluster_started_by_hand_finds_and_stores_the_planted_defect(tmp_path):
-    """`dask scheduler` and two `dask worker` processes, as the README starts them on machines."""
-    scheduler_file = tmp_path / "scheduler.json"
-    processes = [_dask("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(scheduler_file))]
+    """`dask scheduler` and two `dask worker` processes, as docs/campaigns-cluster.md starts them on machines."""
+    scheduler, address = start_scheduler(tmp_path)
+    processes = [scheduler]
     try:
-        give_up = time.monotonic() + 60
-        while not scheduler_file.exists():
-            assert time.monotonic() < give_up, "the scheduler did not start"
-            time.sleep(0.2)
-        address = json.loads(scheduler_file.read_text())["address"]
-        processes += [_dask("worker", address, "--nthreads", "1", "--no-dashboard") for _ in range(2)]
+        processes += [dask_command("worker", address, "--nthreads", "1", "--no-dashboard") for _ in range(2)]
         db, out = tmp_path / "db", tmp_path / "out"
         command = ["fuzz", "--scheduler", address, "--time", "8s", "--seed", "0", "--db", str(db), "--out", str(out)]
         command += ["--targets", EAGER_PLANT, "--families", PLANT_FAMILY]
         assert main(command) == 0, "the plant is not one of our solvers"
     finally:
-        for process in processes:
-            os.killpg(process.pid, signal.SIGTERM)
-        for process in processes:
-            process.wait(timeout=60)
+        stop(processes)
     data = report(out)
     assert data["cluster"] == f"scheduler {address}" and data["as_asked"]
     assert [(f["solver"], f["verdict"], f["status"]) for f in data["findings"]] == [(*EAGER_SIGNATURE, NEW)]
-    assert list(FailureStore(db).groups()) == [EAGER_SIGNATURE]
+    assert stored_signatures(db) == [EAGER_SIGNATURE]
 
 
 def test_an_oracle_shown_wrong_on_replay_is_sent_as_an_oracle_finding_and_the_unit_goes_on(monkeypatch):
@@ -165,10 +155,33 @@ def test_an_oracle_shown_wrong_on_replay_is_sent_as_an_oracle_finding_and_the_un
 
     monkeypatch.setattr(knapcheck.fuzz.differential, "optimum", lying_oracle)
     setup = Setup((reference,), time.time() + 60, None, "", "", 5.0)
-    replays = (("full_table", "SUBOPTIMAL", "tiny", instance.as_dict()),) * 2
-    events: list[dict] = []
+    replays = (("full_table", "SUBOPTIMAL", "", "tiny", instance.as_dict()),) * 2
+    events = []
     UnitRun(setup, Unit(1, REPLAY, replays=replays), events.append, lambda: False).run()
-    disagreements = [e for e in events if e["kind"] == "disagreement"]
+    disagreements = [e for e in events if isinstance(e, Disagreement)]
     assert len(disagreements) == 2, "the second replay ran too"
-    assert disagreements[0]["solver"] == "full_table" and disagreements[0]["instance"] == instance.as_dict()
-    assert disagreements[0]["message"].startswith("lying proved 0.0 optimal")
+    assert disagreements[0].solver == "full_table" and disagreements[0].instance == instance
+    assert disagreements[0].message.startswith("lying proved 0.0 optimal")
+
+
+def test_a_campaign_samples_only_the_sampled_families_unless_an_enumerated_one_is_named(tmp_path):
+    """The enumerated families are fixed lists that check and report always take in full: a campaign
+    drawing from them at random re-ran the same instances slice after slice."""
+    from knapcheck.cli import build_parser
+    from knapcheck.fuzz import families
+    from knapcheck.fuzz_command import _plan
+
+    arguments = ["fuzz", "--time", "1s", "--db", str(tmp_path / "db"), "--out", str(tmp_path / "out"), "--targets", "full_table"]
+    plan = _plan(build_parser("fuzz").parse_args(arguments))
+    assert plan.families == families.names(enumerated=False) and plan.listed == []
+    plan = _plan(build_parser("fuzz").parse_args(arguments + ["--families", "tiny", "large_capacity"]))
+    assert (plan.sampled, plan.listed) == (["tiny"], ["large_capacity"])
+
+
+def test_an_enumerated_family_named_is_checked_once_in_full_and_the_campaign_ends_when_it_is_done(tmp_path, capfd):
+    db, out = tmp_path / "db", tmp_path / "out"
+    command = ["fuzz", "--time", "10m", "--jobs", "1", "--seed", "0", "--db", str(db), "--out", str(out)]
+    assert main(command + ["--targets", "sliding_hirschberg", "--families", "large_capacity"]) == 0
+    data = report(out)
+    assert data["cases"] == 144 and data["elapsed_s"] < 300 and data["as_asked"]
+    assert "no sampled family to draw from" in capfd.readouterr().err

@@ -2,21 +2,23 @@
 its exit status ranks what happened."""
 
 from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
-from knapcheck.fuzz.campaign import NEW, CampaignResult, Finding, Progress
-from knapcheck.fuzz.differential import CheckResult
+from knapcheck.fuzz.campaign import CampaignResult, Progress
+from knapcheck.fuzz.campaign_state import Finding
+from knapcheck.fuzz.differential import CheckResult, check, instance_id, with_baseline
+from knapcheck.fuzz import gate
 from knapcheck.fuzz.store import StoredFailure
 from knapcheck.fuzz.unit_ledger import LostUnit
 from knapcheck.exit_status import INCOMPLETE, INTERRUPTED, OK, FAILED
 from knapcheck.fuzz_command import exit_status
 from knapcheck.oracles.verdict import Verdict
-from knapcheck.reports.campaign_report import progress_line, progress_view
+from knapcheck.reports.campaign_report import progress_line, progress_view, render_json
 from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.entry import SolverEntry
 
 SOLVERS = ["full_table", "sliding_hirschberg", "/a/very/long/path/to/a/pull/request/checkout/torch/knapsack.py:dp_knapsack"]
 PROGRESS = Progress(
@@ -51,23 +53,53 @@ def _result(**fields) -> CampaignResult:
     return CampaignResult(CheckResult([]), ["tiny"], "local cluster of 1 worker", 1.0, 1.0, 0, 0, 1.0, 1.0, **fields)
 
 
-OUR_FAILURE = Finding(NEW, StoredFailure("ours", "CRASH", "tiny", Instance((), (), 0.0), True, True, "ours", "", ""))
+INSTANCE = Instance((0.0003,), (1.0,), 0.0001)
+"""Taking its one item overshoots the budget: OVER_BUDGET for takes_everything, OPTIMAL for full_table."""
+OURS = SolverEntry("ours_takes_everything", "planted.wrong_answers:takes_everything", exact=True, origin="ours")
+THEIRS = SolverEntry("pr.py:takes_everything", "planted.wrong_answers:takes_everything", exact=True, origin="pr.py")
+ALSO_WRONG = SolverEntry("torch:takes_everything", "planted.wrong_answers:takes_everything", exact=True, origin="torch")
+RIGHT = SolverEntry("torch:full_table", "knapcheck.solvers.full_table:full_table", exact=True, origin="torch")
+
+
+def _finding(entry: SolverEntry, baseline: SolverEntry | None = None) -> Finding:
+    done = check(entry, INSTANCE, "tiny")
+    if baseline is not None:
+        done = with_baseline(done, baseline, check(baseline, INSTANCE, "tiny"))
+    return Finding(gate.status(done, gate.CANDIDATE), StoredFailure.of(done), check=done)
+
+
+OUR_FAILURE = _finding(OURS)
 LOST = LostUnit("fuzz tiny", 3, "killed its worker 3 times; not retried")
+AGAINST = {"counterparts": {THEIRS.name: "torch"}, "gated": [THEIRS.name]}
 
 
 @pytest.mark.parametrize(
     "fields, status",
     [
         ({}, OK),
-        ({"findings": [replace(OUR_FAILURE, stored=replace(OUR_FAILURE.stored, ours=False))]}, OK),
-        ({"findings": [OUR_FAILURE]}, FAILED),
+        ({"findings": [_finding(THEIRS)], "gated": []}, OK),
+        ({"findings": [OUR_FAILURE], "gated": [OURS.name]}, FAILED),
         ({"oracle_disagreements": [Path("oracle-disagreements/1.json")]}, FAILED),
         ({"units_lost": [LOST]}, INCOMPLETE),
         ({"workers_lost": ["tcp://127.0.0.1:1"]}, INCOMPLETE),
         ({"store_errors": ["ours CRASH: disk full"]}, INCOMPLETE),
-        ({"findings": [OUR_FAILURE], "units_retried": [LOST]}, FAILED),
-        ({"findings": [OUR_FAILURE], "interrupted": True}, INTERRUPTED),
+        ({"findings": [OUR_FAILURE], "gated": [OURS.name], "units_retried": [LOST]}, FAILED),
+        ({"findings": [OUR_FAILURE], "gated": [OURS.name], "interrupted": True}, INTERRUPTED),
+        ({"findings": [_finding(THEIRS, RIGHT)], **AGAINST}, FAILED),
+        ({"findings": [_finding(THEIRS, ALSO_WRONG)], **AGAINST}, OK),
     ],
+    ids=["nothing", "upstream without a baseline", "ours", "oracle", "unit lost", "worker lost", "store error",
+         "ours and a retry", "interrupted", "a regression against the baseline", "a failure the baseline shares"],
 )
 def test_exit_status(fields, status):
+    """The gate's rule (knapcheck.fuzz.gate.decide): a regression of a target against its baseline
+    fails the run, a failure the baseline shares does not; without a baseline, ours fail it."""
     assert exit_status(_result(**fields)) == status
+
+
+def test_every_instance_in_campaign_json_carries_its_id():
+    lost = LostUnit("fuzz tiny", 3, "killed its worker 3 times; not retried", INSTANCE.as_dict())
+    data = render_json(_result(findings=[OUR_FAILURE], gated=[OURS.name], units_lost=[lost]))
+    (finding,) = data["findings"]
+    assert finding["instance"]["id"] == finding["check"]["instance"]["id"] == instance_id(INSTANCE)
+    assert data["units_lost"][0]["instance"] == {"id": instance_id(INSTANCE), **INSTANCE.as_dict()}

@@ -9,9 +9,8 @@ import time
 
 import pytest
 import redis
-from campaigns import EAGER_PLANT, EAGER_SIGNATURE, PLANT_FAMILY, report
+from campaigns import EAGER_PLANT, EAGER_SIGNATURE, PLANT_FAMILY, report, stored_signatures
 
-from knapcheck.fuzz.store import FailureStore
 from knapcheck.cli import main
 
 REDIS_SERVER = shutil.which("redis-server")
@@ -51,7 +50,7 @@ def test_a_campaign_shares_its_examples_through_redis_and_stores_failures_under_
     command = ["fuzz", "--time", "6s", "--jobs", "2", "--db", redis_url, "--store", str(store), "--out", str(out)]
     command += ["--targets", EAGER_PLANT, "--families", PLANT_FAMILY]
     assert main(command) == 0, "the plant is not one of our solvers"
-    assert list(FailureStore(store).groups()) == [EAGER_SIGNATURE]
+    assert stored_signatures(store) == [EAGER_SIGNATURE]
     assert report(out)["as_asked"]
     keys = redis.Redis.from_url(redis_url).keys("*")
     assert keys, "Hypothesis wrote its examples to Redis"

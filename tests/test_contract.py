@@ -123,7 +123,35 @@ def test_exact_runtimes_are_the_exact_dyadic_values():
 def test_float_tolerance_is_zero_on_exact_instances_and_small_otherwise():
     assert float_tolerance([1.0, 2.0]) == 0.0
     runtimes = [0.1, 1e3, 7.3]
-    assert 0 < float_tolerance(runtimes) <= 2 * 3 * 2.0**-53 * math.fsum(runtimes)
+    assert 0 < float_tolerance(runtimes) <= 2 * 3 * 2.0**-53 * math.fsum(runtimes) * (1 + 2.0**-40)
+
+
+class UnreadableFloat(float):
+    """A float whose __float__ raises."""
+
+    def __float__(self):
+        raise RuntimeError("planted: unreadable")
+
+
+class UnreadableSequence(list):
+    def __iter__(self):
+        raise RuntimeError("planted: cannot iterate")
+
+
+UNREADABLE = [
+    pytest.param([UnreadableFloat(0.1)], [1.0], 1.0, r"^memory\[0\] cannot be read as a float: RuntimeError: planted", id="memory"),
+    pytest.param([0.1, 0.2], [1.0, UnreadableFloat(2.0)], 1.0, r"^runtimes\[1\] cannot be read as a float", id="runtimes"),
+    pytest.param([0.1], [1.0], UnreadableFloat(1.0), r"^max_memory cannot be read as a float", id="max_memory"),
+    pytest.param(UnreadableSequence([0.1]), [1.0], 1.0, r"^memory cannot be read: RuntimeError: planted: cannot iterate", id="iteration"),
+]
+"""Numbers and sequences whose own code raises while being read."""
+
+
+@pytest.mark.parametrize("entry", ours(), ids=lambda entry: entry.name)
+@pytest.mark.parametrize("memory, runtimes, max_memory, message", UNREADABLE)
+def test_every_solver_of_ours_names_the_argument_it_cannot_read(entry, memory, runtimes, max_memory, message):
+    with pytest.raises(ValueError, match=message):
+        entry.load()(memory, runtimes, max_memory)
 
 
 def test_instance_round_trips_through_a_dict_and_is_validated():

@@ -1,15 +1,23 @@
-"""`knapcheck export-tests`: the corpus's upstream cases as a PyTorch test file that fails on exactly
-the defects the solver it runs against still has."""
+"""`knapcheck export-tests`: a PyTorch test file that passes on the torch it was exported against,
+fails on a new defect, and turns a fixed one into an unexpected success."""
 
+from __future__ import annotations
+
+import ast
+import importlib.util
 import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
-from knapcheck.fuzz.regression_corpus import load_regression_corpus
+import pytest
+from filelock import FileLock
+
 from knapcheck.cli import main
-from knapcheck.reports.pytorch_tests import method_name, upstream_cases
+from knapcheck.fuzz import enumerated
 from knapcheck.solvers.specs import torch_solver_names
+from torch_copies import ITEM_REUSE, SPLIT, write_copy
 
 TIME_LIMIT = 600
 
@@ -17,40 +25,132 @@ TIME_LIMIT = 600
 # this project does not need: the file is run here as a developer runs it.
 WITHOUT_CI = {name: value for name, value in os.environ.items() if name != "CI"}
 
-WITH_OUR_SOLVER = """
-import runpy, sys
+SWAPPED = """
+import importlib, importlib.util, runpy, sys
 from torch._functorch._activation_checkpointing import knapsack
-from knapcheck.solvers.full_table import full_table
-for name in sys.argv[2:]:
-    setattr(knapsack, name, full_table)
-sys.argv = [sys.argv[1], "-v"]
-runpy.run_path(sys.argv[0], run_name="__main__")
+where, names, test_file = sys.argv[1], sys.argv[2].split(","), sys.argv[3]
+if where.endswith(".py"):
+    spec = importlib.util.spec_from_file_location("swapped_knapsack", where)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    solvers = {name: getattr(module, name) for name in names}
+else:
+    module, _, function = where.partition(":")
+    solvers = {name: getattr(importlib.import_module(module), function) for name in names}
+for name, solver in solvers.items():
+    setattr(knapsack, name, solver)
+sys.argv = [test_file, *sys.argv[4:]]
+runpy.run_path(test_file, run_name="__main__")
 """
+"""Runs a test file with some of torch's solvers swapped for a file's functions of the same names, or
+for one function (``module:NAME``)."""
 
 
-def results(output: str) -> dict[str, str]:
-    """unittest's verbose lines: test name -> ok, FAIL or ERROR."""
-    return dict(re.findall(r"^(test_\w+) \(.*?\) \.\.\. (ok|FAIL|ERROR)$", output, re.M))
+@pytest.fixture(scope="session")
+def exported(tmp_path_factory) -> tuple[Path, str]:
+    """The file exported from the packaged corpus, and what the command printed: once for all xdist workers."""
+    shared = tmp_path_factory.getbasetemp().parent
+    path, printed = shared / "test_ac_knapsack_solvers.py", shared / "export-tests.out"
+    with FileLock(str(shared / "export-tests.lock")):
+        if not printed.exists():
+            done = subprocess.run([sys.executable, "-m", "knapcheck", "export-tests", "--out", str(path)],
+                                  capture_output=True, text=True, timeout=TIME_LIMIT, cwd=shared)
+            assert done.returncode == 0, done.stderr[-3000:]
+            printed.write_text(done.stdout)
+    return path, printed.read_text()
 
 
-def test_the_exported_file_passes_with_a_correct_solver_and_fails_on_torch_s_defects(tmp_path, capsys):
-    path = tmp_path / "test_ac_knapsack_regressions.py"
-    assert main(["export-tests", "--out", str(path)]) == 0
-    cases = upstream_cases(load_regression_corpus())
-    assert f"{len(cases)} tests written to {path}" in capsys.readouterr().out
+def verbose_results(output: str) -> dict[str, str]:
+    """unittest's verbose lines: test name -> ok, FAIL, ERROR, expected failure or unexpected success."""
+    return dict(re.findall(r"^(test_\w+) \(.*?\) \.\.\. (ok|FAIL|ERROR|expected failure|unexpected success)$", output, re.M))
+
+
+def run_file(path: Path, *args: str, swap: tuple[str, list[str]] | None = None) -> subprocess.CompletedProcess:
+    command = [sys.executable, str(path), *args]
+    if swap is not None:
+        command = [sys.executable, "-c", SWAPPED, swap[0], ",".join(swap[1]), str(path), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=TIME_LIMIT, cwd=path.parent, env=WITHOUT_CI)
+
+
+def test_the_file_follows_pytorch_s_conventions_and_needs_nothing_of_knapcheck(exported):
+    path, printed = exported
     text = path.read_text()
-    assert "knapcheck" not in text.split("\nimport math", 1)[1], "the file must not import knapcheck"
-    assert "from torch.testing._internal.common_utils import run_tests, TestCase" in text
-    expected = {method_name(case) for case in cases}
+    assert text.startswith('# Owner(s): ["module: functorch"]\n')
+    tree = ast.parse(text)
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert imported == {"functools", "itertools", "math", "operator", "unittest",
+                        "torch._functorch._activation_checkpointing", "torch.testing._internal.common_utils"}
+    assert "from torch.testing._internal.common_utils import (" in text
+    assert "instantiate_parametrized_tests(TestKnapsackSolvers)" in text and text.rstrip().endswith("run_tests()")
+    assert max(len(line) for line in text.splitlines()) <= 120, "PyTorch's lint allows 120 characters"
+    tests = [node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")]
+    assert "test_hirschberg_split_hands_two_halves" in tests and "test_exhaustive_small" in tests
+    assert not [name for name in tests if re.search(r"[0-9a-f]{8}", name)], "no hashes in test names"
+    assert "written to" in printed and "tests marked as expected failures" in printed
 
-    ours = subprocess.run([sys.executable, "-c", WITH_OUR_SOLVER, str(path), *torch_solver_names()],
-                          capture_output=True, text=True, timeout=TIME_LIMIT, cwd=tmp_path, env=WITHOUT_CI)
-    assert ours.returncode == 0, ours.stderr[-3000:]
-    assert results(ours.stderr) == {name: "ok" for name in expected}
 
-    installed = subprocess.run([sys.executable, str(path), "-v"], capture_output=True, text=True,
-                               timeout=TIME_LIMIT, cwd=tmp_path, env=WITHOUT_CI)
-    assert installed.returncode != 0
-    found = results(installed.stderr)
-    assert set(found) == expected
-    assert all(outcome in ("FAIL", "ERROR") for outcome in found.values()), "the corpus holds only known defects"
+def test_the_file_passes_on_the_installed_torch_run_by_python(exported):
+    path, printed = exported
+    done = run_file(path, "-v")
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = verbose_results(done.stderr)
+    expected = int(re.search(r"(\d+) tests marked as expected failures", printed).group(1))
+    assert list(found.values()).count("expected failure") == expected > 0
+    assert set(found.values()) == {"ok", "expected failure"}
+    # every solver is tested on every cause, and each enumerated family
+    for solver in torch_solver_names():
+        assert found[f"test_hirschberg_split_hands_two_halves_{solver}"]
+        assert found[f"test_exhaustive_small_{solver}"] == "ok"
+        assert found[f"test_large_capacity_{solver}"] == "ok"
+    # the split defect is sliding_hirschberg's alone, torch's ZeroDivisionError greedy's alone
+    assert {name for name, outcome in found.items() if outcome == "expected failure"
+            and name.startswith("test_hirschberg_split_hands_two_halves_")} == {
+        "test_hirschberg_split_hands_two_halves_dp_knapsack_sliding_hirschberg"}
+    assert found["test_exhaustive_small_known_defect_greedy_knapsack_raised"] == "expected failure"
+
+
+def test_the_file_passes_on_the_installed_torch_run_by_pytest(exported):
+    path, printed = exported
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:knapcheck", path.name],
+                          capture_output=True, text=True, timeout=TIME_LIMIT, cwd=path.parent, env=WITHOUT_CI)
+    assert done.returncode == 0, done.stdout[-3000:]
+    expected = int(re.search(r"(\d+) tests marked as expected failures", printed).group(1))
+    assert re.search(rf"\d+ passed, {expected} xfailed", done.stdout), done.stdout[-500:]
+
+
+@pytest.mark.parametrize("edit, failing", [
+    (SPLIT, {"test_exhaustive_small_dp_knapsack_sliding_hirschberg", "test_large_capacity_dp_knapsack_sliding_hirschberg"}),
+    (ITEM_REUSE, {"test_large_capacity_dp_knapsack"}),
+], ids=["split", "item_reuse"])
+def test_the_file_fails_on_a_copy_of_torch_with_a_planted_bug(exported, tmp_path, edit, failing):
+    """Each edit is to one of the two dp solvers: the tests of those two are run (-k dp_knapsack)."""
+    path, _ = exported
+    copy = write_copy(tmp_path / "knapsack.py", edit)
+    done = run_file(path, "-v", "-k", "dp_knapsack", swap=(str(copy), torch_solver_names()))
+    assert done.returncode != 0
+    found = verbose_results(done.stderr)
+    assert {name for name, outcome in found.items() if outcome == "FAIL"} == failing
+    assert "saved weight" in done.stderr or "reported" in done.stderr
+
+
+def test_a_fixed_defect_is_an_unexpected_success(exported):
+    """ilp_knapsack swapped for our exact full_table: each test marked for ilp_knapsack passes, unexpectedly."""
+    path, _ = exported
+    done = run_file(path, "-v", "-k", "ilp_knapsack", swap=("knapcheck.solvers.full_table:full_table", ["ilp_knapsack"]))
+    assert done.returncode != 0, "an unexpected success fails the run"
+    found = verbose_results(done.stderr)
+    unexpected = {name for name, outcome in found.items() if outcome == "unexpected success"}
+    assert unexpected and all("ilp_knapsack" in name for name in unexpected)
+    assert "test_scipy_milp_refuses_empty_problem_ilp_knapsack" in unexpected
+    assert not [name for name, outcome in found.items() if outcome in ("FAIL", "ERROR")]
+
+
+def test_the_file_lists_the_enumerated_families_as_knapcheck_does(exported):
+    path, _ = exported
+    spec = importlib.util.spec_from_file_location("exported_tests", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for family, listing in (("exhaustive_small", enumerated.exhaustive_small), ("large_capacity", enumerated.large_capacity)):
+        in_file = [(tuple(m), tuple(r), c) for m, r, c, _ in getattr(module, family)()]
+        assert in_file == [(i.memory, i.runtimes, i.max_memory) for i in listing()], family

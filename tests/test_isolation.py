@@ -45,7 +45,7 @@ def test_a_dying_target_becomes_an_outcome_and_the_worker_comes_back(name, kind,
     assert outcome.kind == kind
     assert words in outcome.error
     assert call_isolated(entry, INSTANCE).kind == kind
-    assert call_isolated(planted("recomputes_everything"), INSTANCE).answer == (0.0, [], [0, 1])
+    assert tuple(call_isolated(planted("recomputes_everything"), INSTANCE).answer) == (0.0, [], [0, 1])
 
 
 def test_a_hang_is_timed_out_and_the_next_call_starts_a_fresh_worker():

@@ -16,6 +16,7 @@ from pathlib import Path
 
 
 from knapcheck.fuzz.regression_corpus import load_regression_corpus, replay
+from knapcheck.fuzz.signature import Signature
 from knapcheck.fuzz.store import FailureStore, SCHEMA_VERSION, group_name, record_name
 from knapcheck.solvers import registry, specs
 from knapcheck.solvers.contract import Instance
@@ -45,7 +46,7 @@ def test_a_record_stored_before_the_namespace_is_read_under_the_current_name(tmp
         "family": "tiny", "ours": False, "exact": True, "origin": "module solvers.variants",
         "detail": "", "found_at": "2026-11-30T00:00:00Z", "instance": INSTANCE.as_dict(),
     }
-    group = tmp_path / "failures" / group_name(old_signature)
+    group = tmp_path / "failures" / group_name(Signature(*old_signature))
     group.mkdir(parents=True)
     (group / record_name(INSTANCE)).write_text(json.dumps(record))
 

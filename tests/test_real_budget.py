@@ -4,7 +4,7 @@ import json
 import math
 
 from knapcheck.fuzz.check import run_check
-from knapcheck.fuzz.overshoot import OvershootSample, Overshoots, relative_overshoot
+from knapcheck.fuzz.overshoot import OvershootSample, Overshoots, never_over, relative_overshoot
 from knapcheck.reports import real_budget
 from knapcheck.reports.check_report import render_json, render_text
 from knapcheck.solvers.contract import Instance
@@ -28,10 +28,10 @@ def test_relative_overshoot_of_a_zero_budget_is_infinite():
 
 
 def test_median_counts_answers_within_the_budget_as_zero():
-    assert real_budget.median_overshoot(sample_of(0.0, 0.0, 0.3)) == 0.0
-    assert real_budget.median_overshoot(sample_of(0.0, 0.1, 0.3)) == 0.1
-    assert real_budget.median_overshoot(sample_of(0.0, 0.0, 0.1, 0.3)) == 0.05
-    assert real_budget.median_overshoot(sample_of(0.25, 0.5, 0.75, 0.0)) == 0.375
+    assert sample_of(0.0, 0.0, 0.3).median == 0.0
+    assert sample_of(0.0, 0.1, 0.3).median == 0.1
+    assert sample_of(0.0, 0.0, 0.1, 0.3).median == 0.05
+    assert sample_of(0.25, 0.5, 0.75, 0.0).median == 0.375
 
 
 def test_the_worst_keeps_its_instance_through_a_merge():
@@ -42,12 +42,28 @@ def test_the_worst_keeps_its_instance_through_a_merge():
     assert (first.answers, len(first.over), first.worst, first.worst_instance) == (4, 3, 0.5, LARGE)
 
 
+def test_the_summary_keeps_solvers_in_the_order_seen_and_sorts_families():
+    overshoots = Overshoots()
+    overshoots.add("sliding_hirschberg", "tiny", SMALL, 0.0)
+    overshoots.add("budget_safe", "tiny", SMALL, 0.0)
+    overshoots.add("sliding_hirschberg", "harvested", LARGE, 0.05)
+    overshoots.add("sliding_hirschberg", "harvested", SMALL, None)
+    summary = overshoots.summary()
+    assert [(row.solver, row.family) for row in summary] == [
+        ("sliding_hirschberg", "harvested"), ("sliding_hirschberg", "tiny"), ("budget_safe", "tiny")
+    ]
+    harvested = summary[0]
+    assert (harvested.answers, harvested.over, harvested.median, harvested.worst) == (1, 1, 0.1, 0.1)
+    assert harvested.worst_instance == LARGE
+    assert never_over(summary) == {"budget_safe": 1}
+
+
 def test_rows_name_the_worst_instance_and_skip_solvers_that_never_overshoot():
     overshoots = Overshoots()
     overshoots.samples[("torch:dp_knapsack", "harvested_large")] = sample_of(0.0, 0.001, 0.0071)
     overshoots.samples[("budget_safe", "harvested_large")] = sample_of(0.0, 0.0)
-    header, rows, line = real_budget.table(overshoots)
-    assert rows == [["torch:dp_knapsack", "harvested_large", "3", "2", "0.1%", "0.71%", "n=2, max_memory=0.5"]]
+    table, line = real_budget.table(overshoots)
+    assert table.rows == [["torch:dp_knapsack", "harvested_large", "3", "2", "0.1%", "0.71%", "n=2, max_memory=0.5"]]
     assert line == "Never over max_memory: budget_safe (2 answers)."
     assert json.loads(json.dumps(real_budget.to_json(overshoots)))[1]["over"] == 0
 

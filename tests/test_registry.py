@@ -77,8 +77,8 @@ def test_unregister_really_removes_a_built_in():
 def test_entries_with_one_name_and_different_specs_run_their_own_solver():
     everything = SolverEntry("planted", "planted.wrong_answers:takes_everything", exact=True, origin="ours")
     nothing = SolverEntry("planted", "planted.wrong_answers:takes_nothing", exact=True, origin="ours")
-    assert run(everything, INSTANCE).answer == (3.0, [0, 1], [])
-    assert run(nothing, INSTANCE).answer == (0.0, [], [0, 1])
+    assert tuple(run(everything, INSTANCE).answer) == (3.0, [0, 1], [])
+    assert tuple(run(nothing, INSTANCE).answer) == (0.0, [], [0, 1])
 
 
 def test_every_solver_that_is_not_ours_is_isolated():

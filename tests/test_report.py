@@ -16,17 +16,9 @@ from knapcheck.cli import main
 from knapcheck.durations import duration
 from knapcheck.reports import real_budget
 from knapcheck.reports.environment import environment
-from knapcheck.measure.bench import BenchResult, Cell
-from knapcheck.reports.regression_report import (
-    BENCH_ROWS,
-    Performance,
-    Report,
-    performance_from,
-    plots,
-    render_html,
-    render_json,
-    render_markdown,
-)
+from knapcheck.measure.paired import PairResult, RowComparison
+from knapcheck.reports.performance_report import plots
+from knapcheck.reports.regression_report import Performance, Report, render_html, render_json, render_markdown
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 from knapcheck.oracles.result import OracleResult
@@ -50,62 +42,45 @@ def test_a_report_on_torch_solvers_shows_each_distinct_failure_once_with_a_repro
     markdown = (out / "report.md").read_text()
     assert len(markdown.encode()) < 60_000
     lines = markdown.splitlines()
-    assert lines[2].startswith("**Gate: FAILED** under the regression rule")
+    assert lines[2].startswith("**Gate: FAILED** under the differential rule")
     table = next(i for i, line in enumerate(lines) if line.startswith("| solver | role | kind | OPTIMAL |"))
-    assert table < lines.index("## Failures")
-    for heading in (f"### {real_budget.TITLE}", "## Failures", "## Performance", "## Environment"):
-        assert heading in lines
+    order = [lines.index(heading) for heading in ("## Failures", "## Performance", "## Candidate against baseline,"
+             " instance by instance", f"## {real_budget.TITLE}", "## Environment")]
+    assert [table, *order] == sorted([table, *order]), "failures and the gate come before information"
     failures = [line for line in lines if line.startswith("### ") and line[4].isdigit()]
     assert markdown.count("<details><summary>Reproduction</summary>") == len(failures) > 0
     html = (out / "report.html").read_text()
     assert html.startswith("<!DOCTYPE html>") and "## " not in html
     assert real_budget.TITLE in html
     data = json.loads((out / "report.json").read_text())
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     assert {row["solver"] for row in data["correctness"]["real_budget"]} == {*TORCH_SOLVERS, "full_table"}
     assert data["environment"]["torch"]["version"]
     roles = {s["name"]: s["role"] for s in data["correctness"]["solvers"]}
     assert roles == {**{name: "candidate" for name in TORCH_SOLVERS}, "full_table": "baseline"}
 
     failures = data["correctness"]["failures"]
-    signatures = [(f["solver"], f["verdict"]) for f in failures]
+    signatures = [tuple(f["signature"]) for f in failures]
     assert len(signatures) == len(set(signatures))
-    assert ("torch:dp_knapsack_sliding_hirschberg", "OVER_BUDGET") in signatures
-    assert ("torch:dp_knapsack", "WRONG_VALUE") in signatures
+    assert ("torch:dp_knapsack_sliding_hirschberg", "OVER_BUDGET", "OPTIMAL") in signatures
+    assert ("torch:dp_knapsack", "WRONG_VALUE", "OPTIMAL") in signatures
     assert all(f["role"] == "candidate" and f["status"] == "regression" for f in failures)
-    assert data["gate"] == {"rule": "regression", "passed": False, "failing": [list(s) for s in signatures]}
+    assert data["gate"] == {"rule": "differential", "passed": False, "failing": [list(s) for s in signatures]}
+    assert all(f["instance"]["id"] and f["baseline"]["verdict"] == "OPTIMAL" for f in failures)
     assert_each_fails(failures)
 
 
-def test_benchmark_cells_become_rows_a_table_and_plots():
-    rows = BENCH_ROWS[:2]
-    cells = {}
-    for solver, seconds in (("candidate_solver", 0.2), ("baseline_solver", 0.4)):
-        for row in rows:
-            cells[(solver, row.name)] = Cell(solver, row.name, [seconds, seconds * 3, seconds * 2], [2**20] * 3)
-    cells[("candidate_solver", rows[1].name)] = Cell("candidate_solver", rows[1].name, failure="timeout > 60 s")
-    result = BenchResult(rows, ["candidate_solver", "baseline_solver"], 3, 60.0, cells)
-    performance = performance_from(result, ["baseline_solver"])
-    by_key = {(r["solver"], r["capacity"]): r for r in performance.rows}
-    assert by_key[("candidate_solver", rows[0].capacity)]["median_seconds"] == pytest.approx(0.4)
-    assert by_key[("candidate_solver", rows[1].capacity)]["failure"].startswith("timeout")
-    measurements, ratios = performance.tables.tables
-    assert ["n=1000 C=1e+03", "1,000", "400 ms, 1 MiB", "800 ms, 1 MiB"] in measurements.rows
-    assert ["n=1000 C=1e+03", "2x, 1x"] in ratios.rows
-    time_plot, memory_plot = plots(performance)
-    assert time_plot.count("<polyline") == 2
-
-
 def test_plots_draw_one_line_per_solver_for_time_and_memory():
-    rows = [
-        {"solver": solver, "capacity": capacity, "median_seconds": seconds, "peak_bytes": 2**20 * capacity}
-        for solver, factor in (("torch:dp_knapsack", 1.0), ("full_table", 0.5))
-        for capacity, seconds in ((1000, 0.01 * factor), (10_000, 0.1 * factor), (100_000, 1.0 * factor))
-    ]
-    time_plot, memory_plot = plots(Performance(rows=rows))
+    pairs = []
+    for candidate, factor in (("torch:dp_knapsack", 1.0), ("full_table", 0.5)):
+        rows = [RowComparison(f"C={capacity}", 200, capacity, seconds={"candidate": seconds * factor, "baseline": seconds},
+                              peak_bytes={"candidate": 2**20 * capacity, "baseline": 2**20})
+                for capacity, seconds in ((1000, 0.01), (10_000, 0.1), (100_000, 1.0))]
+        pairs.append(PairResult(candidate, "torch:baseline", rows, 10, "tight", 5.0, 20.0, 1.0, 1.0, 2))
+    time_plot, memory_plot = plots(Performance(pairs))
     for svg in (time_plot, memory_plot):
-        assert svg.count("<polyline") == 2
-        assert "torch:dp_knapsack" in svg and "full_table" in svg
+        assert svg.count("<polyline") == 3
+        assert "torch:dp_knapsack" in svg and "full_table" in svg and "torch:baseline" in svg
     assert plots(Performance()) == []
 
 
@@ -138,13 +113,17 @@ def test_failures_are_compared_by_kind_between_candidate_and_baseline(planted_pa
     assert all(e.isolate for e in run.result.solvers), "code under review always runs isolated"
     assert run.result.instances == 4 and run.stored == {"corpus": 1}
     report = Report("knapcheck report ...", run, environment(), Performance(note="not measured"))
-    statuses = {f["verdict"]: f["status"] for f in render_json(report)["correctness"]["failures"]}
-    assert statuses == {"OVER_BUDGET": "regression", "SUBOPTIMAL": "fixed by the candidate"}
+    correctness = render_json(report)["correctness"]
+    statuses = {(f["solver"], f["verdict"]): f["status"] for f in correctness["failures"]}
+    assert statuses == {("planted_candidate", "OVER_BUDGET"): "regression", ("planted_baseline", "SUBOPTIMAL"): "baseline"}
+    comparison = correctness["comparisons"]["planted_candidate"]
+    assert comparison["baseline"] == "planted_baseline" and comparison["instances"] == 4
+    assert {r["verdict"] for r in comparison["regressed"]} == {"OVER_BUDGET"}
     markdown = render_markdown(report)
-    assert "**Gate: FAILED** under the regression rule" in markdown.splitlines()[2]
-    assert markdown.index("OVER_BUDGET (regression)") < markdown.index("SUBOPTIMAL (fixed by the candidate)")
+    assert "**Gate: FAILED** under the differential rule" in markdown.splitlines()[2]
+    assert markdown.index("OVER_BUDGET (regression)") < markdown.index("SUBOPTIMAL (baseline)")
     assert "- found in family tight_budget" in markdown or "- found in stored instances: corpus" in markdown
-    assert "<strong>Gate: FAILED</strong> under the regression rule" in render_html(report)
+    assert "<strong>Gate: FAILED</strong> under the differential rule" in render_html(report)
 
 
 def test_a_candidate_that_cannot_be_loaded_stops_the_report_with_its_error(tmp_path, capsys):

@@ -1,8 +1,8 @@
 """`knapcheck report` as a pull-request gate: which failures fail it, and what its first lines say.
 
-Default (regression rule): exit 1 when the candidate fails where its baseline does not, with a kind
-of failure the baseline never shows or on an instance the baseline passes. --strict: exit 1 on any
-candidate failure. The report used to exit 1 on any candidate failure, whatever the baseline did.
+Default (the differential rule): exit 1 when the candidate fails where its baseline, on the same
+instance, does not fail the same way. --strict: exit 1 on any candidate failure. The report used to
+exit 1 on any candidate failure, whatever the baseline did.
 """
 
 import inspect
@@ -16,9 +16,11 @@ from knapcheck import exit_status
 from knapcheck.cli import main
 from knapcheck.fuzz.candidate_run import CandidateRun
 from knapcheck.fuzz.differential import CheckResult
-from knapcheck.measure.bench import BenchResult, Cell
+from knapcheck.measure.paired import PairResult, RowComparison
+from knapcheck.measure.ratio_interval import estimate
 from knapcheck.reports.environment import environment
-from knapcheck.reports.regression_report import BENCH_ROWS, Report, performance_from, render_html
+from knapcheck.reports.performance_report import Performance
+from knapcheck.reports.regression_report import Report, render_html
 
 PLANTED = Path(__file__).resolve().parent / "planted"
 
@@ -37,16 +39,18 @@ def report(tmp_path, empty_corpus, *options) -> tuple[int, dict, str]:
     return status, json.loads((out / "report.json").read_text()), (out / "report.md").read_text()
 
 
-def test_a_kind_of_failure_the_baseline_never_shows_is_a_regression(tmp_path, empty_corpus):
+def test_a_kind_of_failure_the_baseline_never_shows_is_a_regression(tmp_path, empty_corpus, selected_families_only):
     status, data, markdown = report(tmp_path, empty_corpus, "--candidate", "planted.wrong_answers:takes_everything",
                                     "--baseline", "planted.wrong_answers:takes_nothing")
     assert status == exit_status.FAILED
-    assert data["gate"] == {"rule": "regression", "passed": False,
-                            "failing": [["planted.wrong_answers:takes_everything", "OVER_BUDGET"]]}
-    assert markdown.splitlines()[2].startswith("**Gate: FAILED** under the regression rule (the default)")
+    assert data["gate"]["rule"] == "differential" and not data["gate"]["passed"]
+    failing = data["gate"]["failing"]
+    assert ["planted.wrong_answers:takes_everything", "OVER_BUDGET", "SUBOPTIMAL"] in failing
+    assert all(target == "planted.wrong_answers:takes_everything" and verdict != baseline for target, verdict, baseline in failing)
+    assert markdown.splitlines()[2].startswith("**Gate: FAILED** under the differential rule (the default)")
 
 
-def test_the_same_kind_of_failure_on_an_instance_the_baseline_passes_is_a_regression(tmp_path, empty_corpus):
+def test_the_same_kind_of_failure_on_an_instance_the_baseline_passes_is_a_regression(tmp_path, empty_corpus, selected_families_only):
     """Both are SUBOPTIMAL, on different instances: comparing kinds alone would pass this."""
     status, data, markdown = report(tmp_path, empty_corpus, "--candidate", "planted.gate:fails_on_many",
                                     "--baseline", "planted.gate:fails_on_few")
@@ -55,22 +59,24 @@ def test_the_same_kind_of_failure_on_an_instance_the_baseline_passes_is_a_regres
     assert statuses == {("planted.gate:fails_on_many", "regression"), ("planted.gate:fails_on_few", "baseline")}
 
 
-def test_failures_the_baseline_shares_pass_the_gate_but_not_a_strict_one(tmp_path, empty_corpus):
+def test_failures_the_baseline_shares_pass_the_gate_but_not_a_strict_one(tmp_path, empty_corpus, selected_families_only):
     copy = tmp_path / "wrong_answers.py"
     shutil.copy(PLANTED / "wrong_answers.py", copy)
     options = ["--candidate", f"{copy}:takes_nothing", "--baseline", "planted.wrong_answers:takes_nothing"]
     status, data, markdown = report(tmp_path, empty_corpus, *options)
     assert status == exit_status.OK
     assert [f["status"] for f in data["correctness"]["failures"]] == ["also in baseline", "baseline"]
-    assert markdown.splitlines()[2].startswith("**Gate: passed** under the regression rule")
+    assert markdown.splitlines()[2].startswith("**Gate: passed** under the differential rule")
     status, data, markdown = report(tmp_path, empty_corpus, *options, "--strict")
     assert status == exit_status.FAILED and data["gate"]["rule"] == "strict"
     assert markdown.splitlines()[2].startswith("**Gate: FAILED** under the strict rule (--strict)")
 
 
-def test_without_a_baseline_every_candidate_failure_counts(tmp_path, empty_corpus):
-    status, data, _ = report(tmp_path, empty_corpus, "--candidate", "planted.wrong_answers:takes_nothing")
-    assert status == exit_status.FAILED and data["correctness"]["failures"][0]["status"] == "regression"
+def test_without_a_baseline_every_candidate_failure_counts(tmp_path, empty_corpus, selected_families_only):
+    status, data, markdown = report(tmp_path, empty_corpus, "--candidate", "planted.wrong_answers:takes_nothing")
+    assert status == exit_status.FAILED and data["correctness"]["failures"][0]["status"] == "new"
+    assert data["gate"]["rule"] == "no baseline"
+    assert markdown.splitlines()[2].startswith("**Gate: FAILED** under no baseline: every failure of a gated target counts")
 
 
 def test_a_pull_request_file_against_torch_from_another_directory(tmp_path, monkeypatch):
@@ -96,18 +102,19 @@ def test_a_pull_request_file_against_torch_from_another_directory(tmp_path, monk
     assert results["unchanged"][0] == exit_status.OK
     assert results["planted"][0] == exit_status.FAILED
     planted = f"{(pull_request / 'planted.py').resolve()}:dp_knapsack"
-    assert [planted, "OVER_BUDGET"] in results["planted"][1]["gate"]["failing"]
+    assert [planted, "OVER_BUDGET", "OPTIMAL"] in results["planted"][1]["gate"]["failing"]
     for _, data in results.values():
         assert data["correctness"]["stored"] == {"regression corpus": 20}
 
 
 def test_the_html_report_shows_the_performance_as_a_table():
     """It used to show a Markdown pipe table inside <pre>."""
-    cells = {(solver, row.name): Cell(solver, row.name, [0.1], [2**20]) for solver in ("a", "torch:b") for row in BENCH_ROWS}
-    performance = performance_from(BenchResult(BENCH_ROWS, ["a", "torch:b"], 1, 60.0, cells), ["torch:b"])
+    row = RowComparison("n=200 C=1e+03", 200, 1000, estimate([0.0] * 10), estimate([0.0] * 10),
+                        {"candidate": 0.1, "baseline": 0.1}, {"candidate": 2**20, "baseline": 2**20})
+    performance = Performance([PairResult("a", "torch:b", [row], 10, "tight", 3.0, 20.0, 0.5, 0.6, 2)])
     run = CandidateRun({}, CheckResult([]), [], {}, 0.0, None)
     html = render_html(Report("knapcheck report ...", run, environment(), performance))
     performance_part = html[html.index("<h2>Performance</h2>"):html.index("<h2>Environment</h2>")]
-    assert "<table><thead><tr><th>row</th><th>C</th><th>a</th><th>b</th></tr></thead>" in performance_part
-    assert "<table><thead><tr><th>row</th><th>a</th></tr></thead>" in performance_part
+    assert "<table><thead><tr><th>row</th><th>candidate time</th>" in performance_part
+    assert "<td>1.00x (1.00x-1.00x)</td>" in performance_part
     assert "|---" not in html and "<pre>" not in performance_part

@@ -38,7 +38,7 @@ def test_optimal_on_every_family(entry, family_name):
         found = check(entry, instance, family_name)
         assert found.verdict.value == "OPTIMAL", f"{found.verdict}: {found.judgement.detail}"
         if exact_scale(instance.runtimes) is not None:
-            assert found.outcome.answer[0] == float(found.oracle.value)
+            assert found.outcome.answer.value == float(found.oracle.value)
 
     optimal()
 

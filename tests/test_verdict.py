@@ -116,7 +116,7 @@ def test_changing_the_given_lists_is_a_failure_of_its_own_that_outranks_the_answ
         return 2.0, [0, 1], [2]
 
     outcome = outcomes.call_in_process(sorts_memory_in_place, INSTANCE)
-    assert outcome.returned and outcome.answer == (2.0, [0, 1], [2])
+    assert outcome.returned and tuple(outcome.answer) == (2.0, [0, 1], [2])
     judgement = judge(INSTANCE, outcome, ORACLE)
     assert judgement.verdict.value == "MUTATED_INPUT"
     assert judgement.detail == "the solver changed the lists it was given: memory[0] went from 0.0003 to 0.0004"

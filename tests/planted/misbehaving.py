@@ -54,3 +54,68 @@ def hangs_late(memory, runtimes, max_memory):
     if time.monotonic() - _LOADED > HANG_AFTER_SECONDS:
         time.sleep(3600)
     return full_table(memory, runtimes, max_memory)
+
+
+def _pids_directory():
+    from pathlib import Path
+
+    return Path(os.environ["KNAPCHECK_PLANTED_PIDS"])
+
+
+def _fork_holding(megabytes: int) -> int:
+    """Fork a child that records its pid (a file named by it), then holds ``megabytes`` of memory
+    it has written to, says so in that file, and sleeps."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            record = _pids_directory() / str(os.getpid())
+            record.write_text("")
+            held = bytearray(b"\x01") * (megabytes * 2**20)
+            record.write_text(str(len(held)))
+            time.sleep(3600)
+        finally:
+            os._exit(0)
+    return pid
+
+
+CHILDREN = 3
+HOLD_SECONDS = 8.0
+
+
+def children_hold_memory(memory, runtimes, max_memory):
+    """Forks CHILDREN children that each hold KNAPCHECK_PLANTED_CHILD_MIB MiB, and answers
+    (recomputing everything) HOLD_SECONDS after they all hold it."""
+    megabytes = int(os.environ["KNAPCHECK_PLANTED_CHILD_MIB"])
+    for _ in range(CHILDREN):
+        _fork_holding(megabytes)
+    while len([record for record in _pids_directory().iterdir() if record.read_text()]) < CHILDREN:
+        time.sleep(0.01)
+    time.sleep(HOLD_SECONDS)
+    return 0.0, [], list(range(len(memory)))
+
+
+def setsid_grandchild(memory, runtimes, max_memory):
+    """Double-forks a grandchild into a session of its own (a daemon: its parent exits at once)
+    that sleeps for an hour after writing its pid to KNAPCHECK_PLANTED_CHILD_PID; then answers."""
+    from pathlib import Path
+
+    record = Path(os.environ["KNAPCHECK_PLANTED_CHILD_PID"])
+    child = os.fork()
+    if child == 0:
+        os.setsid()
+        if os.fork() == 0:
+            record.write_text(str(os.getpid()))
+            time.sleep(3600)
+        os._exit(0)
+    os.waitpid(child, 0)
+    while not record.exists() or not record.read_text():
+        time.sleep(0.01)
+    return 0.0, [], list(range(len(memory)))
+
+
+def forks_many(memory, runtimes, max_memory):
+    """Forks KNAPCHECK_PLANTED_FORKS children that record their pids and sleep; answers after HOLD_SECONDS."""
+    for _ in range(int(os.environ["KNAPCHECK_PLANTED_FORKS"])):
+        _fork_holding(0)
+    time.sleep(HOLD_SECONDS)
+    return 0.0, [], list(range(len(memory)))

@@ -41,3 +41,8 @@ def refuses_everything(memory, runtimes, max_memory):
     from knapcheck.solvers.contract import ProblemTooLarge
 
     raise ProblemTooLarge("planted: refuses every size")
+
+
+def saves_only_the_first(memory, runtimes, max_memory):
+    """Saves item 0 alone, reporting its runtime."""
+    return float(runtimes[0]), [0], list(range(1, len(memory)))

@@ -1,0 +1,351 @@
+"""knapcheck's pytest plugin: the differential check of a solver, collected as ordinary tests.
+
+    pytest --knapcheck-target pr/knapsack.py --knapcheck-baseline torch -n auto
+
+Each target is tested on every instance of the selected families and of the regression corpus,
+one test per (target, instance), named ``knapcheck::TARGET::FAMILY[INDEX]`` (so ``-k tight_budget``
+selects a family). A test fails when the target fails its promise on the instance; its message is
+the verdict, what was wrong and a ready-to-run snippet that reproduces it. With a baseline, the
+target is judged beside its counterpart on the same instance (``knapcheck.fuzz.gate``): a failure the
+baseline shares is an expected failure, a regression fails.
+
+Installed, the plugin is loaded by every pytest run (a ``pytest11`` entry point), and without
+``--knapcheck-target`` it does nothing: it adds options, and its hooks return at once, importing
+nothing beyond pytest. Instances are drawn with ``knapcheck.fuzz.seeded_draws``: the same seed gives
+the same collection in every process, as pytest-xdist requires of its workers, and no Hypothesis
+database or ``.hypothesis`` directory is used. Isolated targets run in worker processes started
+once per pytest process when the tests are collected and stopped when the session ends.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from knapcheck.fuzz.differential import Check
+    from knapcheck.fuzz.regression_corpus import RegressionCase
+    from knapcheck.oracles.result import OracleResult
+    from knapcheck.solvers.contract import Instance
+    from knapcheck.solvers.entry import SolverEntry
+
+DEFAULT_PER_FAMILY = 10
+"""Instances drawn from each sampled family unless --knapcheck-per-family says otherwise."""
+DEFAULT_FAMILIES = ("tiny", "tight_budget", "zero_items", "heavy_items", "duplicates_ties", "quantization_edges",
+                    "flop_scale", "float32_limits", "float_runtimes", "normalized", "large_capacity")
+"""The families tested unless --knapcheck-families names others: every sampled family whose oracle
+answers in milliseconds, and the 144 instances of large_capacity. exhaustive_small (6 142
+instances per target), the harvested and the Pisinger families are there to be named."""
+ROOT_NAME = "knapcheck"
+CORPUS = "corpus"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("knapcheck", "knapcheck: the differential check of knapsack solvers")
+    group.addoption(
+        "--knapcheck-target", dest="knapcheck_targets", action="extend", nargs="+", default=[], metavar="SPEC",
+        help="test these solvers: ours, torch, torch:NAME, FILE.py:NAME, module:NAME, a registered name, or FILE.py"
+        " (every function of the file named like one of torch's solvers). Without it the plugin does nothing.",
+    )
+    group.addoption(
+        "--knapcheck-baseline", dest="knapcheck_baselines", action="extend", nargs="+", default=[], metavar="SPEC",
+        help="judge each target beside a baseline on every instance: a failure the baseline shares is an"
+        " expected failure, a regression fails",
+    )
+    group.addoption(
+        "--knapcheck-families", dest="knapcheck_families", action="extend", nargs="+", default=None, metavar="NAME",
+        help=f"instance families to test (default: {' '.join(DEFAULT_FAMILIES)}); the regression corpus is always tested",
+    )
+    group.addoption(
+        "--knapcheck-per-family", dest="knapcheck_per_family", type=int, default=DEFAULT_PER_FAMILY, metavar="N",
+        help=f"instances drawn from each sampled family (default: {DEFAULT_PER_FAMILY}); an enumerated family is tested in full",
+    )
+    group.addoption(
+        "--knapcheck-seed", dest="knapcheck_seed", type=int, default=0, metavar="N",
+        help="seed of the drawn instances (default: 0): the same seed, the same tests in every process",
+    )
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the options ask for, checked: the targets with their counterparts, and the instances' sources."""
+
+    targets: tuple[SolverEntry, ...]
+    counterparts: dict[str, SolverEntry]
+    families: tuple[str, ...]
+    per_family: int
+    seed: int
+
+
+_PLAN = pytest.StashKey[Plan]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.getoption("knapcheck_targets"):
+        return
+    config.stash[_PLAN] = _plan(config)
+    config.pluginmanager.register(_Session(config.stash[_PLAN]), "knapcheck-session")
+
+
+def _plan(config: pytest.Config) -> Plan:
+    """The options read into a Plan; pytest.UsageError (one line) for anything wrong with them."""
+    from knapcheck.fuzz import families
+    from knapcheck.fuzz.gate import pair
+    from knapcheck.solvers.registry import resolve_all
+    from knapcheck.targets import entries_for
+    from knapcheck.usage import UsageError
+
+    per_family, seed = config.getoption("knapcheck_per_family"), config.getoption("knapcheck_seed")
+    if per_family < 1:
+        raise pytest.UsageError(f"--knapcheck-per-family must be at least 1, got {per_family}")
+    if seed < 0:
+        raise pytest.UsageError(f"--knapcheck-seed must be at least 0, got {seed}")
+    names = config.getoption("knapcheck_families") or list(DEFAULT_FAMILIES)
+    try:
+        for name in names:
+            families.get(name)
+        targets = entries_for(_expanded(config.getoption("knapcheck_targets"), "--knapcheck-target"))
+        baselines = resolve_all(_expanded(config.getoption("knapcheck_baselines"), "--knapcheck-baseline"))
+        counterparts = pair(targets, baselines)
+    except (ValueError, UsageError) as exc:
+        raise pytest.UsageError(f"knapcheck: {exc}") from None
+    unavailable = [f"{entry.name} {reason}" for entry in baselines if (reason := entry.unavailable())]
+    if unavailable:
+        raise pytest.UsageError("knapcheck: " + "; ".join(unavailable))
+    return Plan(tuple(targets), counterparts, tuple(dict.fromkeys(names)), per_family, seed)
+
+
+def _expanded(specs: list[str], option: str) -> list[str]:
+    """The specs, a bare ``FILE.py`` made into ``FILE.py:NAME`` for each function it defines that is
+    named like one of torch's solvers (read from its syntax tree, without running it)."""
+    from knapcheck.solvers.registry import TORCH_SOLVER_NAMES
+
+    expanded = []
+    for spec in specs:
+        if ":" in spec or not spec.endswith(".py"):
+            expanded.append(spec)
+            continue
+        path = Path(spec).expanduser()
+        if not path.is_file():
+            raise ValueError(f"{option} {spec}: no such file" if not path.exists() else f"{option} {spec}: not a regular file")
+        try:
+            tree = ast.parse(path.read_bytes(), filename=str(path))
+        except (OSError, SyntaxError, ValueError) as exc:
+            raise ValueError(f"{option} {spec}: cannot read the file: {exc}") from None
+        defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        names = [name for name in TORCH_SOLVER_NAMES if name in defined]
+        if not names:
+            raise ValueError(f"{option} {spec}: the file defines none of {', '.join(TORCH_SOLVER_NAMES)};"
+                             " name a function as FILE.py:NAME")
+        expanded += [f"{spec}:{name}" for name in names]
+    return expanded
+
+
+class _Session:
+    """The plugin's hooks while a target is given (registered by pytest_configure, so inert otherwise)."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(self, collector: pytest.Collector):
+        """The session's collection report, with the knapcheck suite among its nodes: its tests are
+        then collected as any others are (counted, listed by --collect-only, selected by -k and
+        -m, compared across xdist workers), although no file holds them."""
+        report = yield
+        if isinstance(collector, pytest.Session) and report.passed:
+            report.result.append(Suite.from_parent(collector, name=ROOT_NAME, nodeid=ROOT_NAME, plan=self.plan))
+        return report
+
+    def pytest_sessionfinish(self) -> None:
+        from knapcheck.solvers.isolation import stop_workers
+
+        stop_workers()
+
+    def pytest_report_header(self) -> list[str]:
+        plan = self.plan
+        against = {t.name: plan.counterparts[t.name].name for t in plan.targets if t.name in plan.counterparts}
+        lines = [f"knapcheck: targets {', '.join(t.name for t in plan.targets)}"]
+        if against:
+            lines.append("knapcheck: baselines " + ", ".join(f"{t} against {b}" for t, b in against.items()))
+        lines.append(f"knapcheck: families {' '.join(plan.families)}, {plan.per_family} per sampled family,"
+                     f" seed {plan.seed}, and the regression corpus")
+        return lines
+
+
+def _label(entry: SolverEntry, targets: tuple[SolverEntry, ...]) -> str:
+    """A target's node name: its function name when no other target has it, else its full name."""
+    from knapcheck.fuzz.gate import function_name
+
+    name = function_name(entry) or entry.name
+    return name if sum(function_name(t) == name for t in targets) == 1 else entry.name.replace("::", ":")
+
+
+def _node_name(text: str) -> str:
+    """A corpus case id as part of a test name: letters, digits, ``_.-`` only."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)[:80] or "case"
+
+
+class Suite(pytest.Collector):
+    """Every target's tests. Collecting them loads the targets (each isolated one in its worker
+    process), unless only collecting: a target that cannot be loaded is one collection error."""
+
+    def __init__(self, *, plan: Plan, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.plan = plan
+
+    def collect(self):
+        from knapcheck.fuzz import families
+        from knapcheck.fuzz.regression_corpus import load_regression_corpus
+
+        plan = self.plan
+        if not self.config.option.collectonly:
+            self._load()
+        sources = [(name, families.get(name).draw(plan.per_family, plan.seed)) for name in plan.families]
+        try:
+            cases = load_regression_corpus()
+        except ValueError as exc:
+            raise self.CollectError(f"knapcheck: {exc}") from None
+        oracles = _Oracles()
+        for target in plan.targets:
+            yield TargetTests.from_parent(
+                self, name=_label(target, plan.targets), entry=target, counterpart=plan.counterparts.get(target.name),
+                sources=sources, cases=cases, oracles=oracles,
+            )
+
+    def _load(self) -> None:
+        """Every target and baseline loaded now, so one that cannot be is a collection error, said once."""
+        from knapcheck.solvers.isolation import start_workers
+
+        entries = [*self.plan.targets, *self.plan.counterparts.values()]
+        problems = [f"{name}: {outcome.error}" for name, outcome in start_workers([e for e in entries if e.isolate]).items()]
+        for entry in entries:
+            if not entry.isolate:
+                try:
+                    entry.load()
+                except ValueError as exc:
+                    problems.append(str(exc))
+        if problems:
+            raise self.CollectError("knapcheck: cannot load " + "; ".join(dict.fromkeys(problems)))
+
+    def repr_failure(self, excinfo):
+        if isinstance(excinfo.value, self.CollectError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+class TargetTests(pytest.Collector):
+    """One target's tests: a test per instance of each source, then one per corpus case."""
+
+    def __init__(self, *, entry, counterpart, sources, cases, oracles, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.entry = entry
+        self.counterpart = counterpart
+        self.sources = sources
+        self.cases = cases
+        self.oracles = oracles
+
+    def collect(self):
+        from knapcheck.fuzz.check import determinism_positions
+
+        for family, instances in self.sources:
+            twice = determinism_positions(len(instances))
+            for index, instance in enumerate(instances):
+                yield InstanceTest.from_parent(self, name=f"{family}[{index}]", family=family, instance=instance,
+                                               calls=2 if index in twice else 1)
+        twice = determinism_positions(len(self.cases))
+        for index, case in enumerate(self.cases):
+            yield InstanceTest.from_parent(self, name=f"{CORPUS}[{_node_name(case.id)}]", family=case.family,
+                                           instance=case.instance, calls=2 if index in twice else 1)
+
+
+class _Oracles:
+    """Each instance's optimum, computed once per process for all the targets tested on it."""
+
+    def __init__(self) -> None:
+        self._found: dict[Instance, OracleResult] = {}
+
+    def __call__(self, instance: Instance) -> OracleResult:
+        from knapcheck.oracles.optimum import optimum
+
+        if instance not in self._found:
+            self._found[instance] = optimum(instance)
+        return self._found[instance]
+
+
+class KnapcheckFailure(AssertionError):
+    """A target failed its promise on an instance; the message says how, and how to reproduce it."""
+
+
+class InstanceTest(pytest.Item):
+    """One target on one instance, judged against the oracle and beside its counterpart baseline."""
+
+    def __init__(self, *, family: str, instance: Instance, calls: int, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.family = family
+        self.instance = instance
+        self.calls = calls
+
+    def runtest(self) -> None:
+        from knapcheck.fuzz import gate
+        from knapcheck.fuzz.differential import check_against
+        from knapcheck.oracles.verdict import Verdict
+
+        tests: TargetTests = self.parent
+        done = check_against(tests.entry, tests.counterpart, self.instance, self.family,
+                             tests.oracles(self.instance), calls=self.calls)
+        if done.oracle_disagreement:
+            raise KnapcheckFailure(f"the oracle, not {done.solver.name}, is shown wrong on this instance:"
+                                   f" {done.oracle_disagreement}\ninstance: {self.instance.as_dict()}")
+        if done.verdict is Verdict.UNVERIFIED:
+            pytest.skip(f"UNVERIFIED (never a pass): {done.judgement.detail}")
+        if not done.failed:
+            return
+        if gate.is_shared(done):
+            pytest.xfail(f"also in baseline {done.counterpart.name}: {done.verdict.value}: {done.judgement.detail}")
+        raise KnapcheckFailure(failure_message(done, self.name, tests.cases))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, KnapcheckFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, self.nodeid
+
+
+def failure_message(done: Check, test: str, cases: Sequence[RegressionCase] = ()) -> str:
+    """The verdict on the instance of ``test`` (``tiny[3]``, ``corpus[ID]``), what was wrong, the
+    baseline's verdict on the instance, and the reproduction. Without a baseline, the corpus case
+    that explains the failure, if one does (``knapcheck.fuzz.known``)."""
+    from knapcheck.fuzz import gate
+    from knapcheck.fuzz.known import known_case
+    from knapcheck.reports.reproduction import snippet
+
+    returned = done.outcome.answer if done.outcome.returned else done.outcome.error
+    status = ""
+    if gate.is_regression(done):
+        status = " (a regression)"
+    elif done.counterpart is None and (case := known_case(done, cases)) is not None:
+        status = f" (known: corpus case {case.id!r})"
+    lines = [
+        f"{done.solver.name}: {done.verdict.value} on {test} (instance {done.instance_id}){status}",
+        f"  what was wrong: {done.judgement.detail}",
+        f"  expected: {float(done.oracle.value)!r} with saved={list(done.oracle.saved)} ({done.oracle.name})",
+        f"  returned: {returned!r}"[:600],
+    ]
+    if done.counterpart is not None:
+        base = done.baseline
+        if base is None:
+            lines.append(f"  baseline {done.counterpart.name}: not run on this size")
+        else:
+            lines.append(f"  baseline {done.counterpart.name}: {base.verdict.value} on the same instance")
+    lines += ["  reproduce with this snippet (it fails when run as shown):", "", snippet(done)]
+    return "\n".join(lines)

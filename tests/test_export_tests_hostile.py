@@ -1,0 +1,119 @@
+"""A corpus is data, never code: whatever its strings hold, `knapcheck export-tests` writes only
+validated identifiers and numbers into the file, or refuses the corpus in one line (issue 20, defect 6)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import tokenize
+
+import pytest
+
+from knapcheck.cli import main
+from knapcheck.reports import pytorch_tests
+
+WITHOUT_CI = {name: value for name, value in os.environ.items() if name != "CI"}
+
+
+def payload(marker) -> str:
+    return f"import os; os.system('touch {marker}')"
+
+
+def case(**fields) -> dict:
+    found = {"id": "c", "solver": "torch:dp_knapsack", "ours": False, "verdict": "SUBOPTIMAL", "family": "tiny",
+             "origin": "torch", "found_at": "", "instance": {"memory": [0.0], "runtimes": [-1.0], "max_memory": 0.0},
+             "why": "a zero-weight item is added to every capacity"}
+    found.update(fields)
+    return found
+
+
+def write_corpus(path, cases) -> str:
+    path.write_text(json.dumps({"schema_version": 1, "cases": cases}))
+    return str(path)
+
+
+@pytest.fixture
+def without_enumerated(monkeypatch):
+    """The export without its enumerated families (thousands of solver calls a test of the corpus's strings need not make)."""
+    monkeypatch.setattr("knapcheck.export_plan.ENUMERATED", {})
+
+
+def code_names(text: str) -> set[str]:
+    return {token.string for token in tokenize.generate_tokens(io.StringIO(text).readline) if token.type == tokenize.NAME}
+
+
+def test_hostile_strings_in_a_corpus_never_reach_the_code(tmp_path, without_enumerated, capsys):
+    marker = tmp_path / "PWNED"
+    hostile = [
+        case(id=f"x\n{payload(marker)}\n#",
+             family=f"tiny'); {payload(marker)}; ('", origin=f"\n{payload(marker)}\n",
+             why=f'"""\n{payload(marker)}\n\'\'\' \\'),
+        case(id="y", solver=f"x'); {payload(marker)} #"),
+        case(id="z", solver=f"{tmp_path}/evil.py:dp_knapsack", ours=True),
+    ]
+    out = tmp_path / "test_exported.py"
+    assert main(["export-tests", "--regressions", write_corpus(tmp_path / "corpus.json", hostile), "--out", str(out)]) == 0
+    assert "2 cases of other solvers left out" in capsys.readouterr().out
+    text = out.read_text()
+    assert not {"os", "system", "evil"} & code_names(text), "a corpus string became code"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", out.name],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path, env=WITHOUT_CI)
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert not marker.exists(), "a payload ran"
+
+
+def test_a_verdict_that_is_not_one_of_the_verdicts_is_refused_when_the_corpus_is_read(tmp_path, capsys):
+    marker = tmp_path / "PWNED"
+    corpus = write_corpus(tmp_path / "corpus.json", [case(verdict=f"SUBOPTIMAL\n{payload(marker)}")])
+    out = tmp_path / "test_exported.py"
+    assert main(["export-tests", "--regressions", corpus, "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert len(error.strip().splitlines()) == 1 and "cases[0].verdict is malformed" in error
+    assert not out.exists() and not marker.exists()
+
+
+def test_a_torch_solver_name_that_is_not_an_identifier_is_refused_in_one_line(tmp_path, capsys):
+    marker = tmp_path / "PWNED"
+    corpus = write_corpus(tmp_path / "corpus.json", [case(solver=f"torch:x'); {payload(marker)} #")])
+    out = tmp_path / "test_exported.py"
+    assert main(["export-tests", "--regressions", corpus, "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert len(error.strip().splitlines()) == 1 and "is not torch:NAME with a Python identifier for NAME" in error
+    assert not out.exists() and not marker.exists()
+
+
+@pytest.mark.parametrize("value", [True, float("nan"), float("inf"), "1", None, [1]])
+def test_only_finite_ints_and_floats_are_numbers(value):
+    with pytest.raises(ValueError, match="is not a finite int or float"):
+        pytorch_tests.number(value)
+
+
+@pytest.mark.parametrize("text", ["x'); import os #", "a\nb", "class", "é", "", "1x", None])
+def test_only_plain_identifiers_are_names(text):
+    with pytest.raises(ValueError, match="is not a plain Python identifier"):
+        pytorch_tests.identifier(text)
+
+
+def test_test_names_come_from_the_cause_and_stay_distinct():
+    words = [pytorch_tests.cause_words(text) for text in (
+        "the Hirschberg split hands the two halves capacity + 1 units between them",
+        "the Hirschberg split hands the two halves one unit too few",
+        "scipy's milp refuses an empty problem",
+        "x'); import os; os.system('touch /tmp/pwned') #\nreturn",
+        "",
+    )]
+    assert pytorch_tests.test_names(words) == [
+        "test_hirschberg_split_hands_two_halves",
+        "test_hirschberg_split_hands_two_halves_one",
+        "test_scipy_milp_refuses_empty_problem",
+        "test_x_import_os_os_system",
+        "test_case",
+    ]
+
+
+def test_comments_hold_printable_ascii_on_lines_of_their_own():
+    lines = pytorch_tests.comment_lines("one\ntwo\r\nthree\u2028four\x0cfive", "    ")
+    assert lines == ["    # one two three four five"]

@@ -1,0 +1,148 @@
+"""The pytest plugin (`pytest --knapcheck-target SPEC`), run as a user runs it: pytest in a fresh
+directory, in a subprocess, with the plugin loaded through its entry point."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from knapcheck.fuzz.regression_corpus import load_regression_corpus
+from torch_copies import ITEM_REUSE, write_copy
+
+pytest_plugins = ["pytester"]
+
+TIME_LIMIT = 600
+SMALL = ["--knapcheck-families", "tiny", "--knapcheck-per-family", "3"]
+"""A small selection: three tiny instances and the corpus's cases per target."""
+CORPUS_CASES = len(load_regression_corpus())
+
+USER_TEST = """
+def test_something_of_the_users():
+    assert 1 + 1 == 2
+"""
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args, timeout=TIME_LIMIT)
+
+
+def nodeids(lines: list[str]) -> list[str]:
+    """The knapcheck test ids in pytest's output, in order."""
+    return re.findall(r"(knapcheck::\S+\])", "\n".join(lines))
+
+
+def test_without_a_target_the_plugin_changes_nothing(pytester):
+    pytester.makepyfile(test_users=USER_TEST)
+    with_plugin = run(pytester, "--collect-only", "-q")
+    without = run(pytester, "--collect-only", "-q", "-p", "no:knapcheck")
+    assert with_plugin.ret == without.ret == 0
+    assert with_plugin.outlines[:-1] == without.outlines[:-1] == ["test_users.py::test_something_of_the_users", ""]
+    assert "knapcheck" not in with_plugin.stdout.str()
+
+
+def test_the_plugin_is_loaded_through_its_entry_point_and_imports_nothing_heavy():
+    probe = (
+        "import sys, importlib.metadata as m;"
+        "found = [e.value for e in m.entry_points(group='pytest11') if e.name == 'knapcheck'];"
+        "import knapcheck.pytest_plugin;"
+        "heavy = sorted({n.split('.')[0] for n in sys.modules} & {'torch', 'hypothesis', 'ortools', 'numpy', 'scipy'});"
+        "print(found, heavy)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "['knapcheck.pytest_plugin'] []", done.stderr
+
+
+def test_an_unchanged_copy_of_torch_passes_against_torch(pytester):
+    write_copy(pytester.path / "knapsack.py")
+    result = run(pytester, "--knapcheck-target", "knapsack.py", "--knapcheck-baseline", "torch", *SMALL, "-rx")
+    outcomes = result.parseoutcomes()
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    assert outcomes.get("failed", 0) == 0 and outcomes.get("error", 0) == 0
+    # every function of the file, each on 3 tiny instances and the corpus's cases
+    assert outcomes["passed"] + outcomes["xfailed"] == 4 * (3 + CORPUS_CASES)
+    # torch's own defects are there, as expected failures saying the baseline shares them
+    assert outcomes["xfailed"] > 0
+    assert "also in baseline torch:dp_knapsack_sliding_hirschberg: OVER_BUDGET" in result.stdout.str()
+    assert not (pytester.path / ".hypothesis").exists()
+
+
+def test_a_planted_bug_fails_with_a_reproduction_that_fails_when_run(pytester):
+    write_copy(pytester.path / "knapsack.py", ITEM_REUSE)
+    result = run(pytester, "--knapcheck-target", "knapsack.py:dp_knapsack", "--knapcheck-baseline", "torch",
+                 "--knapcheck-families", "large_capacity")
+    assert result.ret == 1
+    text = result.stdout.str()
+    assert re.search(r"knapsack\.py:dp_knapsack: WRONG_VALUE on large_capacity\[\d+\] \(instance [0-9a-f]{16}\)", text)
+    assert "(a regression)" in text and "baseline torch:dp_knapsack: OPTIMAL on the same instance" in text
+    message = text.split("reproduce with this snippet (it fails when run as shown):\n\n", 1)[1]
+    snippet = message.split("\n_____", 1)[0].split("\n=====", 1)[0]
+    assert snippet.startswith("import math\n")
+    script = pytester.path / "reproduce.py"
+    script.write_text(snippet)
+    # run from the directory pytest ran in: the snippet names the target as typed there
+    pasted = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=pytester.path)
+    assert pasted.returncode == 1
+    assert pasted.stderr.strip().splitlines()[-1].startswith("AssertionError: WRONG_VALUE: reported")
+    # the snippet runs torch's dp_knapsack on the instance first, which passes; then the copy, which fails
+    assert "reproduce(baseline)" in snippet
+    assert "    reproduce(solve)" in pasted.stderr and "reproduce(baseline)" not in pasted.stderr
+
+
+def test_the_collection_is_the_same_with_xdist_workers_and_without(pytester):
+    write_copy(pytester.path / "knapsack.py")
+    options = ["--knapcheck-target", "knapsack.py:dp_knapsack_sliding_hirschberg", "--knapcheck-baseline", "torch",
+               "--knapcheck-families", "tiny", "tight_budget", "--knapcheck-per-family", "4"]
+    collected = run(pytester, *options, "--collect-only", "-q")
+    assert collected.ret == 0
+    listed = nodeids(collected.outlines)
+    assert len(listed) == 2 * 4 + CORPUS_CASES
+    # (xdist sits out --collect-only.) Two workers each collect on their own, and xdist refuses to
+    # run when their collections differ; they run exactly what one process collects.
+    distributed = run(pytester, *options, "-n", "2", "-v")
+    assert distributed.ret == 0, distributed.stdout.str()[-3000:]
+    assert "Different tests were collected" not in distributed.stdout.str()
+    assert sorted(set(nodeids(distributed.outlines))) == sorted(listed)
+
+
+def test_k_selects_a_family_and_without_a_baseline_every_failure_fails(pytester):
+    result = run(pytester, "--knapcheck-target", "torch:dp_knapsack_sliding_hirschberg",
+                 "--knapcheck-families", "tiny", "large_capacity", "-k", "large_capacity", "-q")
+    outcomes = result.parseoutcomes()
+    assert result.ret == 1
+    assert outcomes["deselected"] == 10 + CORPUS_CASES
+    assert outcomes["failed"] + outcomes["passed"] == 144
+    assert "xfailed" not in outcomes, "without a baseline nothing is an expected failure"
+    assert "FAILED knapcheck::dp_knapsack_sliding_hirschberg::large_capacity[" in result.stdout.str()
+
+
+@pytest.mark.parametrize("options, error", [
+    (["--knapcheck-target", "torch", "--knapcheck-families", "nosuch"], "unknown instance family 'nosuch'"),
+    (["--knapcheck-target", "missing.py"], "--knapcheck-target missing.py: no such file"),
+    (["--knapcheck-target", "torch", "--knapcheck-per-family", "0"], "--knapcheck-per-family must be at least 1"),
+    (["--knapcheck-target", "nosuch"], "unknown solver 'nosuch'"),
+])
+def test_a_mistake_in_the_options_is_one_line_and_a_usage_error(pytester, options, error):
+    result = run(pytester, *options)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert error in result.stderr.str()
+    assert "Traceback" not in result.stderr.str()
+
+
+def test_a_target_file_that_is_a_fifo_is_refused_without_reading_it(pytester):
+    os.mkfifo(pytester.path / "knapsack.py")
+    result = run(pytester, "--knapcheck-target", "knapsack.py")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--knapcheck-target knapsack.py: not a regular file" in result.stderr.str()
+
+
+def test_a_target_that_cannot_be_loaded_is_one_collection_error(pytester):
+    pytester.makepyfile(knapsack="import nosuchmodule\n\ndef dp_knapsack(memory, runtimes, max_memory):\n    pass\n")
+    result = run(pytester, "--knapcheck-target", "knapsack.py", *SMALL)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    text = result.stdout.str()
+    assert "knapcheck: cannot load" in text and "No module named 'nosuchmodule'" in text
+    assert text.count("ERROR knapcheck") == 1
