@@ -3,10 +3,11 @@
     knapcheck bench --solvers expanding_core --baselines --rows pisinger-classes --json classes.json
     python studies/pisinger_classes.py classes.json [--solver expanding_core]
 
-prints, in Markdown, the median time of each class at each n and R, then each class's time over
-the uncorrelated class's at the same n and R, and the goals' tallies: instances over 100 ms, and
-(class, n, R) cells over 3x the uncorrelated one. A time-out prints as such, and counts as over
-both. Rows of other groups in the file are ignored.
+Each row holds several instances of its (class, n, R) cell; an instance's time is its median over
+the run's repeats, a cell's the geometric mean of its instances'. Prints, in Markdown, each cell's
+time, then each cell's over the uncorrelated class's at the same n and R, and the goals' tallies:
+instances over 100 ms, and cells over 3x the uncorrelated one. A row that failed (a time-out)
+prints as such and counts as over both. Rows of other groups in the file are ignored.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import statistics
 import sys
 from pathlib import Path
 
@@ -21,9 +23,11 @@ LIMIT_SECONDS = 0.1
 RATIO_LIMIT = 3.0
 REFERENCE = "pisinger_uncorrelated"
 
+Key = tuple[str, int, int]
 
-def load(path: Path, solver: str | None) -> tuple[str, dict[tuple[str, int, int], float | None], float]:
-    """(solver, {(family, n, R): median seconds or None for a failure}, time limit) from a bench JSON file."""
+
+def load(path: Path, solver: str | None) -> tuple[str, dict[Key, list[float] | None], float]:
+    """(solver, {(family, n, R): each instance's median seconds, or None for a failure}, time limit)."""
     try:
         document = json.loads(path.read_text())
         rows = {row["name"]: row for row in document["rows"] if row.get("kind") == "pisinger"}
@@ -38,10 +42,21 @@ def load(path: Path, solver: str | None) -> tuple[str, dict[tuple[str, int, int]
     for cell in cells:
         row = rows.get(cell["row"])
         if row is not None and cell["solver"] == chosen:
-            times[(row["family"], row["n"], row["data_range"])] = cell["median_seconds"]
+            times[(row["family"], row["n"], row["data_range"])] = _instance_seconds(cell)
     if not times:
         raise SystemExit(f"pisinger_classes.py: {path} has no Pisinger rows for {chosen}")
     return chosen, times, document.get("time_limit", float("nan"))
+
+
+def _instance_seconds(cell: dict) -> list[float] | None:
+    if cell.get("failure") or cell.get("median_seconds") is None:
+        return None
+    repeats = cell.get("problem_seconds") or [[seconds] for seconds in cell.get("seconds") or [cell["median_seconds"]]]
+    return [statistics.median(times) for times in zip(*repeats)]
+
+
+def geometric_mean(values: list[float]) -> float:
+    return math.exp(sum(map(math.log, values)) / len(values))
 
 
 def milliseconds(seconds: float | None) -> str:
@@ -51,17 +66,23 @@ def milliseconds(seconds: float | None) -> str:
     return f"{ms:.3g}" if ms < 999.5 else f"{ms:,.0f}"
 
 
-def tables(times: dict[tuple[str, int, int], float | None]) -> list[str]:
+def tables(instances: dict[Key, list[float] | None]) -> list[str]:
+    times = {key: None if found is None else geometric_mean(found) for key, found in instances.items()}
     families = sorted({f for f, _, _ in times}, key=lambda f: (f != REFERENCE, f))
     sizes = sorted({(n, r) for _, n, r in times})
+    counts = sorted({len(found) for found in instances.values() if found is not None})
     header = "| class | " + " | ".join(f"n={n} R={r:.0e}".replace("e+0", "e") for n, r in sizes) + " |"
     rule = "|---" * (len(sizes) + 1) + "|"
-    lines = ["Median time (ms):", "", header, rule]
+    lines = [f"Geometric mean over each cell's {' or '.join(map(str, counts))} instances (ms):", "", header, rule]
     for family in families:
         cells = [milliseconds(times[(family, n, r)]) if (family, n, r) in times else "" for n, r in sizes]
         lines.append(f"| {family.removeprefix('pisinger_')} | " + " | ".join(cells) + " |")
     lines += ["", "Over the uncorrelated class at the same n and R:", "", header, rule]
-    over_limit = [key for key, seconds in times.items() if seconds is None or seconds > LIMIT_SECONDS]
+    over_limit = [
+        (*key, None if found is None else max(found))
+        for key, found in instances.items()
+        if found is None or max(found) > LIMIT_SECONDS
+    ]
     over_ratio = []
     for family in families:
         cells = []
@@ -76,20 +97,33 @@ def tables(times: dict[tuple[str, int, int], float | None]) -> list[str]:
                 cells.append(f"{seconds / reference:.2g}x")
                 over_ratio += [(family, n, r)] if seconds > RATIO_LIMIT * reference else []
         lines.append(f"| {family.removeprefix('pisinger_')} | " + " | ".join(cells) + " |")
-    finished = [s for s in times.values() if s is not None]
-    worst = max(times, key=lambda key: math.inf if times[key] is None else times[key])
+    every = [seconds for found in instances.values() if found is not None for seconds in found]
+    worst = max(instances, key=lambda key: math.inf if instances[key] is None else max(instances[key]))
+    worst_seconds = None if instances[worst] is None else max(instances[worst])
+    instances_over = sum(1 if found is None else sum(s > LIMIT_SECONDS for s in found) for found in instances.values())
     lines += [
         "",
-        f"{len(times)} instances; worst {worst[0].removeprefix('pisinger_')} n={worst[1]} R={worst[2]}: {milliseconds(times[worst])} ms;"
-        f" geometric mean of the finished ones {milliseconds(math.exp(sum(map(math.log, finished)) / len(finished)))} ms.",
-        f"Over {LIMIT_SECONDS * 1000:g} ms: {len(over_limit)} ({_names(over_limit)}).",
-        f"Over {RATIO_LIMIT:g}x the uncorrelated class at the same n and R: {len(over_ratio)} of {len(times) - len(sizes)} cells.",
+        f"{len(every)} instances in {len(times)} cells; worst instance {_name(worst)}: {milliseconds(worst_seconds)} ms;"
+        f" geometric mean of all {milliseconds(geometric_mean(every))} ms.",
+        f"Instances over {LIMIT_SECONDS * 1000:g} ms (a failed row counts once): {instances_over}, in {len(over_limit)} cells"
+        f" ({_over_limit_names(over_limit)}).",
+        f"Cells over {RATIO_LIMIT:g}x the uncorrelated class at the same n and R: {len(over_ratio)} of"
+        f" {len(times) - len(sizes)} ({_names(over_ratio)}).",
     ]
     return lines
 
 
+def _name(key: Key) -> str:
+    family, n, r = key
+    return f"{family.removeprefix('pisinger_')} n={n} R={r}"
+
+
+def _over_limit_names(found: list[tuple[str, int, int, float | None]]) -> str:
+    return "; ".join(f"{_name((f, n, r))} (worst {milliseconds(s)} ms)" for f, n, r, s in sorted(found)) or "none"
+
+
 def _names(keys: list[tuple[str, int, int]]) -> str:
-    return "; ".join(f"{f.removeprefix('pisinger_')} n={n} R={r}" for f, n, r in sorted(keys)) or "none"
+    return "; ".join(map(_name, sorted(keys))) or "none"
 
 
 def main(argv: list[str]) -> int:
@@ -97,9 +131,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("json", type=Path, help="a knapcheck bench --json file with pisinger-classes rows")
     parser.add_argument("--solver", help="the solver's column (default: the first solver of the run)")
     args = parser.parse_args(argv)
-    solver, times, limit = load(args.json, args.solver)
+    solver, instances, limit = load(args.json, args.solver)
     print(f"{solver}, time limit {limit:g} s per run:\n")
-    print("\n".join(tables(times)))
+    print("\n".join(tables(instances)))
     return 0
 
 
