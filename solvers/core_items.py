@@ -229,9 +229,10 @@ def bring_in_add(w, p, key, idx, right_first, right_last, at, x):
     add. The search must flip it at once: it may be less efficient than the items it jumps."""
     if x > at[SORTED_LAST]:
         rights = at[RIGHT_COUNT]
-        q = rights - 1
+        # The stack holds the nearest interval on top: x's is the farthest that starts at or before it.
+        q = 0
         while right_first[q] > x:
-            q -= 1
+            q += 1
         # Walk it to the front of the nearest interval, shifting each interval between by one.
         swap(w, p, key, idx, x, right_first[q])
         x = right_first[q]
@@ -256,9 +257,9 @@ def bring_in_remove(w, p, key, idx, left_first, left_last, at, x):
     ``bring_in_add``, the search must flip it at once."""
     if x < at[SORTED_FIRST]:
         lefts = at[LEFT_COUNT]
-        q = lefts - 1
+        q = 0
         while left_last[q] < x:
-            q -= 1
+            q += 1
         swap(w, p, key, idx, x, left_last[q])
         x = left_last[q]
         left_last[q] -= 1

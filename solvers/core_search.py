@@ -46,7 +46,7 @@ from knapcheck.solvers.core_surrogate import surrogate_bound
 SURROGATE_STATES = 2000
 """States beyond which the first expansion stops for the surrogate relaxation."""
 HELPERS = ("core_arith.py", "core_items.py", "core_states.py", "core_reductions.py", "core_expansion.py", "core_surrogate.py")
-HELPERS_DIGEST = "9534763b8a62d8675fe0ee87e42bc85fc47da6f44aeef947156df9d252f5b5e9"
+HELPERS_DIGEST = "55c5fc8cd566b0dcf1df1d556894365d55c1b7daf346d8d6a2cd3ce1e4b9b685"
 """sha256 of the helper modules' sources (``helpers_digest()``), updated with every change to them."""
 
 

@@ -182,3 +182,53 @@ def test_prefix_count_is_the_sorted_prefix_that_fits(sign):
             order = sorted(values, reverse=sign < 0)
             expected = next((k for k in range(len(order) + 1) if k == len(order) or sum(order[: k + 1]) > limit))
             assert prefix_count(list(values), limit, sign) == expected
+
+
+def _interval_order_holds(w, key, at, stacks, n):
+    """Every unreached item on each side is no more efficient (right) or no less (left) than any
+    nearer one, interval by interval, and the intervals tile the unreached positions."""
+    left_first, left_last, right_first, right_last = stacks
+    right = [(right_first[q], right_last[q]) for q in reversed(range(at[core_items.RIGHT_COUNT]))]
+    left = [(left_first[q], left_last[q]) for q in reversed(range(at[core_items.LEFT_COUNT]))]
+    ends = [at[core_items.SORTED_LAST]] + [last for _, last in right]
+    assert [first for first, _ in right] == [end + 1 for end in ends[:-1]] and ends[-1] == n - 1
+    starts = [at[core_items.SORTED_FIRST]] + [first for first, _ in left]
+    assert [last for _, last in left] == [start - 1 for start in starts[:-1]] and starts[-1] == 0
+    groups = [range(at[core_items.NEXT_ADD] + 1, at[core_items.SORTED_LAST] + 1)] + [range(a, b + 1) for a, b in right]
+    for nearer, farther in itertools.combinations(groups, 2):
+        assert not any(core_items.before(key[b], w[b], key[a], w[a]) for a in nearer for b in farther)
+    groups = [range(at[core_items.SORTED_FIRST], at[core_items.NEXT_REMOVE])] + [range(a, b + 1) for a, b in left]
+    for nearer, farther in itertools.combinations(groups, 2):
+        assert not any(core_items.before(key[a], w[a], key[b], w[b]) for a in nearer for b in farther)
+
+
+@pytest.mark.parametrize("side", ["add", "remove"])
+def test_bringing_in_a_far_item_keeps_every_interval_in_efficiency_order(monkeypatch, side):
+    # The first core and the pairings bring in items from any interval, the farthest too; the
+    # bounds need every item left unreached to stay on its side of every nearer one.
+    monkeypatch.setattr(core_items, "SMALL_RANGE", 2)
+    weights = [(i * 97) % 23 + 1 for i in range(80)]
+    profits = [(i * 89) % 31 + 1 for i in range(80)]
+    n, capacity = len(weights), sum(weights) // 2
+    w0, p0, idx0, key0 = list(weights), list(profits), list(range(n)), [core_expansion.ratio(p, q) for p, q in zip(profits, weights)]
+    stacks0 = [[0] * (n + 1) for _ in range(4)]
+    at0 = [0] * CURSORS
+    arrange(w0, p0, key0, idx0, capacity, *stacks0, at0)
+    assert at0[core_items.RIGHT_COUNT] >= 3 and at0[core_items.LEFT_COUNT] >= 3, "several intervals on each side"
+    _interval_order_holds(w0, key0, at0, stacks0, n)
+    if side == "add":
+        unreached = range(at0[core_items.NEXT_ADD], n)
+    else:
+        unreached = range(at0[core_items.NEXT_REMOVE] + 1)
+    for x in unreached:
+        w, p, idx, key, at = list(w0), list(p0), list(idx0), list(key0), list(at0)
+        stacks = [list(stack) for stack in stacks0]
+        item = idx[x]
+        if side == "add":
+            core_items.bring_in_add(w, p, key, idx, stacks[2], stacks[3], at, x)
+            assert idx[at[core_items.NEXT_ADD]] == item
+        else:
+            core_items.bring_in_remove(w, p, key, idx, stacks[0], stacks[1], at, x)
+            assert idx[at[core_items.NEXT_REMOVE]] == item
+        assert sorted(idx) == list(range(n)) and all((w[k], p[k]) == (weights[idx[k]], profits[idx[k]]) for k in range(n))
+        _interval_order_holds(w, key, at, stacks, n)

@@ -170,6 +170,18 @@ def test_runtimes_far_beyond_int64_are_solved_exactly_through_every_reduction(na
     assert sum(weights[i] for i in huge_saved) <= capacity
 
 
+def test_an_item_brought_in_from_a_far_interval_leaves_the_bounds_valid():
+    # The first core brought in an item from an interval beyond the nearest one and moved a more
+    # efficient item into that far interval, which made the bounds prune the optimum: this instance
+    # came out one short (its optimum, 55 766 866, is CP-SAT's, proven, and Combo's).
+    weights, profits, capacity = generate("pisinger_inverse_strongly_correlated", 200, 1_000_000, 4, integral=True)
+    compiled, _ = core_search.compiled_select(_int64(weights), _int64(profits), capacity)
+    plain, _ = core_search.select(weights, profits, capacity)
+    for saved in (compiled.tolist(), plain):
+        assert sum(weights[i] for i in saved) <= capacity
+        assert sum(profits[i] for i in saved) == 55_766_866
+
+
 def test_the_compiled_cache_is_keyed_to_every_module_of_the_search():
     # numba's cache only notices changes to core_search.py itself; HELPERS_DIGEST names the
     # sources of the modules it calls, and the cache is used only while it matches.
