@@ -63,9 +63,11 @@ DIVISIBILITY = 1
 PAIRING = 2
 GROUP_PAIRING = 4
 SURROGATE = 8
-REDUCTIONS = DIVISIBILITY | PAIRING | GROUP_PAIRING | SURROGATE
+TWO_EFFICIENCIES = 16
+REDUCTIONS = DIVISIBILITY | PAIRING | GROUP_PAIRING | SURROGATE | TWO_EFFICIENCIES
 """Flags naming the reductions a search may use: divisibility, Combo's pairing, the group pairing,
-and (taken by ``core_search.search``) the surrogate relaxation. Every combination finds an optimum."""
+and (taken by ``core_search.search``) the surrogate relaxation and the two-efficiency programme.
+Every combination finds an optimum."""
 FIRST_CORE_ITEMS = 64
 """Problems with fewer items start without the first core: it would cost them more than it saves."""
 DIVISIBILITY_STATES = 1000

@@ -12,7 +12,9 @@ Management Science 45, 1999); the code is ours. Its parts:
   weights (a smaller capacity) and of the profits (a value better selections must have), and
   pairings of states with far items, one at a time or as the subsets of a group (``core_reductions``);
 - ``core_surrogate``: the surrogate relaxation of a cardinality constraint, solved as a knapsack,
-  and a bound for profits that are weights plus one of two bonuses.
+  and a bound for profits that are weights plus one of two bonuses;
+- ``core_proportional``: problems whose items have at most two efficiencies, solved in two integer
+  variables (Pisinger's spanner classes), before any expansion.
 
 ``search`` runs one expansion; if its states outnumber ``SURROGATE_STATES`` it stops, bounds the
 problem by the surrogate relaxation (whose solution may be optimal outright) and searches again with
@@ -40,13 +42,22 @@ import numba
 from numba.extending import register_jitable
 
 from knapcheck.solvers.core_arith import integers
-from knapcheck.solvers.core_expansion import NO_LIMIT, REDUCTIONS, SURROGATE, expand
+from knapcheck.solvers.core_expansion import NO_LIMIT, REDUCTIONS, SURROGATE, TWO_EFFICIENCIES, expand
+from knapcheck.solvers.core_proportional import two_efficiencies
 from knapcheck.solvers.core_surrogate import surrogate_bound
 
 SURROGATE_STATES = 2000
 """States beyond which the first expansion stops for the surrogate relaxation."""
-HELPERS = ("core_arith.py", "core_items.py", "core_states.py", "core_reductions.py", "core_expansion.py", "core_surrogate.py")
-HELPERS_DIGEST = "55c5fc8cd566b0dcf1df1d556894365d55c1b7daf346d8d6a2cd3ce1e4b9b685"
+HELPERS = (
+    "core_arith.py",
+    "core_items.py",
+    "core_states.py",
+    "core_reductions.py",
+    "core_expansion.py",
+    "core_surrogate.py",
+    "core_proportional.py",
+)
+HELPERS_DIGEST = "93e5d6ad8c8a54618d9fa3340dda2c9b023096a86cd3b1773a97d8ff0528a267"
 """sha256 of the helper modules' sources (``helpers_digest()``), updated with every change to them."""
 
 
@@ -59,6 +70,10 @@ def search(weights, profits, capacity, reductions=REDUCTIONS):
     ``reductions`` (flags of ``core_expansion``) switches Combo's reductions on and off; every
     combination finds an optimum.
     """
+    if reductions & TWO_EFFICIENCIES:
+        taken = two_efficiencies(weights, profits, capacity)
+        if len(taken) > 0:
+            return taken
     first_limit = SURROGATE_STATES if reductions & SURROGATE else NO_LIMIT
     taken, value, limited = expand(weights, profits, capacity, -1, -1, first_limit, reductions)
     if limited:

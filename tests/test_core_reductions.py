@@ -15,8 +15,9 @@ import pytest
 
 from knapcheck.solvers import core_expansion, core_items, core_search, core_surrogate
 from knapcheck.solvers.core_arith import ratios
-from knapcheck.solvers.core_expansion import DIVISIBILITY, GROUP_PAIRING, PAIRING, REDUCTIONS, SURROGATE
+from knapcheck.solvers.core_expansion import DIVISIBILITY, GROUP_PAIRING, PAIRING, REDUCTIONS, SURROGATE, TWO_EFFICIENCIES
 from knapcheck.solvers.core_items import BREAK_FIELDS, CURSORS, arrange
+from knapcheck.solvers.core_proportional import subset_sums, two_efficiencies
 from knapcheck.solvers.core_reductions import divisibility
 from knapcheck.solvers.core_surrogate import bonus_bound, prefix_count, surrogate_bound
 
@@ -86,11 +87,18 @@ def eager(request, monkeypatch):
     counting(core_expansion, "best_pairing", lambda args, out: out >= 0)
     counting(core_surrogate, "solve_surrogate", lambda args, out: True)
     counting(core_search, "surrogate_bound", lambda args, out: len(out[1]) > 0)
+    counting(core_search, "two_efficiencies", lambda args, out: len(out) > 0)
     acted.first_core = request.param
     return acted
 
 
-FLAGS = {DIVISIBILITY: "divisibility", PAIRING: "pairing", GROUP_PAIRING: "group pairing", SURROGATE: "surrogate"}
+FLAGS = {
+    DIVISIBILITY: "divisibility",
+    PAIRING: "pairing",
+    GROUP_PAIRING: "group pairing",
+    SURROGATE: "surrogate",
+    TWO_EFFICIENCIES: "two efficiencies",
+}
 
 
 @pytest.mark.parametrize("reductions", [0, *FLAGS, REDUCTIONS], ids=lambda r: _flags(r))
@@ -106,6 +114,7 @@ def test_every_reduction_keeps_the_optimum_on_every_small_instance(eager, reduct
         PAIRING: ["best_pairing"],
         GROUP_PAIRING: ["best_group_pairing"],
         SURROGATE: ["solve_surrogate", "surrogate_bound"],
+        TWO_EFFICIENCIES: ["two_efficiencies"],
     }
     for flag, names in acts.items():
         for name in names:
@@ -232,3 +241,41 @@ def test_bringing_in_a_far_item_keeps_every_interval_in_efficiency_order(monkeyp
             assert idx[at[core_items.NEXT_REMOVE]] == item
         assert sorted(idx) == list(range(n)) and all((w[k], p[k]) == (weights[idx[k]], profits[idx[k]]) for k in range(n))
         _interval_order_holds(w, key, at, stacks, n)
+
+
+def test_the_two_efficiency_programme_is_optimal_where_it_acts_and_acts_only_there():
+    # Every instance of up to five items, each of two base items (or one) times a multiplier of at
+    # most three, at every capacity the search takes: an optimum whenever the programme answers, and
+    # it answers on every one of them; a third efficiency makes it decline.
+    answered = 0
+    bases = [((1, 2), (2, 3)), ((2, 2), (3, 1)), ((1, 1), (1, 1)), ((2, 5), (4, 2))]
+    for (u0, v0), (u1, v1) in bases:
+        for n in range(1, 6):
+            for picks in itertools.product([(k, m) for k in (0, 1) for m in (1, 2, 3)], repeat=n):
+                weights = [m * (u0, u1)[k] for k, m in picks]
+                profits = [m * (v0, v1)[k] for k, m in picks]
+                for weights, profits, capacity in _with_capacities(list(zip(weights, profits))):
+                    chosen = two_efficiencies(weights, profits, capacity)
+                    assert len(chosen) == len(weights), (weights, profits, capacity)
+                    assert sum(w for w, x in zip(weights, chosen) if x) <= capacity
+                    assert sum(p for p, x in zip(profits, chosen) if x) == optimum(weights, profits, capacity)
+                    answered += 1
+    assert answered > 1000
+    assert len(two_efficiencies([1, 2, 3, 4], [1, 3, 2, 4], 5)) == 0, "three efficiencies: the search's"
+
+
+def test_subset_sums_names_every_sum_of_a_multiset_and_how_to_make_it():
+    for values, counts in [([3, 1], [2, 3]), ([2], [4]), ([5, 2, 3], [1, 2, 2]), ([4, 6], [3, 1])]:
+        total = sum(v * c for v, c in zip(values, counts))
+        first, copies = subset_sums(values, counts, total)
+        pool = [v for v, c in zip(values, counts) for _ in range(c)]
+        reachable = {sum(chosen) for r in range(len(pool) + 1) for chosen in itertools.combinations(pool, r)}
+        assert {s for s in range(total + 1) if first[s] != -1} == reachable
+        for s in reachable:
+            used = [0] * len(values)
+            rest = s
+            while rest > 0:
+                used[first[rest]] += copies[rest]
+                rest -= copies[rest] * values[first[rest]]
+            assert rest == 0 and all(0 <= k <= c for k, c in zip(used, counts))
+            assert sum(k * v for k, v in zip(used, values)) == s
