@@ -266,7 +266,8 @@ ROW_GROUPS: dict[str, list] = {
 }
 """Names ``knapcheck bench --rows`` takes for a group of rows."""
 GROUP_SUMMARIES: dict[str, str] = {
-    "pisinger-classes": f"{len(CLASS_ROWS)} rows \"CLASS n=N R=R\" of {CLASS_SEEDS} instances each: CLASS each of the {len(EVERY_PISINGER_CLASS)} Pisinger classes"
+    "pisinger-classes": f"{len(CLASS_ROWS)} rows \"CLASS n=N R=R\" of {CLASS_SEEDS} instances each:"
+    f" CLASS each of the {len(EVERY_PISINGER_CLASS)} Pisinger classes"
     f" (the pisinger_ families without that prefix), N in {', '.join(map(str, CLASS_SIZES))},"
     f" R in {', '.join(map(str, CLASS_RANGES))}",
 }

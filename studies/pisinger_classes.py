@@ -39,10 +39,13 @@ def load(path: Path, solver: str | None) -> tuple[str, dict[Key, list[float] | N
     if chosen not in solvers:
         raise SystemExit(f"pisinger_classes.py: {path} has no solver {chosen!r}; it has {', '.join(solvers)}")
     times = {}
-    for cell in cells:
-        row = rows.get(cell["row"])
-        if row is not None and cell["solver"] == chosen:
-            times[(row["family"], row["n"], row["data_range"])] = _instance_seconds(cell)
+    try:
+        for cell in cells:
+            row = rows.get(cell["row"])
+            if row is not None and cell["solver"] == chosen:
+                times[(row["family"], row["n"], row["data_range"])] = _instance_seconds(cell)
+    except (KeyError, TypeError, ValueError, statistics.StatisticsError) as exc:
+        raise SystemExit(f"pisinger_classes.py: {path}: a cell that is not a bench measurement ({exc!r})")
     if not times:
         raise SystemExit(f"pisinger_classes.py: {path} has no Pisinger rows for {chosen}")
     return chosen, times, document.get("time_limit", float("nan"))

@@ -219,7 +219,8 @@ def test_bringing_in_a_far_item_keeps_every_interval_in_efficiency_order(monkeyp
     weights = [(i * 97) % 23 + 1 for i in range(80)]
     profits = [(i * 89) % 31 + 1 for i in range(80)]
     n, capacity = len(weights), sum(weights) // 2
-    w0, p0, idx0, key0 = list(weights), list(profits), list(range(n)), [core_expansion.ratio(p, q) for p, q in zip(profits, weights)]
+    w0, p0, idx0 = list(weights), list(profits), list(range(n))
+    key0 = [core_expansion.ratio(p, q) for p, q in zip(profits, weights)]
     stacks0 = [[0] * (n + 1) for _ in range(4)]
     at0 = [0] * CURSORS
     arrange(w0, p0, key0, idx0, capacity, *stacks0, at0)
