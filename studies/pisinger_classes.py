@@ -7,7 +7,7 @@ Each row holds several instances of its (class, n, R) cell; an instance's time i
 the run's repeats, a cell's the geometric mean of its instances'. Prints, in Markdown, each cell's
 time, then each cell's over the uncorrelated class's at the same n and R, and the goals' tallies:
 instances over 100 ms, and cells over 3x the uncorrelated one. A row that failed (a time-out)
-prints as such and counts as over both. Rows of other groups in the file are ignored.
+prints as "failed" (the reasons are listed) and counts as over both. Rows of other groups in the file are ignored.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ REFERENCE = "pisinger_uncorrelated"
 Key = tuple[str, int, int]
 
 
-def load(path: Path, solver: str | None) -> tuple[str, dict[Key, list[float] | None], float]:
-    """(solver, {(family, n, R): each instance's median seconds, or None for a failure}, time limit)."""
+def load(path: Path, solver: str | None) -> tuple[str, dict[Key, list[float] | None], dict[Key, str], float]:
+    """(solver, {(family, n, R): each instance's median seconds, or None for a failure}, each
+    failure's reason, time limit)."""
     try:
         document = json.loads(path.read_text())
         rows = {row["name"]: row for row in document["rows"] if row.get("kind") == "pisinger"}
@@ -39,16 +40,20 @@ def load(path: Path, solver: str | None) -> tuple[str, dict[Key, list[float] | N
     if chosen not in solvers:
         raise SystemExit(f"pisinger_classes.py: {path} has no solver {chosen!r}; it has {', '.join(solvers)}")
     times = {}
+    failures = {}
     try:
         for cell in cells:
             row = rows.get(cell["row"])
             if row is not None and cell["solver"] == chosen:
-                times[(row["family"], row["n"], row["data_range"])] = _instance_seconds(cell)
+                key = (row["family"], row["n"], row["data_range"])
+                times[key] = _instance_seconds(cell)
+                if times[key] is None:
+                    failures[key] = str(cell.get("failure") or "no time")
     except (KeyError, TypeError, ValueError, statistics.StatisticsError) as exc:
         raise SystemExit(f"pisinger_classes.py: {path}: a cell that is not a bench measurement ({exc!r})")
     if not times:
         raise SystemExit(f"pisinger_classes.py: {path} has no Pisinger rows for {chosen}")
-    return chosen, times, document.get("time_limit", float("nan"))
+    return chosen, times, failures, document.get("time_limit", float("nan"))
 
 
 def _instance_seconds(cell: dict) -> list[float] | None:
@@ -64,12 +69,16 @@ def geometric_mean(values: list[float]) -> float:
 
 def milliseconds(seconds: float | None) -> str:
     if seconds is None:
-        return "timeout"
+        return "failed"
     ms = seconds * 1000
     return f"{ms:.3g}" if ms < 999.5 else f"{ms:,.0f}"
 
 
-def tables(instances: dict[Key, list[float] | None]) -> list[str]:
+def shown(seconds: float | None) -> str:
+    return "failed" if seconds is None else f"{milliseconds(seconds)} ms"
+
+
+def tables(instances: dict[Key, list[float] | None], failures: dict[Key, str]) -> list[str]:
     times = {key: None if found is None else geometric_mean(found) for key, found in instances.items()}
     families = sorted({f for f, _, _ in times}, key=lambda f: (f != REFERENCE, f))
     sizes = sorted({(n, r) for _, n, r in times})
@@ -94,7 +103,7 @@ def tables(instances: dict[Key, list[float] | None]) -> list[str]:
             if (family, n, r) not in times or reference is None:
                 cells.append("")
             elif seconds is None:
-                cells.append("timeout")
+                cells.append("failed")
                 over_ratio.append((family, n, r))
             else:
                 cells.append(f"{seconds / reference:.2g}x")
@@ -106,10 +115,11 @@ def tables(instances: dict[Key, list[float] | None]) -> list[str]:
     instances_over = sum(1 if found is None else sum(s > LIMIT_SECONDS for s in found) for found in instances.values())
     lines += [
         "",
-        f"{len(every)} instances in {len(times)} cells; worst instance {_name(worst)}: {milliseconds(worst_seconds)} ms;"
-        f" geometric mean of all {milliseconds(geometric_mean(every))} ms.",
+        f"{len(every)} instances in {len(times)} cells; worst instance {_name(worst)}: {shown(worst_seconds)};"
+        f" geometric mean of all {milliseconds(geometric_mean(every)) + ' ms' if every else 'none (none finished)'}.",
         f"Instances over {LIMIT_SECONDS * 1000:g} ms (a failed row counts once): {instances_over}, in {len(over_limit)} cells"
         f" ({_over_limit_names(over_limit)}).",
+        f"Failed rows: {'; '.join(f'{_name(key)} ({why})' for key, why in sorted(failures.items())) or 'none'}.",
         f"Cells over {RATIO_LIMIT:g}x the uncorrelated class at the same n and R: {len(over_ratio)} of"
         f" {len(times) - len(sizes)} ({_names(over_ratio)}).",
     ]
@@ -122,7 +132,7 @@ def _name(key: Key) -> str:
 
 
 def _over_limit_names(found: list[tuple[str, int, int, float | None]]) -> str:
-    return "; ".join(f"{_name((f, n, r))} (worst {milliseconds(s)} ms)" for f, n, r, s in sorted(found)) or "none"
+    return "; ".join(f"{_name((f, n, r))} (worst {shown(s)})" for f, n, r, s in sorted(found, key=str)) or "none"
 
 
 def _names(keys: list[tuple[str, int, int]]) -> str:
@@ -134,9 +144,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("json", type=Path, help="a knapcheck bench --json file with pisinger-classes rows")
     parser.add_argument("--solver", help="the solver's column (default: the first solver of the run)")
     args = parser.parse_args(argv)
-    solver, instances, limit = load(args.json, args.solver)
+    solver, instances, failures, limit = load(args.json, args.solver)
     print(f"{solver}, time limit {limit:g} s per run:\n")
-    print("\n".join(tables(instances)))
+    print("\n".join(tables(instances, failures)))
     return 0
 
 
