@@ -27,8 +27,16 @@ def _wrapped(names: list[str]) -> str:
     return textwrap.fill(", ".join(quoted), width=96, initial_indent="    ", subsequent_indent="    ").replace("\xa0", " ")
 
 
+def _summary(text: str) -> str:
+    return textwrap.fill(text, width=96, initial_indent="    ", subsequent_indent="    ")
+
+
 def row_list() -> str:
-    groups = "\n".join(f"  {name}:\n{_wrapped([row.name for row in rows])}" for name, rows in bench.ROW_GROUPS.items())
+    groups = "\n".join(
+        f"  {name}:\n"
+        + (_summary(bench.GROUP_SUMMARIES[name]) if name in bench.GROUP_SUMMARIES else _wrapped([row.name for row in rows]))
+        for name, rows in bench.ROW_GROUPS.items()
+    )
     return (
         "rows (--rows NAME ...: rows or groups of rows; default: every row of partitioner, large and real-size):\n"
         f"{groups}\n  with --device cuda also:\n{_wrapped([row.name for row in bench.CUDA_ROWS])}"

@@ -119,26 +119,29 @@ def _pisinger_instance(family: str, n: int, data_range: int, seed: int) -> Insta
 
 @dataclass(frozen=True)
 class PisingerRow:
-    """One instance of a Pisinger class at his sizes (``knapcheck.fuzz.pisinger.generate``): weights in
+    """Instances of a Pisinger class at his sizes (``knapcheck.fuzz.pisinger.generate``): weights in
     [1, data_range] quantized units, the middle capacity (h = 50 of 100), integer profits as
-    genhard.c makes them."""
+    genhard.c makes them; ``seeds`` instances, of seeds ``seed``, ``seed + 1``, ..., each solved once
+    (the row's time is their median; each one's time is kept too)."""
 
     name: str
     family: str
     n: int
     data_range: int
     seed: int = 0
+    seeds: int = 1
     rounds = 1
 
     @property
     def capacity(self) -> int:
-        return round(self.instances()[0].max_memory * SCALE)
+        return max(round(i.max_memory * SCALE) for i in self.instances())
 
     def as_dict(self) -> dict:
-        return {"kind": "pisinger", **{k: getattr(self, k) for k in ("name", "family", "n", "data_range", "seed")}}
+        return {"kind": "pisinger", **{k: getattr(self, k) for k in ("name", "family", "n", "data_range", "seed", "seeds")}}
 
     def instances(self) -> list[Instance]:
-        return [_pisinger_instance(self.family, self.n, self.data_range, self.seed)]
+        seeds = range(self.seed, self.seed + self.seeds)
+        return [_pisinger_instance(self.family, self.n, self.data_range, seed) for seed in seeds]
 
 
 @dataclass(frozen=True)
@@ -223,6 +226,30 @@ PISINGER_ROWS: list[PisingerRow] = [
     for n, r in ((1000, 1000), (10_000, 10_000))
     for family in PISINGER_CLASSES
 ]
+EVERY_PISINGER_CLASS = (
+    *PISINGER_CLASSES[:6],
+    "pisinger_even_odd",
+    "pisinger_similar_weights",
+    "pisinger_spanner_uncorrelated",
+    "pisinger_spanner_weakly_correlated",
+    "pisinger_spanner_strongly_correlated",
+    *PISINGER_CLASSES[7:],
+)
+"""Every class ``knapcheck.fuzz.pisinger.ITEMS`` names, in its order, named here so that listing the
+rows (``knapcheck bench --help``) imports no generator."""
+CLASS_SIZES = (50, 200, 1000, 10_000)
+CLASS_RANGES = (1000, 10_000, 1_000_000)
+CLASS_SEEDS = 5
+"""Instances per row of the pisinger-classes group: a cell's geometric mean is over these, not one
+instance's noise."""
+CLASS_ROWS: list[PisingerRow] = [
+    PisingerRow(f"{family.removeprefix('pisinger_')} n={n} R={r}", family, n, r, seeds=CLASS_SEEDS)
+    for family in EVERY_PISINGER_CLASS
+    for n in CLASS_SIZES
+    for r in CLASS_RANGES
+]
+"""Every class ``knapcheck.fuzz.pisinger`` generates, at each of Pisinger's sizes and data ranges:
+the rows the expanding-core search is held to (no class far slower than the uncorrelated one)."""
 SMALL_CLASSES = "pisinger_uncorrelated,pisinger_weakly_correlated,pisinger_strongly_correlated,pisinger_subset_sum"
 SMALL_ROWS: list[PerCallRow] = [
     PerCallRow("harvested corpus", "harvested", rounds=200),
@@ -234,9 +261,17 @@ ROW_GROUPS: dict[str, list] = {
     "large": LARGE_ROWS,
     "real-size": REAL_SIZE_ROWS,
     "pisinger": PISINGER_ROWS,
+    "pisinger-classes": CLASS_ROWS,
     "small": SMALL_ROWS,
 }
 """Names ``knapcheck bench --rows`` takes for a group of rows."""
+GROUP_SUMMARIES: dict[str, str] = {
+    "pisinger-classes": f"{len(CLASS_ROWS)} rows \"CLASS n=N R=R\" of {CLASS_SEEDS} instances each:"
+    f" CLASS each of the {len(EVERY_PISINGER_CLASS)} Pisinger classes"
+    f" (the pisinger_ families without that prefix), N in {', '.join(map(str, CLASS_SIZES))},"
+    f" R in {', '.join(map(str, CLASS_RANGES))}",
+}
+"""How ``knapcheck bench --help`` lists a group too large to name row by row."""
 
 
 def instance_for(row: dict | BenchRow | HarvestedRow) -> Instance:
@@ -259,6 +294,8 @@ class Cell:
     seconds: list[float] = field(default_factory=list)
     peak_bytes: list[int] = field(default_factory=list)
     values: list[float] = field(default_factory=list)
+    problem_seconds: list[list[float]] = field(default_factory=list)
+    """Per repeat, each of the row's problems' own time (its median over the row's rounds)."""
     failure: str = ""
     """Why the solver could not run the row (empty when every repeat ran)."""
 
@@ -333,6 +370,7 @@ def run_bench(
                     cell.failure = result["status"]
                     break
                 cell.seconds.append(result["seconds"])
+                cell.problem_seconds.append(result["problem_seconds"])
                 cell.peak_bytes.append(result["peak_bytes"])
                 cell.values.append(result["value"])
             if progress:

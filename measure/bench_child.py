@@ -6,7 +6,8 @@ solver once. It prints one JSON line: the wall time of the call, and the peak re
 above the RSS just before the call (the interpreter, torch, the solver's code and its input
 excluded). On CUDA it also reports the peak of torch's CUDA allocator. A per-call row's problems
 are each solved ``rounds`` times, round after round, every call timed on its own: the time is
-their median, the value the first round's total, the peak the highest over all calls.
+their median (and each problem's median over its rounds is reported too), the value the first
+round's total, the peak the highest over all calls.
 """
 
 from __future__ import annotations
@@ -87,9 +88,16 @@ def measure(spec: dict) -> dict:
             values[k] = value
             call += 1
     seconds = statistics.median(calls)
+    problem_seconds = [statistics.median(calls[k :: len(problems)]) for k in range(len(problems))]
     value = math.fsum(values)
     peak = status_kib("VmHWM") if fresh_peak else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    result = {"status": "ok", "seconds": seconds, "peak_bytes": max(0, peak - before) * 1024, "value": float(value)}
+    result = {
+        "status": "ok",
+        "seconds": seconds,
+        "problem_seconds": problem_seconds,
+        "peak_bytes": max(0, peak - before) * 1024,
+        "value": float(value),
+    }
     if cuda:
         result["cuda_peak_bytes"] = torch.cuda.max_memory_allocated()
     return result

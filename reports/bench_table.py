@@ -171,6 +171,7 @@ def bench_json(result: BenchResult, baselines: Sequence[str]) -> dict:
                     "median_seconds": cell.median_seconds if cell.ran else None,
                     "median_peak_bytes": cell.median_peak if cell.ran else None,
                     "seconds": list(cell.seconds),
+                    "problem_seconds": [list(times) for times in cell.problem_seconds],
                     "peak_bytes": list(cell.peak_bytes),
                     "failure": cell.failure or None,
                 }

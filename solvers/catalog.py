@@ -45,7 +45,9 @@ OURS = (
         exact=True,
         origin="ours",
         memory_model="undominated (weight, profit) states of a core around the break item, and a"
-        " checkpoint of them every 62 core steps: independent of C",
+        " checkpoint of them every 62 core steps, the same again for a surrogate problem, and at most"
+        " 2**16 selections of a group of items when pairing, or, for items of two efficiencies, O(n) subset"
+        " sums of their multipliers: independent of C",
     ),
     SolverEntry(
         name="cuda",

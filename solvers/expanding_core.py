@@ -2,10 +2,11 @@
 
 The contract's validation and quantization first; then runtimes <= 0 are never taken, zero-weight
 items with a positive runtime always are, items heavier than the budget never are, and when the
-rest fit together they are all taken. What is left goes to ``knapcheck.solvers.core_search`` (the algorithm
-and why it is exact are described there) with the runtimes as exact integers in their common unit:
-compiled by numba when every weight and runtime sum fits an int64, in plain Python on Python
-integers otherwise. The answer is deterministic: no threads, and ties are broken by item order.
+rest fit together they are all taken (``core_search.select``). What is left goes to the search of
+``knapcheck.solvers.core_search`` (the algorithm and why it is exact are described there) with the
+runtimes as exact integers in their common unit: compiled by numba when every weight and runtime
+sum fits an int64, in plain Python on Python integers otherwise. The answer is deterministic: no
+threads and no randomness (among equal optima, the one the search meets first).
 
 Memory: the search's states and its checkpoints, O(n) besides; nothing grows with the budget.
 """
@@ -18,10 +19,12 @@ from typing import Sequence
 import numpy as np
 
 from knapcheck.solvers.contract import SCALE, Solution, exact_runtimes, quantize, validate
-from knapcheck.solvers.core_search import compiled_search, search
+from knapcheck.solvers.core_search import compiled_select, select
 
-COMPILED_LIMIT = 2**62
-"""The compiled search needs every weight and every profit sum below this (int64 with room to spare)."""
+COMPILED_LIMIT = 2**59
+"""The compiled search runs when n times the capacity and n times the largest runtime (in its
+common unit) are below this, and every weight and runtime fits too: its sums then stay below
+2**60, int64 with room for the surrogate problems' capacities and the merge's sentinel."""
 
 
 def expanding_core(
@@ -30,28 +33,21 @@ def expanding_core(
     memory, runtimes, max_memory = validate(memory, runtimes, max_memory)
     weights, capacity = quantize(memory, max_memory, scale)
     values, _ = exact_runtimes(runtimes)
-    saved = []
-    candidates = []
-    for i, value in enumerate(values):
-        if value > 0:
-            if weights[i] == 0:
-                saved.append(i)
-            elif weights[i] <= capacity:
-                candidates.append(i)
-    candidate_weights = [weights[i] for i in candidates]
-    if sum(candidate_weights) <= capacity:
-        saved += candidates
+    if _fits_int64(weights, values, capacity):
+        saved, recomputable = compiled_select(np.array(weights, dtype=np.int64), np.array(values, dtype=np.int64), capacity)
+        saved, recomputable = saved.tolist(), recomputable.tolist()
     else:
-        saved += [i for i, take in zip(candidates, _search(candidate_weights, [values[i] for i in candidates], capacity)) if take]
-        saved.sort()
-    chosen = bytearray(len(values))
-    for i in saved:
-        chosen[i] = 1
-    recomputable = [i for i, taken in enumerate(chosen) if not taken]
+        saved, recomputable = select(weights, values, capacity)
     return Solution(math.fsum([runtimes[i] for i in saved]), saved, recomputable)
 
 
-def _search(weights: list[int], profits: list[int], capacity: int) -> list[int]:
-    if sum(weights) < COMPILED_LIMIT and sum(profits) < COMPILED_LIMIT:
-        return compiled_search(np.array(weights, dtype=np.int64), np.array(profits, dtype=np.int64), capacity).tolist()
-    return search(weights, profits, capacity)
+def _fits_int64(weights: list[int], values: list[int], capacity: int) -> bool:
+    """Whether the compiled search can hold every sum it forms (see ``COMPILED_LIMIT``)."""
+    n = len(values)
+    return (
+        n > 0
+        and n * capacity < COMPILED_LIMIT
+        and n * max(values) < COMPILED_LIMIT
+        and min(values) > -COMPILED_LIMIT
+        and max(weights) < COMPILED_LIMIT
+    )

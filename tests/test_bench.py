@@ -81,6 +81,7 @@ def test_bench_command_measures_in_a_fresh_process_and_writes_the_raw_medians(tm
     (cell,) = data["cells"]
     assert (cell["solver"], cell["row"], len(cell["seconds"]), cell["failure"]) == ("sliding_hirschberg", "small", 2, None)
     assert cell["median_seconds"] == statistics.median(cell["seconds"])
+    assert cell["problem_seconds"] == [[seconds] for seconds in cell["seconds"]], "one problem per repeat"
 
 
 def test_by_default_our_solvers_are_measured_with_the_dp_only_variant(capsys, monkeypatch):
@@ -89,7 +90,7 @@ def test_by_default_our_solvers_are_measured_with_the_dp_only_variant(capsys, mo
 
     def measure_once(entry, row, time_limit):
         measured.append(entry.name)
-        return {"status": "ok", "seconds": 0.01, "peak_bytes": 0, "value": 0.0}
+        return {"status": "ok", "seconds": 0.01, "problem_seconds": [0.01], "peak_bytes": 0, "value": 0.0}
 
     monkeypatch.setattr("knapcheck.measure.bench.measure_once", measure_once)
     monkeypatch.setattr("knapcheck.measure.bench.ROWS", [SMALL])

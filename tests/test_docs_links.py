@@ -12,12 +12,6 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 README_MAX_LINES = 200
 
-PENDING = {
-    "docs/expanding-core.md",
-}
-"""Pages other branches are writing, already linked from these docs. Each is allowed to be missing
-until it lands; the integrator removes it from this set when it does (the test below insists)."""
-
 FENCE = re.compile(r"^(```|~~~).*?^\1\s*$", re.S | re.M)
 INDENTED = re.compile(r"^(?: {4}|\t).*$", re.M)
 INLINE_CODE = re.compile(r"`+[^`\n]*`+")
@@ -79,8 +73,6 @@ def problems_of(page: Path, root: Path = ROOT) -> list[str]:
             problems.append(f"{target}: leaves the repository")
             continue
         name = _relative(destination, root)
-        if name in PENDING:
-            continue
         if not destination.exists():
             problems.append(f"{target}: {name} does not exist")
             continue
@@ -98,12 +90,6 @@ def test_the_docs_have_a_page_per_job_and_solver_topic():
     for name in ("check", "gate", "campaigns", "harvest", "solvers", "benchmarks", "gpu"):
         assert (ROOT / "docs" / f"{name}.md").is_file(), name
     assert (ROOT / "docs" / "pr-gate.yml").is_file()
-
-
-def test_pending_pages_are_still_missing():
-    """Once a pending page lands, it is checked like any other: take it off PENDING."""
-    landed = sorted(name for name in PENDING if (ROOT / name).exists())
-    assert landed == [], f"remove {landed} from PENDING in {Path(__file__).name}"
 
 
 def test_the_readme_is_short_and_starts_with_the_two_commands():
@@ -133,7 +119,7 @@ def test_the_checker_catches_what_it_should(tmp_path):
     probe.write_text(
         "# Probe\n\n"
         "[web](https://example.org/x) [out](../../outside.md) [gone](missing.md) [bad anchor](check.md#no-such-heading)\n"
-        "[good](check.md#targets-ours-and-the-rest) [pending](expanding-core.md) [self](#probe) `[in code](nowhere.md)`\n"
+        "[good](check.md#targets-ours-and-the-rest) [self](#probe) `[in code](nowhere.md)`\n"
         "<http://example.org/auto>\n\n"
         "    [indented code](nowhere.md)\n\n"
         "```\n[fenced code](nowhere.md)\n```\n"

@@ -11,12 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from knapcheck.fuzz import pisinger
 from knapcheck.fuzz.pisinger import generate
 from knapcheck.fuzz import families
 from knapcheck.oracles.brute_force import MAX_ITEMS as BRUTE_FORCE_ITEMS
 from knapcheck.oracles.brute_force import brute_force
 from knapcheck.oracles.exact import set_value, set_weight
-from knapcheck.solvers import core_search
+from knapcheck.solvers import core_search, core_states
 from knapcheck.solvers import expanding_core as expanding_core_module
 from knapcheck.solvers.contract import SCALE, Instance, exact_scale
 from knapcheck.solvers.expanding_core import expanding_core
@@ -72,22 +73,22 @@ def test_optimal_when_the_best_state_is_older_than_a_checkpoint_window(integral)
 def test_recovery_through_many_checkpoints(instance):
     # A window of two steps makes nearly every answer go through checkpoints. Only the plain
     # Python search runs here: it reads WINDOW at run time, while compiling would freeze it.
-    saved = core_search.WINDOW, core_search._BITS, expanding_core_module.COMPILED_LIMIT
-    core_search.WINDOW, core_search._BITS, expanding_core_module.COMPILED_LIMIT = 2, 3, 0
+    saved = core_states.WINDOW, expanding_core_module.COMPILED_LIMIT
+    core_states.WINDOW, expanding_core_module.COMPILED_LIMIT = 2, 0
     try:
         assert_optimal(instance)
     finally:
-        core_search.WINDOW, core_search._BITS, expanding_core_module.COMPILED_LIMIT = saved
+        core_states.WINDOW, expanding_core_module.COMPILED_LIMIT = saved
 
 
 def test_the_compiled_and_plain_python_searches_find_the_same_optimum():
     for seed in range(5):
         weights, profits, capacity = generate("pisinger_almost_strongly_correlated", 120, 200, seed)
-        compiled = core_search.compiled_search(*map(_int64, (weights, profits)), capacity).tolist()
-        plain = core_search.search(weights, profits, capacity)
-        for chosen in (compiled, plain):
-            assert sum(w for w, x in zip(weights, chosen) if x) <= capacity
-        assert sum(p for p, x in zip(profits, compiled) if x) == sum(p for p, x in zip(profits, plain) if x)
+        compiled = core_search.compiled_select(*map(_int64, (weights, profits)), capacity)[0].tolist()
+        plain, _ = core_search.select(weights, profits, capacity)
+        for saved in (compiled, plain):
+            assert sum(weights[i] for i in saved) <= capacity
+        assert sum(profits[i] for i in compiled) == sum(profits[i] for i in plain)
 
 
 def _int64(values):
@@ -136,3 +137,54 @@ def test_matches_brute_force_exactly(items, capacity):
     value, saved, _ = solve(instance)
     assert set_weight(instance, saved) <= capacity
     assert set_value(instance, saved) == brute_force(instance).value
+
+
+CLASSES = sorted(pisinger.ITEMS)
+
+
+@pytest.mark.parametrize("name", CLASSES)
+def test_every_pisinger_class_is_solved_exactly_compiled_and_in_plain_python(name):
+    # Each class at a size the full table solves at once; the plain Python search on the same
+    # integers must find the same optimum as the compiled one, and both the full table's.
+    weights, profits, capacity = generate(name, 60, 1000, 3, integral=True)
+    reference = full_table([w / SCALE for w in weights], list(map(float, profits)), capacity / SCALE).value
+    compiled, _ = core_search.compiled_select(_int64(weights), _int64(profits), capacity)
+    plain, _ = core_search.select(weights, profits, capacity)
+    for saved in (compiled.tolist(), plain):
+        assert sum(weights[i] for i in saved) <= capacity
+        assert sum(profits[i] for i in saved) == reference
+
+
+@pytest.mark.parametrize(
+    "name", ["pisinger_strongly_correlated", "pisinger_even_odd", "pisinger_profit_ceiling", "pisinger_multiple_strongly_correlated"]
+)
+def test_runtimes_far_beyond_int64_are_solved_exactly_through_every_reduction(name):
+    # Runtimes times 2**70 take the plain Python search (their sums need more than 64 bits) through
+    # the surrogate relaxation, divisibility and the bonus bound on these classes: its optimum must
+    # be 2**70 times the compiled search's on the runtimes themselves.
+    weights, profits, capacity = generate(name, 300, 10_000, 0, integral=True)
+    memory, budget = [w / SCALE for w in weights], capacity / SCALE
+    value, saved, _ = expanding_core(memory, [float(p) for p in profits], budget)
+    huge, huge_saved, _ = expanding_core(memory, [float(p * 2**70) for p in profits], budget)
+    assert huge == value * 2**70
+    assert sum(weights[i] for i in huge_saved) <= capacity
+
+
+def test_an_item_brought_in_from_a_far_interval_leaves_the_bounds_valid():
+    # The first core brought in an item from an interval beyond the nearest one and moved a more
+    # efficient item into that far interval, which made the bounds prune the optimum: this instance
+    # came out one short (its optimum, 55 766 866, is CP-SAT's, proven, and Combo's).
+    weights, profits, capacity = generate("pisinger_inverse_strongly_correlated", 200, 1_000_000, 4, integral=True)
+    compiled, _ = core_search.compiled_select(_int64(weights), _int64(profits), capacity)
+    plain, _ = core_search.select(weights, profits, capacity)
+    for saved in (compiled.tolist(), plain):
+        assert sum(weights[i] for i in saved) <= capacity
+        assert sum(profits[i] for i in saved) == 55_766_866
+
+
+def test_the_compiled_cache_is_keyed_to_every_module_of_the_search():
+    # numba's cache only notices changes to core_search.py itself; HELPERS_DIGEST names the
+    # sources of the modules it calls, and the cache is used only while it matches.
+    assert core_search.helpers_digest() == core_search.HELPERS_DIGEST, (
+        f"a module of the search changed: set core_search.HELPERS_DIGEST to {core_search.helpers_digest()!r}"
+    )
