@@ -9,9 +9,9 @@ from pathlib import Path
 from knapcheck import exit_status
 from knapcheck.inputs import add_instance_arguments, checked_families, family_list, stored_instances
 from knapcheck.solver_log import default_path, solver_log
-from knapcheck.targets import SPEC_FORMS, add_targets_argument, entries_for, load_targets, promise_help
+from knapcheck.targets import SPEC_FORMS, add_targets_argument, load_targets, promise_help, targets_and_baselines
 from knapcheck.output_checks import writable_file
-from knapcheck.usage import UsageError, non_negative_int, positive_int
+from knapcheck.usage import non_negative_int, positive_int
 
 EXAMPLES = """\
 examples:
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
 
     from knapcheck.fuzz.check import run_check
     from knapcheck.fuzz.families import with_enumerated
-    from knapcheck.fuzz.gate import counterparts, decide
+    from knapcheck.fuzz.gate import decide
     from knapcheck.reports.check_report import render_json, render_text
 
     family_names = with_enumerated(checked_families(args.families))
@@ -94,12 +94,7 @@ def run(args: argparse.Namespace) -> int:
         writable_file(args.json, "--json")
     log = writable_file(args.solver_log, "--solver-log") if args.solver_log else default_path("check")
     stored = stored_instances(args.regressions, args.instances)
-    entries = entries_for(args.targets, "--targets")
-    baselines = entries_for(args.baseline, "--baseline") if args.baseline else []
-    try:
-        baselines = counterparts(entries, baselines)
-    except ValueError as exc:
-        raise UsageError(f"--baseline: {exc}") from None
+    entries, baselines = targets_and_baselines(args.targets, args.baseline, "--targets")
     with solver_log(log, "check"):
         load_targets(entries + baselines)
         result = run_check(

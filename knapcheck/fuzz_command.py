@@ -27,7 +27,7 @@ from knapcheck.durations import duration
 from knapcheck.exit_status import FAILED, INCOMPLETE, INTERRUPTED, OK
 from knapcheck.inputs import checked_families, family_list, stored_instances
 from knapcheck.output_checks import writable_directory
-from knapcheck.targets import SPEC_FORMS, add_targets_argument, entries_for, load_targets, promise_help
+from knapcheck.targets import SPEC_FORMS, add_targets_argument, load_targets, promise_help, targets_and_baselines
 from knapcheck.usage import UsageError, positive_int
 from knapcheck.solvers.isolation import DEFAULT_TIME_LIMIT as DEFAULT_CALL_LIMIT
 
@@ -126,17 +126,11 @@ def _plan(args: argparse.Namespace) -> CampaignPlan:
     from knapcheck.fuzz import families
     from knapcheck.fuzz.campaign import CampaignPlan
     from knapcheck.fuzz.example_database import check_redis, directory_of, is_redis
-    from knapcheck.fuzz.gate import counterparts
 
     family_names = checked_families(args.families) if args.families else families.names(enumerated=False)
     cases = stored_instances(args.regressions, []).cases
     tls = _tls(args)
-    entries = entries_for(args.targets, "--targets")
-    baselines = entries_for(args.baseline, "--baseline") if args.baseline else []
-    try:
-        paired = counterparts(entries, baselines)
-    except ValueError as exc:
-        raise UsageError(f"--baseline: {exc}") from None
+    entries, paired = targets_and_baselines(args.targets, args.baseline, "--targets")
     _load_isolated(entries + paired)
     out = writable_directory(args.out, "--out")
     if is_redis(args.db):

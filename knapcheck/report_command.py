@@ -19,7 +19,7 @@ from knapcheck import exit_status
 from knapcheck.durations import SYNTAX, duration
 from knapcheck.inputs import add_instance_arguments, checked_families, family_list, stored_instances
 from knapcheck.solver_log import solver_log
-from knapcheck.targets import SPEC_FORMS, entries_for, load_targets, promise_help
+from knapcheck.targets import SPEC_FORMS, load_targets, promise_help, targets_and_baselines
 from knapcheck.output_checks import writable_directory
 from knapcheck.measure.paired import DEFAULT_MAX_ROUNDS, DEFAULT_TIME_LIMIT
 from knapcheck.usage import UsageError, non_negative_int, positive_int
@@ -172,7 +172,6 @@ def run(args: argparse.Namespace) -> int:
 
     from knapcheck.fuzz.candidate_run import run_candidate
     from knapcheck.fuzz.families import with_enumerated
-    from knapcheck.fuzz.gate import counterparts
     from knapcheck.reports.environment import environment
     from knapcheck.reports.regression_report import Report, render_html, render_json, render_markdown
     from knapcheck.solvers.registry import with_isolation
@@ -181,12 +180,8 @@ def run(args: argparse.Namespace) -> int:
     family_names = with_enumerated(checked_families(args.families))
     out = writable_directory(args.out, "--out")
     stored = stored_instances(args.regressions, args.instances)
-    candidate = [with_isolation(e) for e in entries_for(args.candidate, "--candidate")]
-    baseline = [with_isolation(e) for e in entries_for(args.baseline, "--baseline")] if args.baseline else []
-    try:
-        baseline = counterparts(candidate, baseline)
-    except ValueError as exc:
-        raise UsageError(f"--baseline: {exc}") from None
+    candidate, baseline = targets_and_baselines(args.candidate, args.baseline, "--candidate")
+    candidate, baseline = [with_isolation(e) for e in candidate], [with_isolation(e) for e in baseline]
     progress = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
     with solver_log(out / "solvers.log", "report") as log:
         load_targets(candidate + baseline)

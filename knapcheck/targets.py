@@ -50,6 +50,21 @@ def entries_for(specs: list[str] | None, option: str) -> list[SolverEntry]:
     return entries
 
 
+def targets_and_baselines(
+    target_specs: list[str] | None, baseline_specs: list[str] | None, option: str
+) -> tuple[list[SolverEntry], list[SolverEntry]]:
+    """The entries the specs of ``option`` and of ``--baseline`` name, keeping only the baselines
+    some target is compared with (``knapcheck.fuzz.gate.counterparts``); a target without a single
+    counterpart is a UsageError."""
+    from knapcheck.fuzz.gate import counterparts
+
+    targets = entries_for(target_specs, option)
+    baselines = entries_for(baseline_specs, "--baseline") if baseline_specs else []
+    try:
+        return targets, counterparts(targets, baselines)
+    except ValueError as exc:
+        raise UsageError(f"--baseline: {exc}") from None
+
 def functions_of_files(specs: list[str], option: str) -> list[str]:
     """The specs, a bare ``FILE.py`` made into ``FILE.py:NAME`` for each function it defines that is
     named like one of torch's solvers (read from its syntax tree, without running it)."""
