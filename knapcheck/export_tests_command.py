@@ -8,6 +8,7 @@ from pathlib import Path
 
 from knapcheck import exit_status
 from knapcheck.output_checks import writable_file
+from knapcheck.reports.words import counted
 from knapcheck.usage import UsageError
 
 EXAMPLES = """\
@@ -58,8 +59,7 @@ def run(args: argparse.Namespace) -> int:
     args.out.write_text(text)
     expected = sum(len(cause.failing) for cause in plan.causes)
     expected += sum(len(kinds) for test in plan.enumerated for kinds in test.known.values())
-    left_out = (f"; {selected.left_out} case{'s' if selected.left_out != 1 else ''} of other solvers left out"
-                if selected.left_out else "")
+    left_out = f"; {counted(selected.left_out, 'case')} of other solvers left out" if selected.left_out else ""
     print(f"{len(plan.causes)} causes ({len(selected.cases)} cases) and {len(plan.enumerated)} enumerated families"
           f" written to {args.out}, for {len(plan.solvers)} solvers of {plan.exported_against};"
           f" {expected} tests marked as expected failures{left_out}")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from knapcheck import exit_status
 from knapcheck.output_checks import writable_file
+from knapcheck.reports.words import counted
 from knapcheck.usage import UsageError
 
 CORPUS_IN_REPOSITORY = Path("fuzz") / "corpus" / "regressions.json"
@@ -114,13 +115,11 @@ def run(args: argparse.Namespace) -> int:
     refusals = f"; {len(refused)} stored {'record' if len(refused) == 1 else 'records'} refused (above)" if refused else ""
     if others:
         refusals += f"; {others} of other solvers left out (--solvers)"
-    print(f"{_cases(len(done.added))} added to {corpus} ({why}); {len(done.replaced)} replaced by a smaller one;"
+    print(f"{counted(len(done.added), 'case')} added to {corpus} ({why}); {len(done.replaced)} replaced by a smaller one;"
           f" {len(done.skipped)} skipped{' (above)' if done.skipped else ''}{refusals}")
     return exit_status.OK
 
 
-def _cases(count: int) -> str:
-    return f"{count} {'case' if count == 1 else 'cases'}"
 
 
 def _what(case) -> str:

@@ -45,6 +45,7 @@ from knapcheck.reports.check_report import (
 from knapcheck.reports.markdown import code, fenced, prose
 from knapcheck.reports.reproduction import snippet
 from knapcheck.reports.tables import SCROLLS, Table
+from knapcheck.reports.words import counted
 from knapcheck.solvers.isolation import limits_for
 from knapcheck.solvers.specs import shown
 
@@ -102,14 +103,14 @@ def _gate(report: Report) -> tuple[str, str]:
     if failing:
         what = "regression" if any(f.counterpart is not None for f in failing) and not report.strict else "failure"
         listed = "; ".join(_signature_text(f) for f in failing)
-        decided.append(f"{_count(len(failing), what, what + 's')}: {listed}.")
+        decided.append(f"{counted(len(failing), what, what + 's')}: {listed}.")
     elif candidate:
-        decided.append(f"The baseline shares each of the candidate's {_count(len(candidate), 'distinct failure', 'distinct failures')}"
+        decided.append(f"The baseline shares each of the candidate's {counted(len(candidate), 'distinct failure', 'distinct failures')}"
                        " on the same instances.")
     else:
         decided.append("The candidate passed every check.")
     if gate.oracle_findings:
-        decided.append(f"The oracle was shown wrong {_count(gate.oracle_findings, 'time', 'times')}, so no verdict can be trusted.")
+        decided.append(f"The oracle was shown wrong {counted(gate.oracle_findings, 'time', 'times')}, so no verdict can be trusted.")
     if gate_sentence(report.performance):
         decided.append(gate_sentence(report.performance))
     decided.append(f"Exit status {1 if report.gate_failed else 0}.")
@@ -122,7 +123,7 @@ def _summary(report: Report) -> str:
     for target, comparison in report.run.result.comparisons.items():
         fixed = sum(comparison.fixed.values())
         if fixed:
-            parts.append(f"{shown(target)} passes on {_count(fixed, 'instance', 'instances')} where"
+            parts.append(f"{shown(target)} passes on {counted(fixed, 'instance', 'instances')} where"
                          f" {shown(comparison.baseline)} fails.")
     return " ".join(parts)
 
@@ -131,17 +132,13 @@ def _roles_line(report: Report) -> str:
     return f"Candidate: {_specs(report, CANDIDATE)}. Baseline: {_specs(report, BASELINE)}. {_summary(report)}".rstrip()
 
 
-def _count(number: int, one: str, many: str) -> str:
-    return f"{number} {one if number == 1 else many}"
-
-
 def _correctness_line(report: Report) -> str:
     result = report.run.result
-    sources = _count(len(report.run.families), "family", "families")
+    sources = counted(len(report.run.families), "family", "families")
     for name, count in report.run.stored.items():
         sources += f", {count} from the {name}"
-    solvers = _count(len(result.solvers), "solver", "solvers")
-    line = f"{_count(result.instances, 'instance', 'instances')} ({sources}), {solvers}, {report.run.seconds:.0f} s"
+    solvers = counted(len(result.solvers), "solver", "solvers")
+    line = f"{counted(result.instances, 'instance', 'instances')} ({sources}), {solvers}, {report.run.seconds:.0f} s"
     if result.skipped:
         line += f"; {result.skipped} sampled instances left unchecked when the time budget ran out"
     return line

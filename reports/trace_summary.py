@@ -13,13 +13,10 @@ from collections import Counter
 from knapcheck.fuzz.trace_judge import COMPARED, JudgedKnapsack, TraceVerdicts
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports.real_budget import percent
+from knapcheck.reports.words import counted
 
 LISTED = 10
 """How many of the knapsacks torch did not answer optimally are listed; the rest are counted."""
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _span(values: list) -> str:
@@ -62,8 +59,8 @@ def header(verdicts: TraceVerdicts) -> str:
     shown = ", ".join(compiles[:5]) + (", ..." if len(compiles) > 5 else "")
     regions = sum(1 for r in records if r.trace.region is not None)
     parts = [
-        f"{harvest.path.name} (torch {harvest.torch_version}): {_plural(len(records), 'knapsack')}"
-        f" from {_plural(len(compiles), 'compile')} ({shown})",
+        f"{harvest.path.name} (torch {harvest.torch_version}): {counted(len(records), 'knapsack')}"
+        f" from {counted(len(compiles), 'compile')} ({shown})",
         f"n = {_span([r.instance.n for r in records])}",
         f"budget {_span([r.budget for r in records])}",
     ]
