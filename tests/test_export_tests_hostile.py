@@ -65,23 +65,21 @@ def test_hostile_strings_in_a_corpus_never_reach_the_code(tmp_path, without_enum
     assert not marker.exists(), "a payload ran"
 
 
-def test_a_verdict_that_is_not_one_of_the_verdicts_is_refused_when_the_corpus_is_read(tmp_path, capsys):
+@pytest.mark.parametrize(
+    "field, hostile, refusal",
+    [
+        ("verdict", "SUBOPTIMAL\n{payload}", "cases[0].verdict is malformed"),
+        ("solver", "torch:x'); {payload} #", "is not torch:NAME with a Python identifier for NAME"),
+    ],
+    ids=["a verdict that is not one of the verdicts", "a torch solver name that is not an identifier"],
+)
+def test_a_hostile_corpus_field_is_refused_in_one_line_when_the_corpus_is_read(tmp_path, capsys, field, hostile, refusal):
     marker = tmp_path / "PWNED"
-    corpus = write_corpus(tmp_path / "corpus.json", [case(verdict=f"SUBOPTIMAL\n{payload(marker)}")])
+    corpus = write_corpus(tmp_path / "corpus.json", [case(**{field: hostile.format(payload=payload(marker))})])
     out = tmp_path / "test_exported.py"
     assert main(["export-tests", "--regressions", corpus, "--out", str(out)]) == 2
     error = capsys.readouterr().err
-    assert len(error.strip().splitlines()) == 1 and "cases[0].verdict is malformed" in error
-    assert not out.exists() and not marker.exists()
-
-
-def test_a_torch_solver_name_that_is_not_an_identifier_is_refused_in_one_line(tmp_path, capsys):
-    marker = tmp_path / "PWNED"
-    corpus = write_corpus(tmp_path / "corpus.json", [case(solver=f"torch:x'); {payload(marker)} #")])
-    out = tmp_path / "test_exported.py"
-    assert main(["export-tests", "--regressions", corpus, "--out", str(out)]) == 2
-    error = capsys.readouterr().err
-    assert len(error.strip().splitlines()) == 1 and "is not torch:NAME with a Python identifier for NAME" in error
+    assert len(error.strip().splitlines()) == 1 and refusal in error
     assert not out.exists() and not marker.exists()
 
 
