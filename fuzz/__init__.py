@@ -1,0 +1,12 @@
+"""Making instances, checking solvers on them, and campaigns, in five stages that import one way.
+
+- ``corpus``: the files knapcheck reads (the one JSON reader and its schemas) and the corpora
+  shipped with it: the regression corpus, the harvested instances, instance files;
+- ``instances``: the instance families, their Hypothesis strategies and enumerated spaces;
+- ``checking``: a solver judged on an instance beside its baseline, the gate, shrinking, the check run;
+- ``campaign``: fuzz campaigns on Dask, their failure store, promotion into the regression corpus;
+- ``harvest``: instances recorded from torch.compile runs and from their trace logs.
+
+Each stage imports only the stages listed before it (``campaign`` and ``harvest`` neither of the
+other), and ``knapcheck.solvers`` and ``knapcheck.oracles`` below them (``tests/test_layering.py``).
+"""

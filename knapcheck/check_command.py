@@ -8,9 +8,9 @@ from pathlib import Path
 
 from knapcheck import exit_status
 from knapcheck.inputs import add_instance_arguments, checked_families, family_list, stored_instances
+from knapcheck.output_checks import writable_file
 from knapcheck.solver_log import default_path, solver_log
 from knapcheck.targets import SPEC_FORMS, add_targets_argument, load_targets, promise_help, targets_and_baselines
-from knapcheck.output_checks import writable_file
 from knapcheck.usage import non_negative_int, positive_int
 
 EXAMPLES = """\
@@ -84,9 +84,9 @@ def gate_line(names: list[str], decision, named: bool) -> str:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from knapcheck.fuzz.check import run_check
-    from knapcheck.fuzz.families import with_enumerated
-    from knapcheck.fuzz.gate import decide
+    from knapcheck.fuzz.checking.check import run_check
+    from knapcheck.fuzz.checking.gate import decide
+    from knapcheck.fuzz.instances.families import with_enumerated
     from knapcheck.reports.check_report import render_json, render_text
 
     family_names = with_enumerated(checked_families(args.families))

@@ -42,8 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from knapcheck.export_plan import build_plan, upstream_cases
-    from knapcheck.fuzz.regression_corpus import REGRESSION_CORPUS, load_regression_corpus
+    from knapcheck.fuzz.checking.export_plan import build_plan, upstream_cases
+    from knapcheck.fuzz.corpus.regression import REGRESSION_CORPUS, load_regression_corpus
     from knapcheck.reports.environment import knapcheck_version
     from knapcheck.reports.pytorch_tests import render_test_file
 

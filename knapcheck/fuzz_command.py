@@ -1,6 +1,6 @@
 """`knapcheck fuzz`: a fuzz campaign on a Dask cluster, every failure stored as it is found.
 
-Exit status (``knapcheck.exit_status``), decided by the one gate rule (``knapcheck.fuzz.gate``): 0
+Exit status (``knapcheck.exit_status``), decided by the one gate rule (``knapcheck.fuzz.checking.gate``): 0
 ran as asked and the gate passed; 1 the gate failed: with ``--baseline``, a regression of a target
 (a failure its baseline does not share on the same instance); without, a failure of one of our
 solvers; or an oracle was shown wrong (then no verdict of the run can be trusted); 2 a bad
@@ -27,13 +27,13 @@ from knapcheck.durations import duration
 from knapcheck.exit_status import FAILED, INCOMPLETE, INTERRUPTED, OK
 from knapcheck.inputs import checked_families, family_list, stored_instances
 from knapcheck.output_checks import writable_directory
+from knapcheck.solvers.isolation.worker import DEFAULT_TIME_LIMIT as DEFAULT_CALL_LIMIT
 from knapcheck.targets import SPEC_FORMS, add_targets_argument, load_targets, promise_help, targets_and_baselines
 from knapcheck.usage import UsageError, positive_int
-from knapcheck.solvers.isolation import DEFAULT_TIME_LIMIT as DEFAULT_CALL_LIMIT
 
 if TYPE_CHECKING:
-    from knapcheck.fuzz.campaign import CampaignPlan, CampaignResult
-    from knapcheck.fuzz.campaign_cluster import TlsFiles
+    from knapcheck.fuzz.campaign.cluster import TlsFiles
+    from knapcheck.fuzz.campaign.run import CampaignPlan, CampaignResult
     from knapcheck.solvers.entry import SolverEntry
 
 LOG = "campaign.log"
@@ -123,9 +123,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _plan(args: argparse.Namespace) -> CampaignPlan:
     """The campaign the arguments ask for, every target loaded and every output checked before any work
     (UsageError otherwise); no directory is created for a campaign whose targets cannot run."""
-    from knapcheck.fuzz import families
-    from knapcheck.fuzz.campaign import CampaignPlan
-    from knapcheck.fuzz.example_database import check_redis, directory_of, is_redis
+    from knapcheck.fuzz.campaign.example_database import check_redis, directory_of, is_redis
+    from knapcheck.fuzz.campaign.run import CampaignPlan
+    from knapcheck.fuzz.instances import families
 
     family_names = checked_families(args.families) if args.families else families.names(enumerated=False)
     cases = stored_instances(args.regressions, []).cases
@@ -167,7 +167,7 @@ def _plan(args: argparse.Namespace) -> CampaignPlan:
 
 def _tls(args: argparse.Namespace) -> TlsFiles:
     """The scheduler's TLS files, checked; UsageError in one line for a bad address or file."""
-    from knapcheck.fuzz.campaign_cluster import TlsFiles
+    from knapcheck.fuzz.campaign.cluster import TlsFiles
 
     tls = TlsFiles(args.tls_ca_file, args.tls_cert, args.tls_key)
     if args.scheduler is not None and "://" not in args.scheduler:
@@ -186,7 +186,7 @@ def _load_isolated(entries: list[SolverEntry]) -> None:
     code that never ran. (Ours and torch's are known to the registry already.) The workers are
     stopped again: the campaign's workers start their own."""
     from knapcheck.solvers import specs
-    from knapcheck.solvers.isolation import stop_workers
+    from knapcheck.solvers.isolation.worker import stop_workers
     from knapcheck.solvers.registry import with_isolation
 
     named = [with_isolation(e) for e in entries if not e.ours and specs.parse(e.spec).kind in ("file", "module")]
@@ -210,11 +210,11 @@ class _CtrlC:
 
 
 def run(args: argparse.Namespace) -> int:
-    from knapcheck.fuzz.campaign import run_campaign
-    from knapcheck.fuzz.campaign_cluster import CampaignCannotStart
+    from knapcheck.fuzz.campaign.cluster import CampaignCannotStart
+    from knapcheck.fuzz.campaign.run import run_campaign
     from knapcheck.reports.campaign_report import progress_line, progress_view
     from knapcheck.reports.progress_display import ProgressDisplay
-    from knapcheck.solvers.output_capture import STDERR, STDOUT, captured
+    from knapcheck.solvers.isolation.output_capture import STDERR, STDOUT, captured
 
     plan = _plan(args)
     ctrl_c = _CtrlC()
@@ -241,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(out: Path, result: CampaignResult) -> int:
-    from knapcheck.fuzz.store import write_atomically
+    from knapcheck.fuzz.campaign.store import write_atomically
     from knapcheck.reports.campaign_report import failing_summary, render_json, render_markdown
 
     markdown, report = out / "campaign.md", out / "campaign.json"
@@ -262,7 +262,7 @@ def _report(out: Path, result: CampaignResult) -> int:
 
 
 def exit_status(result: CampaignResult, report_written: bool = True) -> int:
-    """Interrupted first, then the gate (``knapcheck.fuzz.gate.decide``: a regression against a
+    """Interrupted first, then the gate (``knapcheck.fuzz.checking.gate.decide``: a regression against a
     baseline, without one a failure of ours, or an oracle shown wrong), then anything not as asked."""
     if result.interrupted:
         return INTERRUPTED

@@ -26,7 +26,7 @@ examples:
 
 
 DESCRIPTION = (
-    "Compile built-in models (knapcheck.fuzz.harvest_models.MODELS) afresh under each activation"
+    "Compile built-in models (knapcheck.fuzz.harvest.models.MODELS) afresh under each activation"
     " memory budget and record every knapsack torch's partitioner solves, with its provenance, in"
     " DIR/MODEL.json (schema_version 1), a file solve, check --instances and report --instances read."
     " With --trace, read the knapsacks from the structured trace logs of a run made with"
@@ -71,9 +71,9 @@ def parse_budgets(text: str) -> list[float]:
 def run(args: argparse.Namespace) -> int:
     if args.trace is not None:
         return run_trace(args)
-    from knapcheck.fuzz.harvest import check_budgets, harvest
-    from knapcheck.fuzz.harvest_models import MODELS
-    from knapcheck.fuzz.harvested_corpus import write_harvested
+    from knapcheck.fuzz.corpus.harvest_records import write_harvested
+    from knapcheck.fuzz.harvest.compile_runs import check_budgets, harvest
+    from knapcheck.fuzz.harvest.models import MODELS
 
     unknown = [name for name in args.model if name not in MODELS]
     if unknown:
@@ -100,10 +100,10 @@ def _progress(message: str) -> None:
 
 def run_trace(args: argparse.Namespace) -> int:
     """Read every log first: any bad one is a line on stderr and exit 2, before anything is written."""
-    from knapcheck.fuzz.harvested_corpus import write_harvested
-    from knapcheck.fuzz.trace_judge import judge_trace
-    from knapcheck.fuzz.trace_knapsacks import harvest_trace, unique_models
-    from knapcheck.fuzz.trace_log import TraceError, trace_files
+    from knapcheck.fuzz.corpus.harvest_records import write_harvested
+    from knapcheck.fuzz.harvest.log_records import TraceError, trace_files
+    from knapcheck.fuzz.harvest.logged_answers import judge_trace
+    from knapcheck.fuzz.harvest.logged_knapsacks import harvest_trace, unique_models
     from knapcheck.reports.trace_summary import render_text
 
     if args.budgets is not None:

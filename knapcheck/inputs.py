@@ -20,7 +20,7 @@ CORPUS_SOURCE = "regression corpus"
 
 def family_list() -> str:
     """The family names, once, for a help epilog (argparse would repeat choices in every usage line)."""
-    from knapcheck.fuzz import families
+    from knapcheck.fuzz.instances import families
 
     names = textwrap.fill(", ".join(families.names()), width=96, initial_indent="  ", subsequent_indent="  ")
     return f"instance families (--families NAME ...; default: all):\n{names}"
@@ -28,7 +28,7 @@ def family_list() -> str:
 
 def checked_families(names: list[str] | None) -> list[str]:
     """The families asked for (all by default); UsageError naming an unknown one."""
-    from knapcheck.fuzz import families
+    from knapcheck.fuzz.instances import families
 
     known = families.names()
     if names is None:
@@ -54,7 +54,7 @@ class StoredInstances:
     instances: dict[str, list] = field(default_factory=dict)
     corpus: Path | None = None
     cases: list = field(default_factory=list)
-    """The corpus's cases (``knapcheck.fuzz.regression_corpus.RegressionCase``): what tells known failures from new ones."""
+    """The corpus's cases (``knapcheck.fuzz.corpus.regression.RegressionCase``): what tells known failures from new ones."""
 
     @property
     def counts(self) -> dict[str, int]:
@@ -62,7 +62,7 @@ class StoredInstances:
 
     def description(self, family_names: list[str], per_family: int) -> str:
         """Where the instances came from, in one line."""
-        from knapcheck.fuzz import families
+        from knapcheck.fuzz.instances import families
 
         listed = [name for name in family_names if families.get(name).enumerated]
         parts = [f"{len(family_names) - len(listed)} families x {per_family} sampled"]
@@ -75,8 +75,8 @@ class StoredInstances:
 
 def stored_instances(regressions: Path | None, files: list[Path]) -> StoredInstances:
     """The corpus's instances (the packaged corpus when ``regressions`` is None) and the files'."""
-    from knapcheck.fuzz.instance_files import read_instances
-    from knapcheck.fuzz.regression_corpus import REGRESSION_CORPUS, load_regression_corpus
+    from knapcheck.fuzz.corpus.instance_files import read_instances
+    from knapcheck.fuzz.corpus.regression import REGRESSION_CORPUS, load_regression_corpus
 
     corpus = REGRESSION_CORPUS if regressions is None else regressions
     try:

@@ -6,12 +6,12 @@ Each target is tested on every instance of the selected families and of the regr
 one test per (target, instance), named ``knapcheck::TARGET::FAMILY[INDEX]`` (so ``-k tight_budget``
 selects a family). A test fails when the target fails its promise on the instance; its message is
 the verdict, what was wrong and a ready-to-run snippet that reproduces it. With a baseline, the
-target is judged beside its counterpart on the same instance (``knapcheck.fuzz.gate``): a failure the
+target is judged beside its counterpart on the same instance (``knapcheck.fuzz.checking.gate``): a failure the
 baseline shares is an expected failure, a regression fails.
 
 Installed, the plugin is loaded by every pytest run (a ``pytest11`` entry point), and without
 ``--knapcheck-target`` it does nothing: it adds options, and its hooks return at once, importing
-nothing beyond pytest. Instances are drawn with ``knapcheck.fuzz.seeded_draws``: the same seed gives
+nothing beyond pytest. Instances are drawn with ``knapcheck.fuzz.instances.seeded_draws``: the same seed gives
 the same collection in every process, as pytest-xdist requires of its workers, and no Hypothesis
 database or ``.hypothesis`` directory is used. Isolated targets run in worker processes started
 once per pytest process when the tests are collected and stopped when the session ends.
@@ -28,8 +28,8 @@ import pytest
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from knapcheck.fuzz.differential import Check
-    from knapcheck.fuzz.regression_corpus import RegressionCase
+    from knapcheck.fuzz.checking.differential import Check
+    from knapcheck.fuzz.corpus.regression import RegressionCase
     from knapcheck.oracles.result import OracleResult
     from knapcheck.solvers.contract import Instance
     from knapcheck.solvers.entry import SolverEntry
@@ -94,8 +94,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _plan(config: pytest.Config) -> Plan:
     """The options read into a Plan; pytest.UsageError (one line) for anything wrong with them."""
-    from knapcheck.fuzz import families
-    from knapcheck.fuzz.gate import pair
+    from knapcheck.fuzz.checking.gate import pair
+    from knapcheck.fuzz.instances import families
     from knapcheck.solvers.registry import resolve_all
     from knapcheck.targets import entries_for, functions_of_files
     from knapcheck.usage import UsageError
@@ -137,7 +137,7 @@ class _Session:
         return report
 
     def pytest_sessionfinish(self) -> None:
-        from knapcheck.solvers.isolation import stop_workers
+        from knapcheck.solvers.isolation.worker import stop_workers
 
         stop_workers()
 
@@ -154,7 +154,7 @@ class _Session:
 
 def _label(entry: SolverEntry, targets: tuple[SolverEntry, ...]) -> str:
     """A target's node name: its function name when no other target has it, else its full name."""
-    from knapcheck.fuzz.gate import function_name
+    from knapcheck.fuzz.checking.gate import function_name
 
     name = function_name(entry) or entry.name
     return name if sum(function_name(t) == name for t in targets) == 1 else entry.name.replace("::", ":")
@@ -174,8 +174,8 @@ class Suite(pytest.Collector):
         self.plan = plan
 
     def collect(self):
-        from knapcheck.fuzz import families
-        from knapcheck.fuzz.regression_corpus import load_regression_corpus
+        from knapcheck.fuzz.corpus.regression import load_regression_corpus
+        from knapcheck.fuzz.instances import families
 
         plan = self.plan
         if not self.config.option.collectonly:
@@ -194,7 +194,7 @@ class Suite(pytest.Collector):
 
     def _load(self) -> None:
         """Every target and baseline loaded now, so one that cannot be is a collection error, said once."""
-        from knapcheck.solvers.isolation import start_workers
+        from knapcheck.solvers.isolation.worker import start_workers
 
         entries = [*self.plan.targets, *self.plan.counterparts.values()]
         problems = [f"{name}: {outcome.error}" for name, outcome in start_workers([e for e in entries if e.isolate]).items()]
@@ -225,7 +225,7 @@ class TargetTests(pytest.Collector):
         self.oracles = oracles
 
     def collect(self):
-        from knapcheck.fuzz.check import determinism_positions
+        from knapcheck.fuzz.checking.check import determinism_positions
 
         for family, instances in self.sources:
             twice = determinism_positions(len(instances))
@@ -266,8 +266,8 @@ class InstanceTest(pytest.Item):
         self.calls = calls
 
     def runtest(self) -> None:
-        from knapcheck.fuzz import gate
-        from knapcheck.fuzz.differential import check_against
+        from knapcheck.fuzz.checking import gate
+        from knapcheck.fuzz.checking.differential import check_against
         from knapcheck.oracles.verdict import Verdict
 
         tests: TargetTests = self.parent
@@ -296,9 +296,9 @@ class InstanceTest(pytest.Item):
 def failure_message(done: Check, test: str, cases: Sequence[RegressionCase] = ()) -> str:
     """The verdict on the instance of ``test`` (``tiny[3]``, ``corpus[ID]``), what was wrong, the
     baseline's verdict on the instance, and the reproduction. Without a baseline, the corpus case
-    that explains the failure, if one does (``knapcheck.fuzz.known``)."""
-    from knapcheck.fuzz import gate
-    from knapcheck.fuzz.known import known_case
+    that explains the failure, if one does (``knapcheck.fuzz.checking.known``)."""
+    from knapcheck.fuzz.checking import gate
+    from knapcheck.fuzz.checking.known import known_case
     from knapcheck.reports.reproduction import snippet
 
     returned = done.outcome.answer if done.outcome.returned else done.outcome.error

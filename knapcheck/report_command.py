@@ -18,10 +18,10 @@ from pathlib import Path
 from knapcheck import exit_status
 from knapcheck.durations import SYNTAX, duration
 from knapcheck.inputs import add_instance_arguments, checked_families, family_list, stored_instances
+from knapcheck.measure.paired import DEFAULT_MAX_ROUNDS, DEFAULT_TIME_LIMIT
+from knapcheck.output_checks import writable_directory
 from knapcheck.solver_log import solver_log
 from knapcheck.targets import SPEC_FORMS, load_targets, promise_help, targets_and_baselines
-from knapcheck.output_checks import writable_directory
-from knapcheck.measure.paired import DEFAULT_MAX_ROUNDS, DEFAULT_TIME_LIMIT
 from knapcheck.usage import UsageError, non_negative_int, positive_int
 
 EXAMPLES = """\
@@ -142,7 +142,7 @@ def command_line(args: argparse.Namespace) -> str:
 
 def benchmark(args: argparse.Namespace, regression, log: Path, progress):
     """Each candidate solver against the baseline solver it is compared with, and the performance rule."""
-    from knapcheck.fuzz.candidate_run import CANDIDATE
+    from knapcheck.fuzz.checking.candidate_run import CANDIDATE
     from knapcheck.measure.paired import measure_pair
     from knapcheck.measure.perf_gate import PerformanceLimits, performance_failures
     from knapcheck.reports.performance_report import Performance
@@ -170,8 +170,8 @@ def benchmark(args: argparse.Namespace, regression, log: Path, progress):
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from knapcheck.fuzz.candidate_run import run_candidate
-    from knapcheck.fuzz.families import with_enumerated
+    from knapcheck.fuzz.checking.candidate_run import run_candidate
+    from knapcheck.fuzz.instances.families import with_enumerated
     from knapcheck.reports.environment import environment
     from knapcheck.reports.regression_report import Report, render_html, render_json, render_markdown
     from knapcheck.solvers.registry import with_isolation

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from knapcheck import exit_status
+from knapcheck.output_checks import writable_file
 from knapcheck.solver_log import default_path, solver_log
 from knapcheck.targets import SPEC_FORMS, entries_for, load_targets, promise_help
-from knapcheck.output_checks import writable_file
 from knapcheck.usage import UsageError
 
 EXAMPLES = """\
@@ -46,8 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from knapcheck.fuzz.differential import check
-    from knapcheck.fuzz.instance_files import read_instances
+    from knapcheck.fuzz.checking.differential import check
+    from knapcheck.fuzz.corpus.instance_files import read_instances
     from knapcheck.oracles.optimum import optimum
     from knapcheck.reports.solve_report import render_json, render_text
 

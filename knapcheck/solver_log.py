@@ -1,6 +1,6 @@
 """Where solvers' own output goes while a command runs: a log file, never the command's stdout.
 
-Every solver that is not ours runs in a worker process (``knapcheck.solvers.isolation``); its stdout and
+Every solver that is not ours runs in a worker process (``knapcheck.solvers.isolation.worker``); its stdout and
 stderr (torch's ``ilp_knapsack`` lets HiGHS print its log from C) go to the log, through a pipe
 that this process copies to the file, up to LOG_LIMIT bytes (then a note says the log was
 truncated there, and the rest is dropped).
@@ -67,8 +67,8 @@ def solver_log(path: Path, command: str, limit: int = LOG_LIMIT) -> Iterator[Pat
     """Within the block, workers write their output to ``path`` (appended to); afterwards the workers
     are stopped, so that the log is complete, and the log is named on stderr or, if this call
     created it and it stayed empty, removed."""
-    from knapcheck.solvers.isolation import send_worker_output_to
-    from knapcheck.solvers.output_capture import CappedLog
+    from knapcheck.solvers.isolation.output_capture import CappedLog
+    from knapcheck.solvers.isolation.worker import send_worker_output_to
 
     path = Path(path)
     descriptor, created = _open(path)

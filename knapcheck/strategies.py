@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from knapcheck.fuzz import families as _families
+from knapcheck.fuzz.instances import families as _families
 from knapcheck.solvers.contract import Instance
 
 if TYPE_CHECKING:

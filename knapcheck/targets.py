@@ -54,9 +54,9 @@ def targets_and_baselines(
     target_specs: list[str] | None, baseline_specs: list[str] | None, option: str
 ) -> tuple[list[SolverEntry], list[SolverEntry]]:
     """The entries the specs of ``option`` and of ``--baseline`` name, keeping only the baselines
-    some target is compared with (``knapcheck.fuzz.gate.counterparts``); a target without a single
+    some target is compared with (``knapcheck.fuzz.checking.gate.counterparts``); a target without a single
     counterpart is a UsageError."""
-    from knapcheck.fuzz.gate import counterparts
+    from knapcheck.fuzz.checking.gate import counterparts
 
     targets = entries_for(target_specs, option)
     baselines = entries_for(baseline_specs, "--baseline") if baseline_specs else []
@@ -106,7 +106,7 @@ def available(entries: list[SolverEntry]) -> list[SolverEntry]:
 def load_targets(entries: list[SolverEntry]) -> None:
     """Load every entry's solver now: isolated ones in their worker processes (started side by
     side), the others here. UsageError naming each one that cannot be loaded."""
-    from knapcheck.solvers.isolation import start_workers
+    from knapcheck.solvers.isolation.worker import start_workers
 
     problems = [
         _reason(name, outcome.error) for name, outcome in start_workers([e for e in entries if e.isolate]).items()

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from knapcheck.solvers.contract import Instance
 
 if TYPE_CHECKING:
-    from knapcheck.fuzz.differential import Check
+    from knapcheck.fuzz.checking.differential import Check
     from knapcheck.solvers.entry import SolverEntry
 
 __all__ = ["SolverFailure", "assert_optimal", "assert_valid", "check"]
@@ -58,8 +58,8 @@ def check(solver: Callable | str, instance, *, exact: bool | None = None) -> Che
     ``exact``: what the solver promises (default: True for a callable, a spec's own promise)."""
     from dataclasses import replace
 
-    from knapcheck.fuzz import differential
-    from knapcheck.solvers.outcome import call_in_process
+    from knapcheck.fuzz.checking import differential
+    from knapcheck.solvers.isolation.outcome import call_in_process
 
     given = _instance(instance)
     if isinstance(solver, str):

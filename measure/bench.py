@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from knapcheck.fuzz.harvested_corpus import harvested_record, load_harvested
+from knapcheck.fuzz.corpus.harvest_records import harvested_record, load_harvested
 from knapcheck.solvers.contract import SCALE, Instance
 from knapcheck.solvers.registry import SolverEntry
 
@@ -111,7 +111,7 @@ HARVESTED_ROWS = ("gpt24@0.3#0", "resnet50@0.3#0", "bert@0.3#0", "moe@0.3#0")
 
 
 def _pisinger_instance(family: str, n: int, data_range: int, seed: int) -> Instance:
-    from knapcheck.fuzz.pisinger import generate
+    from knapcheck.fuzz.instances.pisinger import generate
 
     weights, profits, capacity = generate(family, n, data_range, seed, integral=True)
     return Instance(tuple(w / SCALE for w in weights), tuple(map(float, profits)), capacity / SCALE)
@@ -119,7 +119,7 @@ def _pisinger_instance(family: str, n: int, data_range: int, seed: int) -> Insta
 
 @dataclass(frozen=True)
 class PisingerRow:
-    """Instances of a Pisinger class at his sizes (``knapcheck.fuzz.pisinger.generate``): weights in
+    """Instances of a Pisinger class at his sizes (``knapcheck.fuzz.instances.pisinger.generate``): weights in
     [1, data_range] quantized units, the middle capacity (h = 50 of 100), integer profits as
     genhard.c makes them; ``seeds`` instances, of seeds ``seed``, ``seed + 1``, ..., each solved once
     (the row's time is their median; each one's time is kept too)."""
@@ -235,7 +235,7 @@ EVERY_PISINGER_CLASS = (
     "pisinger_spanner_strongly_correlated",
     *PISINGER_CLASSES[7:],
 )
-"""Every class ``knapcheck.fuzz.pisinger.ITEMS`` names, in its order, named here so that listing the
+"""Every class ``knapcheck.fuzz.instances.pisinger.ITEMS`` names, in its order, named here so that listing the
 rows (``knapcheck bench --help``) imports no generator."""
 CLASS_SIZES = (50, 200, 1000, 10_000)
 CLASS_RANGES = (1000, 10_000, 1_000_000)
@@ -248,7 +248,7 @@ CLASS_ROWS: list[PisingerRow] = [
     for n in CLASS_SIZES
     for r in CLASS_RANGES
 ]
-"""Every class ``knapcheck.fuzz.pisinger`` generates, at each of Pisinger's sizes and data ranges:
+"""Every class ``knapcheck.fuzz.instances.pisinger`` generates, at each of Pisinger's sizes and data ranges:
 the rows the expanding-core search is held to (no class far slower than the uncorrelated one)."""
 SMALL_CLASSES = "pisinger_uncorrelated,pisinger_weakly_correlated,pisinger_strongly_correlated,pisinger_subset_sum"
 SMALL_ROWS: list[PerCallRow] = [

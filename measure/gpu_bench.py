@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import torch
 
 from knapcheck.measure.bench import BenchResult, BenchRow, instance_for
-from knapcheck.solvers.triton_rows import TritonRows
+from knapcheck.solvers.dp.triton_rows import TritonRows
 
 
 @dataclass(frozen=True)

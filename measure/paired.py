@@ -36,10 +36,10 @@ from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from knapcheck.measure.paired_child import BASELINE, CANDIDATE, ROLES, WARM_UP_ROUND
 from knapcheck.measure.ratio_interval import CONFIDENCE, RatioEstimate, estimate
-from knapcheck.solvers import lifetime
 from knapcheck.solvers.contract import SCALE, Instance
 from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.isolation import STARTUP_TIME_LIMIT
+from knapcheck.solvers.isolation import lifetime
+from knapcheck.solvers.isolation.worker import STARTUP_TIME_LIMIT
 
 if TYPE_CHECKING:
     from knapcheck.measure.bench import BenchRow

@@ -30,9 +30,10 @@ from multiprocessing.connection import Connection
 from typing import Callable, Sequence
 
 from knapcheck.measure.peak_rss import PeakMeter
-from knapcheck.solvers import lifetime, specs
+from knapcheck.solvers import specs
 from knapcheck.solvers.contract import ProblemTooLarge
-from knapcheck.solvers.isolation import cap_address_space
+from knapcheck.solvers.isolation import lifetime
+from knapcheck.solvers.isolation.worker import cap_address_space
 
 CANDIDATE = "candidate"
 BASELINE = "baseline"

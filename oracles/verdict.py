@@ -27,9 +27,9 @@ from typing import Sequence
 
 from knapcheck.oracles.exact import set_value, set_weight
 from knapcheck.oracles.result import OracleResult
-from knapcheck.solvers import outcome as outcomes
-from knapcheck.solvers.answer import Answer, plain_answer
 from knapcheck.solvers.contract import UPSTREAM, Instance, float_tolerance, rounding_named
+from knapcheck.solvers.isolation import outcome as outcomes
+from knapcheck.solvers.isolation.answer import Answer, plain_answer
 
 
 class Verdict(str, Enum):
@@ -44,7 +44,7 @@ class Verdict(str, Enum):
     OUT_OF_MEMORY = "OUT_OF_MEMORY"
     MUTATED_INPUT = "MUTATED_INPUT"
     NONDETERMINISTIC = "NONDETERMINISTIC"
-    """Two calls on one input gave different answers (knapcheck.fuzz.differential decides it, not judge)."""
+    """Two calls on one input gave different answers (knapcheck.fuzz.checking.differential decides it, not judge)."""
     UNVERIFIED = "UNVERIFIED"
 
     def __str__(self) -> str:
@@ -138,7 +138,7 @@ def _unproven(oracle: OracleResult) -> str:
 def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult, *, accepted: bool = True) -> Judgement:
     """``accepted``: whether the solver's entry declares this size accepted (a refusal above it is no defect).
 
-    The answer is judged as plain data (``knapcheck.solvers.answer``): an Outcome made by running a
+    The answer is judged as plain data (``knapcheck.solvers.isolation.answer``): an Outcome made by running a
     solver holds it so already; any other answer is read that way first.
     """
     if result.kind == outcomes.REFUSED:

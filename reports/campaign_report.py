@@ -8,17 +8,17 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from knapcheck.fuzz.campaign import CampaignResult, Progress
-from knapcheck.fuzz.campaign_state import FAILING, Finding
-from knapcheck.fuzz.gate import KNOWN, NEW, REGRESSION, SHARED
-from knapcheck.fuzz.differential import instance_id
-from knapcheck.fuzz.signature import Signature
-from knapcheck.fuzz.unit_ledger import LostUnit
+from knapcheck.fuzz.campaign.run import CampaignResult, Progress
+from knapcheck.fuzz.campaign.state import FAILING, Finding
+from knapcheck.fuzz.campaign.unit_ledger import LostUnit
+from knapcheck.fuzz.checking.differential import instance_id
+from knapcheck.fuzz.checking.gate import KNOWN, NEW, REGRESSION, SHARED
+from knapcheck.fuzz.checking.signature import Signature
 from knapcheck.oracles.verdict import Verdict
-from knapcheck.solvers.contract import Instance
 from knapcheck.reports import real_budget, tables
 from knapcheck.reports.check_report import describe, failure_json, verdict_table
 from knapcheck.reports.markdown import code, fenced, prose
+from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.specs import shown, shown_path
 
 SCHEMA_VERSION = 4

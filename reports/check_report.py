@@ -1,17 +1,17 @@
 """Rendering a `knapcheck check` result: a verdict table, the promises, each target against its
 baseline, the real-budget table, minimal reproductions grouped by what they mean, JSON.
 
-Findings are grouped as the gate reads them (``knapcheck.fuzz.gate``): against a baseline,
+Findings are grouped as the gate reads them (``knapcheck.fuzz.checking.gate``): against a baseline,
 regressions first, then failures the baseline shares; without one, new failures first, then
 the ones a regression-corpus case explains; the baselines' own failures last.
 """
 
 from __future__ import annotations
 
-from knapcheck.fuzz import families
-from knapcheck.fuzz.comparison import Comparison
-from knapcheck.fuzz.differential import Check, CheckResult, instance_id
-from knapcheck.fuzz.gate import BASELINE, CANDIDATE, KNOWN, NEW, OF_BASELINE, REGRESSION, SHARED, status
+from knapcheck.fuzz.checking.comparison import Comparison
+from knapcheck.fuzz.checking.differential import Check, CheckResult, instance_id
+from knapcheck.fuzz.checking.gate import BASELINE, CANDIDATE, KNOWN, NEW, OF_BASELINE, REGRESSION, SHARED, status
+from knapcheck.fuzz.instances import families
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports import real_budget
 from knapcheck.reports.markdown import LINE_BREAK

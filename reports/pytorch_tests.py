@@ -5,7 +5,7 @@ knapcheck (no OR-Tools, no Hypothesis), only torch's ``knapsack`` module and
 ``torch.testing._internal.common_utils``. It holds one test per cause of the regression corpus,
 parametrized over every torch solver, and one test per solver over every instance of each
 enumerated family, judged against a brute force written in the file. The plan
-(``knapcheck.export_plan``) says which solvers fail which tests in the torch it was exported
+(``knapcheck.fuzz.checking.export_plan``) says which solvers fail which tests in the torch it was exported
 against; those are ``unittest.expectedFailure``, so the file passes on that torch and a fixed
 defect shows as an unexpected success.
 
@@ -17,32 +17,17 @@ comments (``comment_lines``); anything else is refused with a ValueError before 
 
 from __future__ import annotations
 
-import keyword
 import math
 import re
 import textwrap
-from dataclasses import dataclass
 from typing import Sequence
+
+from knapcheck.fuzz.checking.export_plan import CaseData, CauseTest, EnumeratedTest, ExportPlan, identifier
 
 OWNER = 'module: functorch'
 CLASS_NAME = "TestKnapsackSolvers"
 KINDS = ("raised", "mutated_input", "bad_partition", "over_budget", "beats_optimum", "suboptimal", "wrong_value")
 """What the file's ``failure`` function can find wrong, in the order it looks."""
-NAME_WORDS = 5
-"""Words of a cause that name its test."""
-_UNNAMED_WORDS = frozenset(
-    "a an the is are was were be been of to in on at by for with its it so and or as when even than that this"
-    " from into which while their them between next there these those".split()
-)
-
-
-def identifier(text: object) -> str:
-    """``text`` if it is a plain ASCII identifier that is not a keyword; ValueError otherwise."""
-    if not isinstance(text, str) or not text.isascii() or not text.isidentifier() or keyword.iskeyword(text):
-        raise ValueError(f"{text!r} is not a plain Python identifier")
-    return text
-
-
 def name_literal(text: object) -> str:
     """A validated identifier as a string literal (it holds no quote, backslash or newline)."""
     return repr(identifier(text))
@@ -66,80 +51,6 @@ def comment_lines(text: str, indent: str, width: int = 96) -> list[str]:
     """``text`` as comment lines: printable ASCII only (anything else becomes a space), wrapped."""
     printable = re.sub(r"[^\x20-\x7e]+", " ", text)
     return textwrap.wrap(printable, width=width, initial_indent=f"{indent}# ", subsequent_indent=f"{indent}# ") or []
-
-
-def cause_words(cause: str) -> list[str]:
-    """The words of a cause that may name a test: lowercase letters and digits, small words left out."""
-    words = re.findall(r"[a-z0-9]+", re.sub(r"'s\b", "", cause.lower()))
-    return [word for word in words if word not in _UNNAMED_WORDS]
-
-
-def test_names(causes: Sequence[Sequence[str]]) -> list[str]:
-    """A distinct ``test_...`` name for each cause, given as its words: the first NAME_WORDS words,
-    more where two causes would share a name, a number where the words run out."""
-    names: list[str] = []
-    for words in causes:
-        words = list(words) or ["case"]
-        count = min(NAME_WORDS, len(words))
-        name = "test_" + "_".join(words[:count])
-        while name in names and count < len(words):
-            count += 1
-            name = "test_" + "_".join(words[:count])
-        base, suffix = name, 2
-        while name in names:
-            name, suffix = f"{base}_{suffix}", suffix + 1
-        names.append(identifier(name))
-    return names
-
-
-@dataclass(frozen=True)
-class CaseData:
-    """One instance of a cause, with the optimum knapcheck's oracles proved and the float tolerance."""
-
-    memory: tuple[float, ...]
-    runtimes: tuple[float, ...]
-    max_memory: float
-    optimum: float
-    atol: float
-
-
-@dataclass(frozen=True)
-class CauseTest:
-    name: str
-    """The test's name, ``test_...`` (``test_names``)."""
-    description: str
-    """What the cause is, where it was found: written as a comment."""
-    cases: tuple[CaseData, ...]
-    failing: dict[str, str]
-    """The torch solvers that fail it in the torch the file is exported against -> what is wrong
-    (written as a comment)."""
-
-
-@dataclass(frozen=True)
-class EnumeratedTest:
-    family: str
-    """An enumerated family the file lists in full (``exhaustive_small``, ``large_capacity``)."""
-    known: dict[str, dict[str, tuple[int, ...]]]
-    """Solver -> kind (one of KINDS) -> the indices of the instances it fails that way."""
-
-
-@dataclass(frozen=True)
-class ExportPlan:
-    solvers: tuple[str, ...]
-    """The torch solvers, in the order torch defines them."""
-    heuristics: tuple[str, ...]
-    """The solvers that promise only a valid selection."""
-    causes: tuple[CauseTest, ...]
-    enumerated: tuple[EnumeratedTest, ...]
-    scale: int
-    small: dict[str, object]
-    """knapcheck.fuzz.enumerated's constants for exhaustive_small."""
-    large: dict[str, object]
-    """knapcheck.fuzz.enumerated's constants for large_capacity."""
-    exported_against: str
-    """The torch (and scipy) the marks were decided on, e.g. ``torch 2.13.0+cpu, scipy 1.17.1``."""
-    source: str
-    """Where the cases came from, e.g. ``knapcheck 0.1.0, regressions.json``."""
 
 
 _HEAD = '''\

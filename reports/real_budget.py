@@ -2,7 +2,7 @@
 
 Information, never a failure: the contract judges the budget in quantized units, as upstream does
 (a solver that promises the real budget, such as ``budget_safe``, fails its own check instead).
-Overshoots are relative to max_memory, aggregated by ``knapcheck.fuzz.overshoot`` (the median over
+Overshoots are relative to max_memory, aggregated by ``knapcheck.fuzz.checking.overshoot`` (the median over
 every answer, so 0 while fewer than half overshoot; the worst with its instance). Rows are the
 (solver, family) pairs with an overshoot; the solvers that never overshot are named in one line
 below the table.
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 
-from knapcheck.fuzz.differential import instance_id
-from knapcheck.fuzz.overshoot import OvershootSummary, Overshoots, never_over
+from knapcheck.fuzz.checking.differential import instance_id
+from knapcheck.fuzz.checking.overshoot import OvershootSummary, Overshoots, never_over
 from knapcheck.reports.tables import Table
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.specs import shown

@@ -20,9 +20,9 @@ import os
 from dataclasses import dataclass
 from html import escape
 
-from knapcheck.fuzz.candidate_run import CandidateRun
-from knapcheck.fuzz.differential import Check
-from knapcheck.fuzz.gate import BASELINE, CANDIDATE, KNOWN, REGRESSION, Decision
+from knapcheck.fuzz.checking.candidate_run import CandidateRun
+from knapcheck.fuzz.checking.differential import Check
+from knapcheck.fuzz.checking.gate import BASELINE, CANDIDATE, KNOWN, REGRESSION, Decision
 from knapcheck.reports import real_budget
 from knapcheck.reports.performance_report import Performance, gate_sentence
 from knapcheck.reports.performance_report import html_parts as performance_html
@@ -46,7 +46,7 @@ from knapcheck.reports.markdown import code, fenced, prose
 from knapcheck.reports.reproduction import snippet
 from knapcheck.reports.tables import SCROLLS, Table
 from knapcheck.reports.words import counted
-from knapcheck.solvers.isolation import limits_for
+from knapcheck.solvers.isolation.worker import limits_for
 from knapcheck.solvers.specs import shown
 
 SCHEMA_VERSION = 2

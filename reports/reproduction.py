@@ -17,10 +17,10 @@ import ast
 import math
 from pathlib import Path
 
-from knapcheck.fuzz.differential import Check
-from knapcheck.solvers.contract import SCALE, UPSTREAM, float_tolerance, rounding_named
+from knapcheck.fuzz.checking.differential import Check
 from knapcheck.solvers import specs
-from knapcheck.solvers.isolation import limits_for
+from knapcheck.solvers.contract import SCALE, UPSTREAM, float_tolerance, rounding_named
+from knapcheck.solvers.isolation.worker import limits_for
 
 
 def import_lines(spec_text: str, bound: str = "solve") -> list[str]:

@@ -6,7 +6,7 @@ each answer is shown as its value, saved and recomputable indices, or as the err
 
 from __future__ import annotations
 
-from knapcheck.fuzz.differential import Check
+from knapcheck.fuzz.checking.differential import Check
 from knapcheck.solvers.registry import promise_basis
 from knapcheck.solvers.specs import shown
 

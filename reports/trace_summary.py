@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from knapcheck.fuzz.trace_judge import COMPARED, JudgedKnapsack, TraceVerdicts
+from knapcheck.fuzz.harvest.logged_answers import COMPARED, JudgedKnapsack, TraceVerdicts
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports.real_budget import percent
 from knapcheck.reports.words import counted

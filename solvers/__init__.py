@@ -1,4 +1,9 @@
-"""Solvers: the contract, quantization and input checks, the registry, our solvers, upstream adapters."""
+"""Solvers: the contract, quantization and input checks, the registry, our solvers, upstream adapters.
+
+Sub-packages: ``core`` (the expanding-core search) and ``dp`` (the DP row updates) import nothing
+of knapcheck; ``isolation`` (running a solver in a worker process) imports the modules here, which
+never import it.
+"""
 
 from knapcheck.solvers.contract import SCALE, Instance, ProblemTooLarge, Solution, quantize, validate
 from knapcheck.solvers.entry import SolverEntry

@@ -1,7 +1,7 @@
 """The CUDA solver: sliding_hirschberg with its row updates and splits in Triton kernels on the GPU.
 
 Without a GPU it runs the same kernels in Triton's interpreter on CPU tensors (see
-knapcheck.solvers.triton_rows), so CI checks the code a GPU runs, only slowly. Profiles, decision tables,
+knapcheck.solvers.dp.triton_rows), so CI checks the code a GPU runs, only slowly. Profiles, decision tables,
 split reductions and backtracks stay on the device; the host gets one number per split and one
 list per recorded table.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from knapcheck.solvers.contract import SCALE, Solution
+from knapcheck.solvers.dp.triton_rows import MAX_SPAN, TritonPasses, TritonRows, kernel_device
 from knapcheck.solvers.sliding_hirschberg import sliding_hirschberg
-from knapcheck.solvers.triton_rows import MAX_SPAN, TritonPasses, TritonRows, kernel_device
 
 DEVICE_DECISION_BYTES = 2**30
 """Default decision-table allowance on the device, where memory is plentiful and every launch and

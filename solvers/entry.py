@@ -29,9 +29,9 @@ class SolverEntry:
     isolate: bool = False
     """Run in a child process with a memory cap and a time limit (untrusted or heavy code)."""
     time_limit: float | None = None
-    """Seconds one isolated call may take; None: knapcheck.solvers.isolation's default."""
+    """Seconds one isolated call may take; None: knapcheck.solvers.isolation.worker's default."""
     memory_limit: int | None = None
-    """Bytes of address space one isolated call may add; None: knapcheck.solvers.isolation's default."""
+    """Bytes of address space one isolated call may add; None: knapcheck.solvers.isolation.worker's default."""
     rounding: str = UPSTREAM
     """The quantization it is exact for (a name in knapcheck.solvers.contract.ROUNDINGS): the checks judge it on that."""
     requires: tuple[tuple[str, str], ...] = ()

@@ -2,8 +2,8 @@
 
 The contract's validation and quantization first; then runtimes <= 0 are never taken, zero-weight
 items with a positive runtime always are, items heavier than the budget never are, and when the
-rest fit together they are all taken (``core_search.select``). What is left goes to the search of
-``knapcheck.solvers.core_search`` (the algorithm and why it is exact are described there) with the
+rest fit together they are all taken (``core.search.select``). What is left goes to the search of
+``knapcheck.solvers.core.search`` (the algorithm and why it is exact are described there) with the
 runtimes as exact integers in their common unit: compiled by numba when every weight and runtime
 sum fits an int64, in plain Python on Python integers otherwise. The answer is deterministic: no
 threads and no randomness (among equal optima, the one the search meets first).
@@ -19,7 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from knapcheck.solvers.contract import SCALE, Solution, exact_runtimes, quantize, validate
-from knapcheck.solvers.core_search import compiled_select, select
+from knapcheck.solvers.core.search import compiled_select, select
 
 COMPILED_LIMIT = 2**59
 """The compiled search runs when n times the capacity and n times the largest runtime (in its

@@ -4,7 +4,7 @@ Tests, campaigns, benchmarks and reports iterate over it. It starts with our own
 (``knapcheck.solvers.catalog``); ``register`` adds one, ``unregister`` removes one. ``resolve`` turns any
 spec (``knapcheck.solvers.specs``) into entries: a registered name, ``torch``, ``torch:NAME``,
 ``FILE.py:NAME`` or ``module:NAME``. Every solver that is not one of our registered ones is
-isolated: it runs in a worker process (``knapcheck.solvers.isolation``), so a crash, a hang or a runaway
+isolated: it runs in a worker process (``knapcheck.solvers.isolation.worker``), so a crash, a hang or a runaway
 allocation becomes a verdict instead of the end of the run.
 
 What a target is judged on is its promise. A file or module function named like one of torch's

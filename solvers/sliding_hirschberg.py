@@ -36,7 +36,7 @@ vector int64 maximum); else int64 while it fits one. Beyond that, profiles are f
 values of the runtimes, and no longer exact.
 
 Memory: at most two profile rows of the first sub-problem's capacity, one scratch block of at
-most ``dp_rows.BLOCK`` cells and O(n) Python lists: O(C + n). A forward pass that records
+most ``rows.BLOCK`` cells and O(n) Python lists: O(C + n). A forward pass that records
 decisions puts its profile at the end of the two rows' storage and its table before it; the
 default ``max_decision_bytes`` is what fits there (one row's bytes before any split), at least
 ``MIN_DECISION_BYTES``: a table is allocated apart from the rows only below that floor.
@@ -51,9 +51,9 @@ from typing import Callable, Sequence
 
 import torch
 
-from knapcheck.solvers import dp_rows
 from knapcheck.solvers.bound_fixing import decide_by_bounds, dp_candidates
 from knapcheck.solvers.contract import SCALE, ProblemTooLarge, Solution, exact_integers, quantize, validate
+from knapcheck.solvers.dp import rows
 
 MIN_DECISION_BYTES = 4096
 """The default decision allowance's floor: one page, so small problems skip splitting at a page's cost."""
@@ -85,7 +85,7 @@ def sliding_hirschberg(
     max_decision_bytes: int | None = None,
     scale: int = SCALE,
     quantization: Callable[[Sequence[float], float, int], tuple[list[int], int]] = quantize,
-    backend: dp_rows.DPBackend | None = None,
+    backend: rows.DPBackend | None = None,
     fix_by_bounds: bool = True,
 ) -> Solution:
     """Solve exactly; ``max_decision_bytes`` defaults to what the two profile rows hold beside the profile.
@@ -93,8 +93,8 @@ def sliding_hirschberg(
     ``quantization(memory, max_memory, scale)`` gives the integer problem solved exactly: upstream's
     rounding by default, or another of ``knapcheck.solvers.contract`` (``knapcheck.solvers.budget_safe``).
     ``fix_by_bounds``: decide what the bound test can before the DP (see the module docstring).
-    ``backend``: the DP's row updates and pass steps (``knapcheck.solvers.dp_rows.DPBackend``); default
-    ``dp_rows.TorchRows()``, torch ops on ``device``.
+    ``backend``: the DP's row updates and pass steps (``knapcheck.solvers.dp.rows.DPBackend``); default
+    ``rows.TorchRows()``, torch ops on ``device``.
 
     ProblemTooLarge, before anything large is allocated, when the two profile rows would take more
     than MAX_PROFILE_BYTES.
@@ -116,7 +116,7 @@ def sliding_hirschberg(
     ordered_weights = [weights[i] for i in order]
     del memory, weights
     values, dtype = profile_values([runtimes[i] for i in order])
-    search = _Search(ordered_weights, values, dtype, torch.device(device), max_decision_bytes, backend or dp_rows.TorchRows())
+    search = _Search(ordered_weights, values, dtype, torch.device(device), max_decision_bytes, backend or rows.TorchRows())
     chosen_by_dp = search.solve(capacity)
     del search, ordered_weights, values
     saved = sorted(decided + [i for i, take in zip(order, chosen_by_dp) if take])

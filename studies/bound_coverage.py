@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from knapcheck.fuzz import families
-from knapcheck.fuzz.strategies import sample
+from knapcheck.fuzz.instances import families
+from knapcheck.fuzz.instances.strategies import sample
 from knapcheck.measure.bench import ROWS, instance_for
-from knapcheck.solvers.contract import Instance, quantize
 from knapcheck.solvers.bound_fixing import decide_by_bounds, dp_candidates
+from knapcheck.solvers.contract import Instance, quantize
 
 
 def left_to_the_dp(instances: Iterable[Instance]) -> tuple[int, int]:

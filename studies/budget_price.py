@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Callable, Sequence
 
-from knapcheck.fuzz.harvested_corpus import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
-from knapcheck.fuzz.overshoot import relative_overshoot
-from knapcheck.oracles.verdict import real_memory_slack
+from knapcheck.fuzz.checking.overshoot import relative_overshoot
+from knapcheck.fuzz.corpus.harvest_records import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
 from knapcheck.measure.bench import ROWS, instance_for
+from knapcheck.oracles.verdict import real_memory_slack
 from knapcheck.reports.real_budget import percent
 from knapcheck.solvers.contract import SAFE_SCALE, SCALE, Instance, quantize_budget_safe
 from knapcheck.solvers.sliding_hirschberg import sliding_hirschberg

@@ -7,9 +7,9 @@ verified cases per second (cases whose optimum an oracle proved) with the ratios
 is held to: against forked workers, and two workers against one.
 
 - ``forked``: the campaign as it ran before Dask: worker processes forked from this one run fuzz
-  units (``knapcheck.fuzz.campaign_units``) back to back until the deadline, reporting counts through a
+  units (``knapcheck.fuzz.campaign.units``) back to back until the deadline, reporting counts through a
   pipe; no scheduler, no store, no retries: the cost floor.
-- ``dask``: ``knapcheck.fuzz.campaign.run_campaign`` on its local cluster, as ``knapcheck fuzz`` runs it.
+- ``dask``: ``knapcheck.fuzz.campaign.run.run_campaign`` on its local cluster, as ``knapcheck fuzz`` runs it.
 
 Both draw the same seeded shards without an example database, and both start their clocks with
 the targets loaded, so the ratio is the engine's cost. Run it on an otherwise idle machine: the
@@ -28,17 +28,17 @@ import tempfile
 import time
 from pathlib import Path
 
-from knapcheck.fuzz import families
-from knapcheck.fuzz.campaign import CampaignPlan, run_campaign, shard, slice_seconds
-from knapcheck.fuzz.campaign_events import Tally
-from knapcheck.fuzz.campaign_units import Setup, UnitRun
+from knapcheck.fuzz.campaign.events import Tally
+from knapcheck.fuzz.campaign.run import CampaignPlan, run_campaign, shard, slice_seconds
+from knapcheck.fuzz.campaign.units import Setup, UnitRun
+from knapcheck.fuzz.instances import families
 from knapcheck.solvers.registry import ours, resolve_all
 
 SEED = 0
 
 
 def _forked_worker(setup: Setup, families: list[str], index: int, jobs: int, seconds: float, pipe) -> None:
-    from knapcheck.solvers.output_capture import STDOUT, redirect
+    from knapcheck.solvers.isolation.output_capture import STDOUT, redirect
 
     redirect(os.devnull, (STDOUT,))
     verified = 0

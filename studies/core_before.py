@@ -3,7 +3,7 @@
     python studies/core_before.py REVISION [DIRECTORY]
 
 writes DIRECTORY/expanding_core_before.py (and the search it calls, core_search_before.py) from
-that revision's solvers/expanding_core.py and solvers/core_search.py, and prints the spec to pass
+that revision's solvers/expanding_core.py and solvers/core/search.py, and prints the spec to pass
 to ``knapcheck bench --solvers`` or ``--baselines``, so that the implementation before a change is
 measured side by side with today's in one run, e.g.
 
@@ -12,7 +12,7 @@ measured side by side with today's in one run, e.g.
 
 DIRECTORY defaults to one under the system's temporary folder named after the revision, so that
 numba's on-disk cache of the old search survives between runs. Only revisions whose search is the
-single module core_search.py (this study's starting point, 22b7c0c, and those before it) load.
+single module core.search.py (this study's starting point, 22b7c0c, and those before it) load.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-IMPORT = "from knapcheck.solvers.core_search import compiled_search, search"
+IMPORT = "from knapcheck.solvers.core.search import compiled_search, search"
 LOCAL_IMPORT = """import sys as _sys
 from pathlib import Path as _Path
 
@@ -45,7 +45,7 @@ def materialize(revision: str, directory: Path) -> Path:
         raise SystemExit(f"core_before.py: solvers/expanding_core.py at {revision!r} does not import the search as expected")
     directory.mkdir(parents=True, exist_ok=True)
     search = directory / "core_search_before.py"
-    text = source(revision, "solvers/core_search.py")
+    text = source(revision, "solvers/core/search.py")
     if not search.exists() or search.read_text() != text:
         search.write_text(text)
     target = directory / "expanding_core_before.py"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import psutil
 
-from knapcheck.fuzz.store import FailureStore
+from knapcheck.fuzz.campaign.store import FailureStore
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED_MODULE_SPEC = "planted.off_by_one_split:off_by_one_hirschberg"

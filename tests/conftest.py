@@ -20,7 +20,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.ge
 def selected_families_only(monkeypatch):
     """`check` and `report` without the enumerated families they always add: thousands of
     instances that a test about something else need not pay for."""
-    monkeypatch.setattr("knapcheck.fuzz.families.with_enumerated", list)
+    monkeypatch.setattr("knapcheck.fuzz.instances.families.with_enumerated", list)
 
 
 def pytest_collection_modifyitems(config, items):

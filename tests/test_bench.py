@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import statistics
 
-from knapcheck.fuzz.harvested_corpus import harvested_record
-from knapcheck.fuzz.harvest_models import REAL_SIZE_MODELS
 from knapcheck.cli import main
+from knapcheck.fuzz.corpus.harvest_records import harvested_record
+from knapcheck.fuzz.harvest.models import REAL_SIZE_MODELS
 from knapcheck.measure.bench import (
     ROW_GROUPS,
     ROWS,
@@ -22,8 +22,8 @@ from knapcheck.measure.bench import (
     run_bench,
 )
 from knapcheck.reports.bench_table import bench_tables, labels, tables_markdown
-from knapcheck.solvers.full_table import full_table
 from knapcheck.solvers import registry
+from knapcheck.solvers.full_table import full_table
 from knapcheck.solvers.registry import resolve
 from knapcheck.solvers.sliding_hirschberg import sliding_hirschberg
 

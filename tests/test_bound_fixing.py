@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knapcheck.fuzz import families
+from knapcheck.fuzz.instances import families
 from knapcheck.measure.bench import ROWS, instance_for
 from knapcheck.solvers.bound_fixing import fix_by_bounds
 from knapcheck.solvers.contract import Instance

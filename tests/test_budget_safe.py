@@ -6,16 +6,16 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 
-from knapcheck.fuzz import families
-from knapcheck.fuzz.harvested_corpus import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
-from knapcheck.fuzz.differential import check
+from knapcheck.fuzz.checking.differential import check
+from knapcheck.fuzz.corpus.harvest_records import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
+from knapcheck.fuzz.instances import families
 from knapcheck.oracles.optimum import optimum
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports.reproduction import snippet
 from knapcheck.solvers import contract
 from knapcheck.solvers.contract import BUDGET_SAFE, SAFE_SCALE, UPSTREAM, Instance, Rounding, quantize, quantize_budget_safe
+from knapcheck.solvers.isolation.running import run
 from knapcheck.solvers.registry import resolve
-from knapcheck.solvers.running import run
 
 BUDGET_SAFE_ENTRY = resolve("budget_safe")[0]
 SLIDING = resolve("sliding_hirschberg")[0]

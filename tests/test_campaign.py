@@ -30,15 +30,16 @@ from campaigns import (
 )
 from planted.off_by_one_split import off_by_one_hirschberg
 
-import knapcheck.fuzz.differential
-from knapcheck.fuzz.gate import NEW
-from knapcheck.fuzz.campaign_events import Disagreement
-from knapcheck.fuzz.campaign_units import REPLAY, Setup, Unit, UnitRun
-from knapcheck.fuzz.campaign_promotion import promote
-from knapcheck.fuzz.regression_corpus import load_regression_corpus, replay
-from knapcheck.fuzz.signature import Signature
-from knapcheck.fuzz.store import FailureStore
 from knapcheck.cli import main
+from knapcheck.fuzz.campaign.events import Disagreement
+from knapcheck.fuzz.campaign.promotion import promote
+from knapcheck.fuzz.campaign.store import FailureStore
+from knapcheck.fuzz.campaign.units import REPLAY, Setup, Unit, UnitRun
+import knapcheck.fuzz.checking.differential
+from knapcheck.fuzz.checking.gate import NEW
+from knapcheck.fuzz.checking.known import replay
+from knapcheck.fuzz.checking.signature import Signature
+from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.oracles.result import OracleResult
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
@@ -153,7 +154,7 @@ def test_an_oracle_shown_wrong_on_replay_is_sent_as_an_oracle_finding_and_the_un
     def lying_oracle(instance, **_):
         return OracleResult("lying", Fraction(0), (), proven=True)
 
-    monkeypatch.setattr(knapcheck.fuzz.differential, "optimum", lying_oracle)
+    monkeypatch.setattr(knapcheck.fuzz.checking.differential, "optimum", lying_oracle)
     setup = Setup((reference,), time.time() + 60, None, "", "", 5.0)
     replays = (("full_table", "SUBOPTIMAL", "", "tiny", instance.as_dict()),) * 2
     events = []
@@ -168,7 +169,7 @@ def test_a_campaign_samples_only_the_sampled_families_unless_an_enumerated_one_i
     """The enumerated families are fixed lists that check and report always take in full: a campaign
     drawing from them at random re-ran the same instances slice after slice."""
     from knapcheck.cli import build_parser
-    from knapcheck.fuzz import families
+    from knapcheck.fuzz.instances import families
     from knapcheck.fuzz_command import _plan
 
     arguments = ["fuzz", "--time", "1s", "--db", str(tmp_path / "db"), "--out", str(tmp_path / "out"), "--targets", "full_table"]

@@ -15,15 +15,15 @@ from torch_copies import SPLIT, write_copy
 
 from knapcheck.cli import main
 from knapcheck.exit_status import FAILED, OK, USAGE
-from knapcheck.fuzz.campaign_events import Found, Replayed, decode, encode
-from knapcheck.fuzz.campaign_state import CHANGED, FindingsBook
-from knapcheck.fuzz.campaign_units import REPLAY, SHRINK, Setup, Unit, UnitRun
-from knapcheck.fuzz.differential import NOT_RUN, check, check_against, instance_id
-from knapcheck.fuzz.gate import KNOWN, NEW, REGRESSION, SHARED
-from knapcheck.fuzz.plain_check import check_from_plain, check_to_plain
-from knapcheck.fuzz.regression_corpus import load_regression_corpus
-from knapcheck.fuzz.signature import Signature
-from knapcheck.fuzz.store import FailureStore, StoredFailure
+from knapcheck.fuzz.campaign.events import Found, Replayed, decode, encode
+from knapcheck.fuzz.campaign.state import CHANGED, FindingsBook
+from knapcheck.fuzz.campaign.store import FailureStore, StoredFailure
+from knapcheck.fuzz.campaign.units import REPLAY, SHRINK, Setup, Unit, UnitRun
+from knapcheck.fuzz.checking.differential import NOT_RUN, check, check_against, instance_id
+from knapcheck.fuzz.checking.gate import KNOWN, NEW, REGRESSION, SHARED
+from knapcheck.fuzz.checking.plain_check import check_from_plain, check_to_plain
+from knapcheck.fuzz.checking.signature import Signature
+from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.registry import resolve_one

@@ -32,12 +32,12 @@ from planted.chatty import CHATTER
 from planted.misbehaving import HANG_AFTER_SECONDS
 from test_store import BAD_FILES
 
-from knapcheck.fuzz import campaign_cluster
-from knapcheck.fuzz.differential import check
-from knapcheck.fuzz.signature import Signature
-from knapcheck.fuzz.store import FailureStore, group_name
 from knapcheck.cli import main
 from knapcheck.exit_status import INCOMPLETE, INTERRUPTED, OK, FAILED, USAGE
+from knapcheck.fuzz.campaign import cluster as campaign_cluster
+from knapcheck.fuzz.campaign.store import FailureStore, group_name
+from knapcheck.fuzz.checking.differential import check
+from knapcheck.fuzz.checking.signature import Signature
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 from knapcheck.solvers.registry import register, resolve_one, unregister

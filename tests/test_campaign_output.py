@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from knapcheck.fuzz.campaign import CampaignResult, Progress
-from knapcheck.fuzz.campaign_state import Finding
-from knapcheck.fuzz.differential import CheckResult, check, instance_id, with_baseline
-from knapcheck.fuzz import gate
-from knapcheck.fuzz.store import StoredFailure
-from knapcheck.fuzz.unit_ledger import LostUnit
 from knapcheck.exit_status import INCOMPLETE, INTERRUPTED, OK, FAILED
+from knapcheck.fuzz.campaign.run import CampaignResult, Progress
+from knapcheck.fuzz.campaign.state import Finding
+from knapcheck.fuzz.campaign.store import StoredFailure
+from knapcheck.fuzz.campaign.unit_ledger import LostUnit
+from knapcheck.fuzz.checking import gate
+from knapcheck.fuzz.checking.differential import CheckResult, check, instance_id, with_baseline
 from knapcheck.fuzz_command import exit_status
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports.campaign_report import progress_line, progress_view, render_json
@@ -92,7 +92,7 @@ AGAINST = {"counterparts": {THEIRS.name: "torch"}, "gated": [THEIRS.name]}
          "ours and a retry", "interrupted", "a regression against the baseline", "a failure the baseline shares"],
 )
 def test_exit_status(fields, status):
-    """The gate's rule (knapcheck.fuzz.gate.decide): a regression of a target against its baseline
+    """The gate's rule (knapcheck.fuzz.checking.gate.decide): a regression of a target against its baseline
     fails the run, a failure the baseline shares does not; without a baseline, ours fail it."""
     assert exit_status(_result(**fields)) == status
 

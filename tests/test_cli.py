@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-import knapcheck.fuzz.check
 from knapcheck import exit_status
 from knapcheck.cli import COMMANDS, build_parser, main
+import knapcheck.fuzz.checking.check
 from knapcheck.oracles.result import OracleResult
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
@@ -292,7 +292,7 @@ def test_an_oracle_shown_wrong_is_reported_with_its_instance_and_the_check_goes_
     def lying_oracle(instance: Instance) -> OracleResult:
         return OracleResult("lying", Fraction(0), (), proven=True)
 
-    monkeypatch.setattr(knapcheck.fuzz.check, "optimum", lying_oracle)
+    monkeypatch.setattr(knapcheck.fuzz.checking.check, "optimum", lying_oracle)
     path = tmp_path / "check.json"
     assert main(["check", "--targets", "full_table", "--per-family", "3", "--families", "tight_budget",
                  "--regressions", str(empty_corpus), "--json", str(path)]) == 1

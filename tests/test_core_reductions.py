@@ -13,13 +13,13 @@ from collections import Counter
 
 import pytest
 
-from knapcheck.solvers import core_expansion, core_items, core_search, core_surrogate
-from knapcheck.solvers.core_arith import ratios
-from knapcheck.solvers.core_expansion import DIVISIBILITY, GROUP_PAIRING, PAIRING, REDUCTIONS, SURROGATE, TWO_EFFICIENCIES
-from knapcheck.solvers.core_items import BREAK_FIELDS, CURSORS, arrange
-from knapcheck.solvers.core_proportional import subset_sums, two_efficiencies
-from knapcheck.solvers.core_reductions import divisibility
-from knapcheck.solvers.core_surrogate import bonus_bound, prefix_count, surrogate_bound
+from knapcheck.solvers.core import expansion as core_expansion, items as core_items, search as core_search, surrogate as core_surrogate
+from knapcheck.solvers.core.arith import ratios
+from knapcheck.solvers.core.expansion import DIVISIBILITY, GROUP_PAIRING, PAIRING, REDUCTIONS, SURROGATE, TWO_EFFICIENCIES
+from knapcheck.solvers.core.items import BREAK_FIELDS, CURSORS, arrange
+from knapcheck.solvers.core.proportional import subset_sums, two_efficiencies
+from knapcheck.solvers.core.reductions import divisibility
+from knapcheck.solvers.core.surrogate import bonus_bound, prefix_count, surrogate_bound
 
 # Items of a few weights and profits with common divisors, duplicates, and profits that are the
 # weights plus one of two bonuses, so that every reduction has something to act on.

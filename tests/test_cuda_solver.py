@@ -12,13 +12,13 @@ import torch
 
 pytest.importorskip("triton", reason="the cuda solver's kernels need triton (Linux only)")
 
-from knapcheck.fuzz import families
-from knapcheck.fuzz.strategies import sample
-from knapcheck.solvers import dp_rows
+from knapcheck.fuzz.instances import families
+from knapcheck.fuzz.instances.strategies import sample
 from knapcheck.solvers.contract import exact_scale
 from knapcheck.solvers.cuda_solver import cuda_knapsack
+from knapcheck.solvers.dp import rows as dp_rows
+from knapcheck.solvers.dp.triton_rows import TritonRows
 from knapcheck.solvers.sliding_hirschberg import sliding_hirschberg
-from knapcheck.solvers.triton_rows import TritonRows
 
 SPLITTING = {"max_decision_bytes": 0, "fix_by_bounds": False}
 """No decision table may be kept and no item is decided by bounds: the solver splits every item's

@@ -11,14 +11,14 @@ import pytest
 
 from knapcheck import exit_status
 from knapcheck.cli import main
-from knapcheck.fuzz.check import determinism_positions, run_check
-from knapcheck.fuzz.regression_corpus import load_regression_corpus
-from knapcheck.reports.check_report import finding_status, render_text
-from knapcheck.fuzz.differential import answers_differ, check
+from knapcheck.fuzz.checking.check import determinism_positions, run_check
+from knapcheck.fuzz.checking.differential import answers_differ, check
+from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.oracles.verdict import Verdict
+from knapcheck.reports.check_report import finding_status, render_text
 from knapcheck.solvers import specs
 from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.outcome import CRASHED, RETURNED, Outcome
+from knapcheck.solvers.isolation.outcome import CRASHED, RETURNED, Outcome
 from knapcheck.solvers.registry import promise_basis, resolve_one
 from torch_copies import write_copy
 

@@ -9,7 +9,7 @@ from itertools import product
 
 from knapcheck import exit_status
 from knapcheck.cli import main
-from knapcheck.fuzz import enumerated, families
+from knapcheck.fuzz.instances import enumerated, families
 from knapcheck.solvers.contract import SCALE
 
 

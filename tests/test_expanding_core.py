@@ -11,15 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knapcheck.fuzz import pisinger
-from knapcheck.fuzz.pisinger import generate
-from knapcheck.fuzz import families
+from knapcheck.fuzz.instances import pisinger
+from knapcheck.fuzz.instances import families
+from knapcheck.fuzz.instances.pisinger import generate
 from knapcheck.oracles.brute_force import MAX_ITEMS as BRUTE_FORCE_ITEMS
 from knapcheck.oracles.brute_force import brute_force
 from knapcheck.oracles.exact import set_value, set_weight
-from knapcheck.solvers import core_search, core_states
 from knapcheck.solvers import expanding_core as expanding_core_module
 from knapcheck.solvers.contract import SCALE, Instance, exact_scale
+from knapcheck.solvers.core import search as core_search, states as core_states
 from knapcheck.solvers.expanding_core import expanding_core
 from knapcheck.solvers.full_table import full_table
 

@@ -15,7 +15,7 @@ import pytest
 from filelock import FileLock
 
 from knapcheck.cli import main
-from knapcheck.fuzz import enumerated
+from knapcheck.fuzz.instances import enumerated
 from knapcheck.solvers.specs import torch_solver_names
 from torch_copies import ITEM_REUSE, SPLIT, write_copy
 

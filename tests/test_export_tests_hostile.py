@@ -13,6 +13,7 @@ import tokenize
 import pytest
 
 from knapcheck.cli import main
+from knapcheck.fuzz.checking import export_plan
 from knapcheck.reports import pytorch_tests
 
 WITHOUT_CI = {name: value for name, value in os.environ.items() if name != "CI"}
@@ -38,7 +39,7 @@ def write_corpus(path, cases) -> str:
 @pytest.fixture
 def without_enumerated(monkeypatch):
     """The export without its enumerated families (thousands of solver calls a test of the corpus's strings need not make)."""
-    monkeypatch.setattr("knapcheck.export_plan.ENUMERATED", {})
+    monkeypatch.setattr("knapcheck.fuzz.checking.export_plan.ENUMERATED", {})
 
 
 def code_names(text: str) -> set[str]:
@@ -92,18 +93,18 @@ def test_only_finite_ints_and_floats_are_numbers(value):
 @pytest.mark.parametrize("text", ["x'); import os #", "a\nb", "class", "é", "", "1x", None])
 def test_only_plain_identifiers_are_names(text):
     with pytest.raises(ValueError, match="is not a plain Python identifier"):
-        pytorch_tests.identifier(text)
+        export_plan.identifier(text)
 
 
 def test_test_names_come_from_the_cause_and_stay_distinct():
-    words = [pytorch_tests.cause_words(text) for text in (
+    words = [export_plan.cause_words(text) for text in (
         "the Hirschberg split hands the two halves capacity + 1 units between them",
         "the Hirschberg split hands the two halves one unit too few",
         "scipy's milp refuses an empty problem",
         "x'); import os; os.system('touch /tmp/pwned') #\nreturn",
         "",
     )]
-    assert pytorch_tests.test_names(words) == [
+    assert export_plan.test_names(words) == [
         "test_hirschberg_split_hands_two_halves",
         "test_hirschberg_split_hands_two_halves_one",
         "test_scipy_milp_refuses_empty_problem",

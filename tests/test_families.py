@@ -3,7 +3,7 @@
 import pytest
 from hypothesis import given, settings
 
-from knapcheck.fuzz import families
+from knapcheck.fuzz.instances import families
 from knapcheck.solvers.contract import exact_scale
 
 

@@ -10,12 +10,12 @@ from dataclasses import replace
 
 import pytest
 
-from knapcheck.fuzz.comparison import Comparison
-from knapcheck.fuzz.differential import NOT_RUN, Signature, check, check_against, instance_id
-from knapcheck.fuzz.gate import counterparts, decide, is_regression, pair, record
-from knapcheck.fuzz.known import LARGE_CAPACITY, OFF_GRID, cause_traits, matching_case
-from knapcheck.fuzz.regression_corpus import load_regression_corpus
-from knapcheck.fuzz.shrink import minimal_reproduction
+from knapcheck.fuzz.checking.comparison import Comparison
+from knapcheck.fuzz.checking.differential import NOT_RUN, Signature, check, check_against, instance_id
+from knapcheck.fuzz.checking.gate import counterparts, decide, is_regression, pair, record
+from knapcheck.fuzz.checking.known import LARGE_CAPACITY, OFF_GRID, cause_traits, matching_case
+from knapcheck.fuzz.checking.shrink import minimal_reproduction
+from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.registry import resolve_one
 
@@ -64,7 +64,7 @@ def test_only_the_baselines_some_candidate_is_compared_with_are_run(tmp_path, mo
         run["baseline"] = [b.name for b in baseline]
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("knapcheck.fuzz.candidate_run.run_candidate", recorded)
+    monkeypatch.setattr("knapcheck.fuzz.checking.candidate_run.run_candidate", recorded)
     main(["report", "--candidate", f"{tmp_path / 'knapsack.py'}:dp_knapsack", "--baseline", "torch", "--out", str(tmp_path / "r")])
     assert run["baseline"] == ["torch:dp_knapsack"]
 

@@ -5,9 +5,9 @@ import json
 import pytest
 import torch
 
-from knapcheck.fuzz.harvested_corpus import FORMAT, load_harvested, read_harvested_file
-from knapcheck.fuzz.harvest import BACKEND, check_budgets
 from knapcheck.cli import main
+from knapcheck.fuzz.corpus.harvest_records import FORMAT, load_harvested, read_harvested_file
+from knapcheck.fuzz.harvest.compile_runs import BACKEND, check_budgets
 
 
 def test_harvest_command_reproduces_the_committed_corpus(tmp_path, capsys):

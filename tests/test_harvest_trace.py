@@ -19,14 +19,14 @@ import pytest
 import torch
 
 from knapcheck.cli import main
-from knapcheck.fuzz import trace_log
-from knapcheck.fuzz.differential import check
-from knapcheck.fuzz.harvest import BACKEND
-from knapcheck.fuzz.harvest_models import build
-from knapcheck.fuzz.harvested_corpus import read_harvested_file
-from knapcheck.fuzz.instance_files import read_instances
-from knapcheck.fuzz.trace_judge import judge_logged
-from knapcheck.fuzz.trace_knapsacks import harvest_trace
+from knapcheck.fuzz.checking.differential import check
+from knapcheck.fuzz.corpus.harvest_records import read_harvested_file
+from knapcheck.fuzz.corpus.instance_files import read_instances
+from knapcheck.fuzz.harvest import log_records as trace_log
+from knapcheck.fuzz.harvest.compile_runs import BACKEND
+from knapcheck.fuzz.harvest.logged_answers import judge_logged
+from knapcheck.fuzz.harvest.logged_knapsacks import harvest_trace
+from knapcheck.fuzz.harvest.models import build
 from knapcheck.oracles.optimum import optimum
 from knapcheck.solvers.registry import resolve_one
 from knapcheck.solvers.torch_plugin import use_solver
@@ -37,7 +37,7 @@ TRAIN = textwrap.dedent(
     f"""
     import torch
     import torch._functorch.config
-    from knapcheck.fuzz.harvest_models import build, mlp
+    from knapcheck.fuzz.harvest.models import build, mlp
 
     torch._functorch.config.activation_memory_budget = {BUDGET}
     module, inputs = build({MODEL!r})

@@ -18,7 +18,8 @@ import pytest
 from knapcheck.cli import COMMANDS
 
 HEAVY = ("torch", "hypothesis", "ortools", "numpy", "numba", "scipy", "dask", "distributed", "redis", "rich", "triton")
-CORPUS = Path(importlib.util.find_spec("knapcheck.fuzz").submodule_search_locations[0]).resolve() / "corpus"
+CORPUS = Path(importlib.util.find_spec("knapcheck.fuzz.corpus").submodule_search_locations[0]).resolve()
+"""The corpora's folder: their JSON files lie there beside the code that reads them."""
 
 PROBE = """\
 import contextlib, io, json, sys
@@ -49,7 +50,7 @@ def test_help_and_version_import_no_heavy_package_and_read_no_corpus(args, tmp_p
     assert found["code"] == 0
     assert found["shown"].startswith("usage: knapcheck") or args == ["--version"]
     assert found["heavy"] == [], f"knapcheck {' '.join(args)} imported {found['heavy']}"
-    corpus_files = [path for path in found["opened"] if Path(path).resolve().is_relative_to(CORPUS)]
+    corpus_files = [path for path in found["opened"] if Path(path).resolve().is_relative_to(CORPUS) and path.endswith(".json")]
     assert corpus_files == [], f"knapcheck {' '.join(args)} read {corpus_files}"
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from knapcheck.fuzz.differential import check
+from knapcheck.fuzz.checking.differential import check
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.registry import resolve_one

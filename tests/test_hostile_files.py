@@ -10,9 +10,9 @@ import os
 import pytest
 from hostile_files import INSTANCE, SAYS, SPECIAL, knapcheck, python
 
-from knapcheck.fuzz.differential import check
-from knapcheck.fuzz.harvested_corpus import FORMAT
-from knapcheck.fuzz.store import FailureStore
+from knapcheck.fuzz.campaign.store import FailureStore
+from knapcheck.fuzz.checking.differential import check
+from knapcheck.fuzz.corpus.harvest_records import FORMAT
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 
@@ -109,7 +109,7 @@ def test_a_special_file_in_the_store_is_set_aside_unread_and_promote_goes_on(tmp
 
 def test_the_hypothesis_directory_skips_special_and_huge_entries_unread(tmp_path):
     """Run in a child: the reader it replaces waits on a FIFO forever and reads /dev/zero without end."""
-    from knapcheck.fuzz.example_database import CheckedDirectoryDatabase
+    from knapcheck.fuzz.campaign.example_database import CheckedDirectoryDatabase
 
     database = CheckedDirectoryDatabase(tmp_path / "hypothesis")
     database.save(b"key", b"a real example")
@@ -119,7 +119,7 @@ def test_the_hypothesis_directory_skips_special_and_huge_entries_unread(tmp_path
             make(directory / kind.replace(" ", "-").replace("/", "-"))
     (directory / "huge").write_bytes(b"x" * (2**20 + 1))
     code = (
-        "from knapcheck.fuzz.example_database import open_database\n"
+        "from knapcheck.fuzz.campaign.example_database import open_database\n"
         f"print(sorted(open_database({str(tmp_path)!r}).fetch(b'key')))\n"
     )
     done = python(code, cwd=tmp_path)

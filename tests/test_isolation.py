@@ -10,12 +10,12 @@ from pathlib import Path
 import psutil
 import pytest
 
-from knapcheck.fuzz.differential import check
+from knapcheck.fuzz.checking.differential import check
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
-from knapcheck.solvers import outcome as outcomes
-from knapcheck.solvers.isolation import Limits, call_isolated, stop_workers
-from knapcheck.solvers.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT
+from knapcheck.solvers.isolation import outcome as outcomes
+from knapcheck.solvers.isolation.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT
+from knapcheck.solvers.isolation.worker import Limits, call_isolated, stop_workers
 from knapcheck.solvers.registry import resolve
 
 PLANTED = Path(__file__).parent / "planted"
@@ -147,7 +147,7 @@ def test_knapcheck_solve_leaves_nothing_running(tmp_path):
 _PARENT = """
 import sys
 from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.isolation import _WORKERS, call_isolated
+from knapcheck.solvers.isolation.worker import _WORKERS, call_isolated
 from knapcheck.solvers.registry import resolve_one
 call_isolated(resolve_one(sys.argv[1]), Instance((0.1,), (1.0,), 0.2))
 (worker,) = _WORKERS.values()

@@ -1,5 +1,7 @@
 """The import graph: data flows one way (solvers <- oracles <- fuzz <- measure <- reports <- knapcheck), no cycle.
 
+Inside ``solvers`` and ``fuzz`` the sub-packages are stages that import one way too (``STAGES``).
+
 Every import counts, those inside functions too: a lazy import is still a dependency. A package's
 ``__init__`` re-exports its modules, so edges into a package itself are not followed for cycles.
 """
@@ -53,6 +55,15 @@ def import_graph() -> dict[str, set[str]]:
 
 GRAPH = import_graph()
 PACKAGES = {"knapcheck", *(f"knapcheck.{layer}" for layer in LAYERS[:-1])}
+STAGES = {
+    "knapcheck.solvers": [{"core", "dp"}, {""}, {"isolation"}],
+    "knapcheck.fuzz": [{"corpus"}, {"instances"}, {"checking"}, {"campaign", "harvest"}],
+}
+"""Each package's stages, lowest first: a module imports its own stage and those before it, never a
+sibling of its rank. ``""`` is the package's own modules (``knapcheck.solvers.contract``)."""
+PREFIXES = {"knapcheck.solvers": ("core_",), "knapcheck.fuzz": ("campaign_", "trace_", "harvest", "json_")}
+"""What a module's name once said instead of a sub-package."""
+MOST_MODULES = 14
 
 
 @pytest.mark.parametrize("module", sorted(GRAPH))
@@ -77,3 +88,44 @@ def test_no_import_cycle():
 
     for module in sorted(GRAPH):
         visit(module)
+
+
+def stage_of(module: str) -> tuple[str, int | None, str] | None:
+    """(package, rank, stage) of a module inside a staged package (rank None: a stage ``STAGES`` does
+    not list); None for any other module, the staged package itself included."""
+    for package, ranks in STAGES.items():
+        if module.startswith(package + "."):
+            rest = module[len(package) + 1:].split(".")
+            stage = rest[0] if len(rest) > 1 or any(rest[0] in stages for stages in ranks) else ""
+            return package, next((i for i, stages in enumerate(ranks) if stage in stages), None), stage
+    return None
+
+
+def test_every_sub_package_has_a_stage():
+    for package, ranks in STAGES.items():
+        folder = ROOT / package.split(".")[1]
+        subpackages = {p.parent.name for p in folder.glob("*/__init__.py")}
+        assert subpackages == set().union(*ranks) - {""}, f"{package}: sub-packages {sorted(subpackages)}"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in GRAPH if stage_of(m)))
+def test_stages_import_one_way(module):
+    package, rank, stage = stage_of(module)
+    assert rank is not None, f"{module}: its stage {stage or package!r} is not in STAGES[{package!r}]"
+    wrong = []
+    for imported in GRAPH[module]:
+        other = stage_of(imported)
+        if other is None or other[0] != package:
+            continue
+        if other[1] > rank or (other[1] == rank and other[2] != stage):
+            wrong.append(imported)
+    assert not wrong, f"{module} (stage {stage or package}) imports {sorted(wrong)}, outside the stages below it"
+
+
+@pytest.mark.parametrize("package", sorted(STAGES))
+def test_staged_packages_hold_few_modules_and_no_prefixed_names(package):
+    folder = ROOT / package.split(".")[1]
+    modules = sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__")
+    assert len(modules) <= MOST_MODULES, f"{package} holds {len(modules)} modules directly: {modules}"
+    prefixed = [m for m in modules if m.startswith(PREFIXES[package])]
+    assert not prefixed, f"{package}: {prefixed} name a sub-package by a prefix"

@@ -15,9 +15,10 @@ import zipfile
 from pathlib import Path
 
 
-from knapcheck.fuzz.regression_corpus import load_regression_corpus, replay
-from knapcheck.fuzz.signature import Signature
-from knapcheck.fuzz.store import FailureStore, SCHEMA_VERSION, group_name, record_name
+from knapcheck.fuzz.campaign.store import FailureStore, SCHEMA_VERSION, group_name, record_name
+from knapcheck.fuzz.checking.known import replay
+from knapcheck.fuzz.checking.signature import Signature
+from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.solvers import registry, specs
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.full_table import full_table
@@ -90,7 +91,7 @@ def test_outside_the_repository_only_knapcheck_is_importable(tmp_path):
     found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, check=True)
     assert found.stdout.strip() == "[]"
     imported = subprocess.run(
-        [sys.executable, "-c", "import knapcheck.solvers.full_table, knapcheck.fuzz.families"],
+        [sys.executable, "-c", "import knapcheck.solvers.full_table, knapcheck.fuzz.instances.families"],
         capture_output=True, text=True, cwd=tmp_path,
     )
     assert imported.returncode == 0, imported.stderr

@@ -13,14 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from knapcheck.fuzz import families
+from knapcheck.fuzz.instances import families
 
 ROOT = Path(__file__).resolve().parent.parent
 DRAW = """
 import hashlib, sys
 {imports}
-from knapcheck.fuzz import families
-from knapcheck.fuzz.differential import instance_id
+from knapcheck.fuzz.checking.differential import instance_id
+from knapcheck.fuzz.instances import families
 ids = [instance_id(i) for name in {names!r} for i in families.get(name).draw(25, 7)]
 print(hashlib.sha256(",".join(ids).encode()).hexdigest())
 """
@@ -42,7 +42,7 @@ def test_two_processes_that_import_different_modules_draw_the_same_instances(tmp
     plain = draw_in_a_fresh_process(tmp_path)
     loaded = draw_in_a_fresh_process(
         tmp_path,
-        "import user_constants, knapcheck.reports.regression_report, knapcheck.measure.bench, knapcheck.fuzz.campaign",
+        "import user_constants, knapcheck.reports.regression_report, knapcheck.measure.bench, knapcheck.fuzz.campaign.run",
     )
     assert plain == loaded
     assert not (tmp_path / ".hypothesis").exists()
@@ -51,7 +51,7 @@ def test_two_processes_that_import_different_modules_draw_the_same_instances(tmp
 def test_the_draw_is_the_same_in_this_process_as_in_a_fresh_one(tmp_path):
     import hashlib
 
-    from knapcheck.fuzz.differential import instance_id
+    from knapcheck.fuzz.checking.differential import instance_id
 
     here = [instance_id(i) for name in NAMES for i in families.get(name).draw(25, 7)]
     assert hashlib.sha256(",".join(here).encode()).hexdigest() == draw_in_a_fresh_process(tmp_path)
@@ -90,8 +90,8 @@ def test_check_and_report_judge_the_same_instances_and_write_nothing_in_the_work
 FUZZ_UNITS = """
 import hashlib
 {imports}
-from knapcheck.fuzz.campaign_units import FUZZ, Setup, Unit, UnitRun
-from knapcheck.fuzz.differential import instance_id
+from knapcheck.fuzz.campaign.units import FUZZ, Setup, Unit, UnitRun
+from knapcheck.fuzz.checking.differential import instance_id
 
 DRAWS = 60
 

@@ -5,8 +5,8 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knapcheck.fuzz import families
-from knapcheck.fuzz.families import any_instance
+from knapcheck.fuzz.instances import families
+from knapcheck.fuzz.instances.families import any_instance
 from knapcheck.oracles.brute_force import brute_force
 from knapcheck.oracles.cpsat import cpsat, model_runtimes
 from knapcheck.oracles.exact import set_value, set_weight

@@ -6,11 +6,11 @@ import math
 
 import pytest
 
-from knapcheck.fuzz import pisinger
-from knapcheck.fuzz.check import run_check
-from knapcheck.fuzz.strategies import sample
-from knapcheck.fuzz.pisinger import CLASSES, H, R
-from knapcheck.fuzz import families
+from knapcheck.fuzz.checking.check import run_check
+from knapcheck.fuzz.instances import pisinger
+from knapcheck.fuzz.instances import families
+from knapcheck.fuzz.instances.pisinger import CLASSES, H, R
+from knapcheck.fuzz.instances.strategies import sample
 from knapcheck.solvers.registry import resolve
 
 PER_CLASS = 25

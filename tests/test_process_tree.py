@@ -15,10 +15,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from knapcheck.solvers import lifetime, tree_caps
 from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.isolation import Limits, call_isolated, stop_workers
-from knapcheck.solvers.outcome import CRASHED, OUT_OF_MEMORY, RETURNED
+from knapcheck.solvers.isolation import lifetime, tree_caps
+from knapcheck.solvers.isolation.outcome import CRASHED, OUT_OF_MEMORY, RETURNED
+from knapcheck.solvers.isolation.worker import Limits, call_isolated, stop_workers
 from knapcheck.solvers.registry import resolve_one
 
 PLANTED = Path(__file__).parent / "planted"
@@ -93,7 +93,7 @@ def test_a_killed_run_takes_a_setsid_grandchild_along(tmp_path):
     record = tmp_path / "grandchild"
     parent = subprocess.Popen(
         [sys.executable, "-c", "import sys; from knapcheck.solvers.contract import Instance;"
-         " from knapcheck.solvers.isolation import call_isolated; from knapcheck.solvers.registry import resolve_one;"
+         " from knapcheck.solvers.isolation.worker import call_isolated; from knapcheck.solvers.registry import resolve_one;"
          " call_isolated(resolve_one(sys.argv[1]), Instance((0.1,), (1.0,), 0.2)); print('answered', flush=True);"
          " sys.stdin.read()", f"{MISBEHAVING}:setsid_grandchild"],
         env=dict(os.environ, KNAPCHECK_PLANTED_CHILD_PID=str(record)), stdin=subprocess.PIPE, stdout=subprocess.PIPE,

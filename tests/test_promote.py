@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from campaigns import environment
 
-from knapcheck.fuzz.campaign_promotion import holding_case, promote
-from knapcheck.fuzz.differential import check
-from knapcheck.fuzz.regression_corpus import RegressionCase, load_regression_corpus
-from knapcheck.fuzz.store import FailureStore, StoredFailure
 from knapcheck.cli import main
+from knapcheck.fuzz.campaign.promotion import case_of, holding_case, promote
+from knapcheck.fuzz.campaign.store import FailureStore, StoredFailure
+from knapcheck.fuzz.checking.differential import check
+from knapcheck.fuzz.corpus.regression import RegressionCase, load_regression_corpus
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 
@@ -119,7 +119,7 @@ MID = Instance((0.0003, 0.0002), (1.0, 2.0), 0.0001)
 BIG = Instance((0.0003, 0.0002, 0.0004), (1.0, 2.0, 3.0), 0.0001)
 SMALL = Instance((0.0003,), (1.0,), 0.0001)
 NEGATIVE = Instance((0.0003, 0.0002), (-1.0, 2.0), 0.0001)
-"""Another cause of the same verdict: a negative runtime (``knapcheck.fuzz.known.cause_traits``)."""
+"""Another cause of the same verdict: a negative runtime (``knapcheck.fuzz.checking.known.cause_traits``)."""
 
 
 def _stored(instance: Instance, entry: SolverEntry = TAKES_EVERYTHING, **fields) -> StoredFailure:
@@ -135,7 +135,7 @@ def _corpus(tmp_path, *cases) -> Path:
 def test_a_signature_the_corpus_holds_is_never_added_twice_and_a_smaller_instance_replaces_its_case(tmp_path):
     """promote used to add a case for every stored failure whose instance differed: 7 cases of
     causes the corpus already held (20 -> 27), and it skipped 3 without a word."""
-    held = replace(RegressionCase.of(_stored(MID)), why="takes every item")
+    held = replace(case_of(_stored(MID)), why="takes every item")
     corpus = _corpus(tmp_path, held)
     done = promote([_stored(BIG)], corpus)
     assert done.added == done.replaced == []
@@ -167,12 +167,12 @@ def test_promote_names_every_record_it_skips_and_what_it_replaced(tmp_path, caps
     db = tmp_path / "db"
     big = FailureStore(db).record(check(TAKES_EVERYTHING, BIG, "tiny"))
     FailureStore(tmp_path / "db2").record(check(TAKES_EVERYTHING, SMALL, "tiny"))
-    corpus = _corpus(tmp_path, RegressionCase.of(_stored(MID)))
+    corpus = _corpus(tmp_path, case_of(_stored(MID)))
     assert main(["promote", "--db", str(db), "--corpus", str(corpus)]) == 0
     out = capsys.readouterr().out
     assert f"skipped {big}: the corpus already holds its signature" in out
     assert "0 cases added" in out and "1 skipped (above)" in out
     assert main(["promote", "--db", str(tmp_path / "db2"), "--corpus", str(corpus)]) == 0
     out = capsys.readouterr().out
-    assert f"replaced {RegressionCase.of(_stored(MID)).id} (n=2) by the smaller {RegressionCase.of(_stored(SMALL)).id}" in out
+    assert f"replaced {case_of(_stored(MID)).id} (n=2) by the smaller {case_of(_stored(SMALL)).id}" in out
     assert "0 cases added" in out and "1 replaced by a smaller one" in out

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from knapcheck.fuzz.regression_corpus import load_regression_corpus
+from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from torch_copies import ITEM_REUSE, write_copy
 
 pytest_plugins = ["pytester"]

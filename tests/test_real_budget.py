@@ -3,8 +3,8 @@
 import json
 import math
 
-from knapcheck.fuzz.check import run_check
-from knapcheck.fuzz.overshoot import OvershootSample, Overshoots, never_over, relative_overshoot
+from knapcheck.fuzz.checking.check import run_check
+from knapcheck.fuzz.checking.overshoot import OvershootSample, Overshoots, never_over, relative_overshoot
 from knapcheck.reports import real_budget
 from knapcheck.reports.check_report import render_json, render_text
 from knapcheck.solvers.contract import Instance

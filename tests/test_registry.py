@@ -8,7 +8,7 @@ from knapcheck.reports.reproduction import import_lines
 from knapcheck.solvers import catalog, registry, specs
 from knapcheck.solvers.contract import Instance, ProblemTooLarge
 from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.running import run
+from knapcheck.solvers.isolation.running import run
 from knapcheck.solvers.sliding_hirschberg import MAX_PROFILE_BYTES, sliding_hirschberg
 
 PLANTED = Path(__file__).parent / "planted"

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from knapcheck.fuzz.differential import check, size_allows
-from knapcheck.fuzz.regression_corpus import RegressionCase, load_regression_corpus, replay
+from knapcheck.fuzz.checking.differential import check, size_allows
+from knapcheck.fuzz.checking.known import replay
+from knapcheck.fuzz.corpus.regression import RegressionCase, load_regression_corpus
 from knapcheck.solvers.registry import ours
 
 

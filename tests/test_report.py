@@ -9,20 +9,20 @@ from pathlib import Path
 
 import pytest
 
-import knapcheck.fuzz.check
-from knapcheck.fuzz.candidate_run import run_candidate
-from knapcheck.fuzz.differential import check
 from knapcheck.cli import main
 from knapcheck.durations import duration
+from knapcheck.fuzz.checking.candidate_run import run_candidate
+import knapcheck.fuzz.checking.check
+from knapcheck.fuzz.checking.differential import check
+from knapcheck.measure.paired import PairResult, RowComparison
+from knapcheck.oracles.result import OracleResult
 from knapcheck.reports import real_budget
 from knapcheck.reports.environment import environment
-from knapcheck.measure.paired import PairResult, RowComparison
 from knapcheck.reports.performance_report import plots
 from knapcheck.reports.regression_report import Performance, Report, render_html, render_json, render_markdown
+from knapcheck.reports.reproduction import snippet
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
-from knapcheck.oracles.result import OracleResult
-from knapcheck.reports.reproduction import snippet
 from knapcheck.solvers.registry import register, resolve, unregister
 from reproductions import assert_each_fails
 
@@ -136,7 +136,7 @@ def test_a_candidate_that_cannot_be_loaded_stops_the_report_with_its_error(tmp_p
 
 
 def test_an_oracle_shown_wrong_is_in_every_output_and_the_report_goes_on(monkeypatch):
-    monkeypatch.setattr(knapcheck.fuzz.check, "optimum", lambda instance: OracleResult("lying", Fraction(0), (), proven=True))
+    monkeypatch.setattr(knapcheck.fuzz.checking.check, "optimum", lambda instance: OracleResult("lying", Fraction(0), (), proven=True))
     entry = register(SolverEntry("planted_reference", "knapcheck.solvers.full_table:full_table", exact=True, origin="test"))
     try:
         run = run_candidate([entry], [], [], stored={"corpus": [Instance((0.0001,), (1.0,), 0.0001)]})

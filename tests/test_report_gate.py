@@ -14,8 +14,8 @@ import pytest
 
 from knapcheck import exit_status
 from knapcheck.cli import main
-from knapcheck.fuzz.candidate_run import CandidateRun
-from knapcheck.fuzz.differential import CheckResult
+from knapcheck.fuzz.checking.candidate_run import CandidateRun
+from knapcheck.fuzz.checking.differential import CheckResult
 from knapcheck.measure.paired import PairResult, RowComparison
 from knapcheck.measure.ratio_interval import estimate
 from knapcheck.reports.environment import environment

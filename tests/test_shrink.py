@@ -1,6 +1,6 @@
 """The shrinker keeps the failure and makes the instance small."""
 
-from knapcheck.fuzz.shrink import shrink
+from knapcheck.fuzz.checking.shrink import shrink
 from knapcheck.solvers.contract import Instance
 
 

@@ -11,15 +11,15 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knapcheck.fuzz import families
+from knapcheck.fuzz.instances import families
 from knapcheck.oracles.brute_force import brute_force
 from knapcheck.oracles.optimum import optimum
 from knapcheck.oracles.verdict import Verdict, judge
-from knapcheck.solvers import dp_rows
 from knapcheck.solvers import sliding_hirschberg as module
 from knapcheck.solvers.contract import SCALE, Instance, ProblemTooLarge, exact_scale, float_tolerance
+from knapcheck.solvers.dp import rows as dp_rows
 from knapcheck.solvers.full_table import full_table
-from knapcheck.solvers.outcome import call_in_process
+from knapcheck.solvers.isolation.outcome import call_in_process
 from knapcheck.solvers.sliding_hirschberg import profile_values, sliding_hirschberg
 
 HIRSCHBERG = functools.partial(sliding_hirschberg, max_decision_bytes=0, fix_by_bounds=False)

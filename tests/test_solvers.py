@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knapcheck.fuzz.differential import check, size_allows
-from knapcheck.fuzz import families
+from knapcheck.fuzz.checking.differential import check, size_allows
+from knapcheck.fuzz.instances import families
 from knapcheck.oracles.exact import set_weight
 from knapcheck.solvers.contract import SCALE, Instance, exact_scale
+from knapcheck.solvers.isolation.running import run
 from knapcheck.solvers.registry import ours
-from knapcheck.solvers.running import run
 
 OUR_SOLVERS = [pytest.param(entry, id=entry.name) for entry in ours() if entry.exact]
 

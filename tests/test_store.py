@@ -11,10 +11,10 @@ from dataclasses import replace
 
 import pytest
 
-from knapcheck.fuzz.differential import check, instance_id, with_baseline
-from knapcheck.fuzz.signature import Signature
-from knapcheck.fuzz.store import FailureStore, StoredFailure, group_name, record_name, write_atomically
 from knapcheck.cli import main
+from knapcheck.fuzz.campaign.store import FailureStore, StoredFailure, group_name, record_name, write_atomically
+from knapcheck.fuzz.checking.differential import check, instance_id, with_baseline
+from knapcheck.fuzz.checking.signature import Signature
 from knapcheck.fuzz_command import duration
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry

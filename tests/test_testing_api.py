@@ -9,7 +9,7 @@ import pytest
 
 from knapcheck import strategies
 from knapcheck.solvers.full_table import full_table
-from knapcheck.solvers.isolation import stop_workers
+from knapcheck.solvers.isolation.worker import stop_workers
 from knapcheck.testing import SolverFailure, assert_optimal, assert_valid, check
 
 pytest_plugins = ["pytester"]

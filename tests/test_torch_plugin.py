@@ -7,7 +7,7 @@ import torch
 from torch._functorch import config as functorch_config
 from torch._functorch import partitioners
 
-from knapcheck.fuzz.harvest_models import build
+from knapcheck.fuzz.harvest.models import build
 from knapcheck.solvers.registry import get
 from knapcheck.solvers.torch_plugin import use_solver
 

@@ -1,6 +1,6 @@
 """The Triton row-update kernels against a plain torch row update.
 
-Without a GPU these run the kernels in Triton's interpreter on CPU tensors (knapcheck.solvers.triton_rows
+Without a GPU these run the kernels in Triton's interpreter on CPU tensors (knapcheck.solvers.dp.triton_rows
 switches it on), so CI checks the very code a GPU runs; with a GPU they run compiled. Rows are a
 few hundred cells, and small windows (max_span=64 or 128) force the halo and streaming paths.
 """
@@ -17,7 +17,7 @@ pytest.importorskip("triton", reason="the cuda solver's kernels need triton (Lin
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knapcheck.solvers.triton_rows import MIN_SPAN, Launch, TritonPasses, TritonRows, kernel_device, plan_launches
+from knapcheck.solvers.dp.triton_rows import MIN_SPAN, Launch, TritonPasses, TritonRows, kernel_device, plan_launches
 
 DEVICE = kernel_device()
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def torch_rows(profile, weights, values, decisions=None):
     """The oracle: one item at a time, each reading the row as it was before it (0/1 semantics).
 
-    Decision columns below an item's weight are left as they are, as in knapcheck.solvers.dp_rows.
+    Decision columns below an item's weight are left as they are, as in knapcheck.solvers.dp.rows.
     """
     profile = profile.clone()
     for i, (w, v) in enumerate(zip(weights, values)):
@@ -152,7 +152,7 @@ COMPILE_FOR_HOPPER = """
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
-from knapcheck.solvers import triton_rows
+from knapcheck.solvers.dp import triton_rows
 
 common = {"weights": "*i32", "decisions": "*i1", "decision_stride": "i64", "length": "i32"}
 for dtype in ("i64", "fp64", "i8"):

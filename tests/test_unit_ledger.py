@@ -1,7 +1,7 @@
 """The campaign's rules for units whose worker died: retry careful, count it, give up at last."""
 
-from knapcheck.fuzz.campaign_units import FUZZ, Unit
-from knapcheck.fuzz.unit_ledger import MAX_ATTEMPTS, UnitLedger
+from knapcheck.fuzz.campaign.unit_ledger import MAX_ATTEMPTS, UnitLedger
+from knapcheck.fuzz.campaign.units import FUZZ, Unit
 
 UNIT = Unit(7, FUZZ, family="tiny", seed=1, seconds=5.0)
 INSTANCE = {"memory": [0.1], "runtimes": [1.0], "max_memory": 0.2}

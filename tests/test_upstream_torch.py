@@ -8,9 +8,9 @@ instance validly, and `knapcheck check` finds every known defect of the installe
 
 import pytest
 
-from knapcheck.fuzz.check import run_check
-from knapcheck.fuzz.differential import check
-from knapcheck.fuzz.regression_corpus import load_regression_corpus
+from knapcheck.fuzz.checking.check import run_check
+from knapcheck.fuzz.checking.differential import check
+from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.registry import torch_entries
 

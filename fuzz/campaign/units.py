@@ -1,0 +1,314 @@
+"""A campaign's work, in units a lost worker can give back; they run on Dask workers.
+
+- ``FUZZ``: one sampled instance family, one seed, one time slice: Hypothesis draws instances in
+  the nightly profile (not derandomized, unbounded examples, the shared example database,
+  ``hypothesis.target`` toward budget overshoot, value gap and profile magnitude); the oracle
+  answers each instance once and every target is judged on it. A campaign run with ``--seed``
+  draws with the seeded provider (``knapcheck.fuzz.instances.seeded_draws``): the same seed, the same
+  instances in any process, whatever it imported.
+- ``LIST``: a slice of an enumerated family's fixed list, each instance once, in order.
+- ``REPLAY``: stored failures checked again (against the baseline too, in a campaign with one).
+- ``SHRINK``: one failure shrunk to a minimal instance with the same differential signature.
+
+With baselines, every instance is also judged on each target's counterpart baseline
+(``knapcheck.fuzz.checking.gate.pair``), and a target's failure carries the baseline's check of the same
+instance: its signature is (target, verdict, baseline verdict). The baselines' own failures are
+counted, never sent as findings.
+
+A unit reports through ``emit`` as it goes, in typed events (``knapcheck.fuzz.campaign.events``,
+JSON text on the queue: nothing a worker sends is unpickled by the campaign), and only to the
+campaign process, which alone writes the failure store: each failure the moment it is found (the put returns once the scheduler holds
+it, before the next instance is drawn), verdict counts every ``FLUSH_SECONDS``. Killing its worker
+loses at most the instance it was on and the counts since the last flush.
+
+A unit's second and later attempts (the first died with its worker) run *careful*: every target
+isolated, ours too, so a solver that kills the process it runs in becomes a CRASH verdict instead
+of killing the next worker; and each instance is announced before it is checked, so a unit that
+keeps killing workers is reported with the instance it was on. A FUZZ unit is seeded, so its
+retry draws the same instances again.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import socket
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import Callable
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
+
+from knapcheck.fuzz.campaign.events import Disagreement, Event, Found, Replayed, Started, Tally, Trying, encode
+from knapcheck.fuzz.campaign.example_database import open_database
+from knapcheck.fuzz.campaign.store import record_name
+from knapcheck.fuzz.checking.differential import Check, check, check_against, size_allows, with_baseline
+from knapcheck.fuzz.checking.overshoot import Overshoots
+from knapcheck.fuzz.checking.plain_check import check_from_plain, check_to_plain
+from knapcheck.fuzz.checking.shrink import minimal_reproduction
+from knapcheck.fuzz.checking.signature import Signature
+from knapcheck.fuzz.instances import families
+from knapcheck.fuzz.instances.seeded_draws import BACKEND
+from knapcheck.oracles.optimum import optimum
+from knapcheck.solvers.contract import SCALE, Instance
+from knapcheck.solvers.entry import SolverEntry
+
+FUZZ, LIST, REPLAY, SHRINK = "fuzz", "list", "replay", "shrink"
+FLUSH_SECONDS = 1.0
+"""How often a unit sends its verdict counts (and checks whether it is asked to stop)."""
+TYPE_LIMITS_BITS = (24, 53)
+"""Where float32 and float64 stop holding every integer: the profile magnitudes worth aiming at."""
+
+NIGHTLY = settings(
+    derandomize=False,
+    max_examples=10**9,
+    deadline=None,
+    database=None,
+    phases=[Phase.reuse, Phase.generate, Phase.target],
+    suppress_health_check=list(HealthCheck),
+    report_multiple_bugs=False,
+    verbosity=Verbosity.quiet,
+)
+settings.register_profile("nightly", NIGHTLY)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What every unit of one campaign shares."""
+
+    entries: tuple[SolverEntry, ...]
+    """The targets, as they run: isolated or not, with the campaign's per-call limit."""
+    deadline: float
+    """``time.time()`` at which units stop starting new instances."""
+    database: str | None
+    """Hypothesis's example database: a directory, a ``redis://`` URL, or None (no database)."""
+    events: str
+    """Name of the Dask queue units report to."""
+    stop: str
+    """Name of the Dask event that asks units to stop early (Ctrl-C)."""
+    call_limit: float
+    """Seconds one isolated call may take."""
+    counterparts: dict[str, str] = field(default_factory=dict)
+    """Target name -> the name of its counterpart baseline (among ``entries``); empty without baselines."""
+    seeded: bool = False
+    """A run with a fixed seed: FUZZ units draw with the seeded provider (the same instances in any process)."""
+
+    @property
+    def baselines(self) -> set[str]:
+        return set(self.counterparts.values())
+
+
+@dataclass(frozen=True)
+class Unit:
+    id: int
+    kind: str
+    attempt: int = 1
+    family: str = ""
+    seed: int = 0
+    seconds: float = 0.0
+    start: int = 0
+    stop: int = 0
+    """LIST: the slice of the family's list to check."""
+    replays: tuple[tuple[str, str, str, str, dict], ...] = ()
+    """REPLAY: stored failures as (solver, verdict, baseline verdict or "", family, instance)."""
+    failure: dict | None = None
+    """SHRINK: the failing check, as plain data (``knapcheck.fuzz.checking.plain_check``)."""
+
+    @property
+    def careful(self) -> bool:
+        return self.attempt > 1
+
+    def describe(self) -> str:
+        if self.kind == FUZZ:
+            return f"fuzz {self.family} (seed {self.seed}, {self.seconds:.0f} s)"
+        if self.kind == LIST:
+            return f"list {self.family} [{self.start}:{self.stop}]"
+        if self.kind == REPLAY:
+            return f"replay of {len(self.replays)} stored failures"
+        return f"shrink {self.failure['solver']} {self.failure['judgement']['verdict']}"
+
+    @classmethod
+    def shrinking(cls, unit_id: int, failure: Check) -> "Unit":
+        return cls(unit_id, SHRINK, failure=check_to_plain(failure))
+
+
+def isolated_entries(entries, call_limit: float) -> tuple[SolverEntry, ...]:
+    """The entries, each run in its worker process under the campaign's per-call limit."""
+    return tuple(replace(e, isolate=True, time_limit=call_limit) for e in entries)
+
+
+class _TurnOver(BaseException):
+    """Ends a unit's Hypothesis run from inside the test (a BaseException, so Hypothesis lets it through)."""
+
+
+class UnitRun:
+    """One attempt at one unit, in this process."""
+
+    def __init__(self, setup: Setup, unit: Unit, emit: Callable[[Event], None], stop_requested: Callable[[], bool]) -> None:
+        self.setup = setup
+        self.unit = unit
+        self.emit = emit
+        self.stop_requested = stop_requested
+        self.entries = isolated_entries(setup.entries, setup.call_limit) if unit.careful else setup.entries
+        self.by_name = {e.name: e for e in self.entries}
+        self.counterparts = {target: self.by_name[baseline] for target, baseline in setup.counterparts.items()}
+        self.until = setup.deadline
+        if unit.kind == FUZZ:
+            self.until = min(setup.deadline, time.time() + unit.seconds)
+        self.counts = {e.name: Counter() for e in self.entries}
+        self.overshoots = Overshoots()
+        self.cases = self.verified = 0
+        self.flushed = time.monotonic()
+        self.stopping = False
+        self.emitted: dict[Signature, str] = {}
+
+    def run(self) -> dict:
+        self.emit(Started(self.unit.id, self.unit.attempt, os.getpid(), socket.gethostname()))
+        {FUZZ: self.fuzz, LIST: self.listed, REPLAY: self.replay, SHRINK: self.shrink}[self.unit.kind]()
+        self.flush()
+        return {"unit": self.unit.id, "attempt": self.unit.attempt}
+
+    def over(self) -> bool:
+        """Whether to stop; called between instances, it also sends the counts when they are due."""
+        if time.monotonic() - self.flushed >= FLUSH_SECONDS:
+            self.flush()
+        return self.stopping or time.time() >= self.until
+
+    def flush(self) -> None:
+        counts = {name: dict(c) for name, c in self.counts.items() if c}
+        if counts or self.cases:
+            self.emit(Tally(self.unit.id, counts, self.cases, self.verified, self.overshoots))
+        self.counts = {e.name: Counter() for e in self.entries}
+        self.overshoots = Overshoots()
+        self.cases = self.verified = 0
+        self.flushed = time.monotonic()
+        self.stopping = self.stopping or self.stop_requested()
+
+    def found(self, failure: Check, shrunk: bool = False) -> None:
+        """Send a failure at once, unless this unit already sent one of that signature at least as small."""
+        name = record_name(failure.instance)
+        signature = Signature.of(failure)
+        sent = self.emitted.get(signature)
+        if sent is not None and sent <= name:
+            return
+        self.emitted[signature] = name
+        self.emit(Found(self.unit.id, failure, shrunk))
+
+    def disagreement(self, done: Check) -> None:
+        """Send an oracle finding: the check showed the oracle, not the solver, wrong."""
+        if done.oracle_disagreement:
+            self.emit(Disagreement(self.unit.id, done.family, done.solver.name, done.oracle_disagreement, done.instance))
+
+    def fuzz(self) -> None:
+        name = self.unit.family
+
+        def examine(instance: Instance) -> None:
+            if self.over():
+                raise _TurnOver
+            _aim(instance, self.examine(instance, name))
+
+        nightly = settings(NIGHTLY, database=open_database(self.setup.database))
+        if self.setup.seeded:
+            nightly = settings(nightly, backend=BACKEND)
+        test = nightly(given(families.strategy(name))(examine))
+        # Two of Hypothesis's internals: one database key per family, whatever the unit (so every
+        # worker shares what the others saved), and this unit's seed without ``@seed``, which would
+        # turn the database off.
+        test.hypothesis.inner_test._hypothesis_internal_add_digest = name.encode()
+        test._hypothesis_internal_use_seed = self.unit.seed
+        try:
+            test()
+        except _TurnOver:
+            pass
+
+    def listed(self) -> None:
+        name = self.unit.family
+        for instance in families.get(name).listing()[self.unit.start : self.unit.stop]:
+            if self.over():
+                return
+            self.examine(instance, name)
+
+    def examine(self, instance: Instance, name: str) -> list[Check]:
+        """Every target and baseline on one instance (the oracle asked once); each target's failure
+        sent with its baseline's check of the same instance. The checks made, for ``_aim``."""
+        if self.unit.careful:
+            self.emit(Trying(self.unit.id, instance))
+        oracle = optimum(instance)
+        done: dict[str, Check] = {}
+        for entry in self.entries:
+            if not size_allows(entry, instance):
+                continue
+            result = check(entry, instance, name, oracle)
+            self.disagreement(result)
+            done[entry.name] = result
+            self.counts[entry.name][result.verdict.value] += 1
+            self.overshoots.add(entry.name, name, instance, result.judgement.memory_slack)
+        baselines = self.setup.baselines
+        for target, result in done.items():
+            counterpart = self.counterparts.get(target)
+            if counterpart is not None:
+                result = with_baseline(result, counterpart, done.get(counterpart.name))
+            if result.failed and target not in baselines:
+                self.found(result)
+        self.cases += 1
+        self.verified += oracle.proven
+        return list(done.values())
+
+    def replay(self) -> None:
+        for solver, verdict, baseline_verdict, name, instance in self.unit.replays:
+            if self.over():
+                return
+            instance = Instance.from_dict(instance)
+            if self.unit.careful:
+                self.emit(Trying(self.unit.id, instance))
+            done = check_against(self.by_name[solver], self.counterparts.get(solver), instance, name)
+            self.disagreement(done)
+            self.counts[solver][done.verdict.value] += 1
+            if done.baseline is not None:
+                self.disagreement(done.baseline)
+                self.counts[done.baseline.solver.name][done.baseline.verdict.value] += 1
+            self.cases += 1
+            self.verified += done.oracle.proven
+            self.emit(Replayed(self.unit.id, Signature(solver, verdict, baseline_verdict), done))
+
+    def shrink(self) -> None:
+        failure = check_from_plain(self.unit.failure, self.by_name)
+        smaller = minimal_reproduction(failure, give_up=self.over)
+        if smaller.failed and Signature.of(smaller) == Signature.of(failure) and smaller.instance != failure.instance:
+            self.found(smaller, shrunk=True)
+
+
+def _aim(instance: Instance, checks: list[Check]) -> None:
+    """Steer Hypothesis toward what exposes defects: overshoot, value gap, magnitudes near type limits."""
+    overshoot = max((c.judgement.excess or 0 for c in checks), default=0)
+    slack = max((c.judgement.memory_slack or 0.0 for c in checks), default=0.0)
+    target(float(overshoot) + slack * SCALE, label="budget overshoot (quantized units)")
+    best = max((float(c.oracle.value) for c in checks), default=0.0)
+    gap = max((max(0.0, c.judgement.gap or 0.0) for c in checks), default=0.0)
+    target(gap / max(abs(best), 1.0), label="relative value gap")
+    total = math.fsum(r for r in instance.runtimes if r > 0)
+    if total > 0:
+        bits = math.log2(total)
+        target(-min(abs(bits - limit) for limit in TYPE_LIMITS_BITS), label="profile magnitude near a type limit")
+
+
+@lru_cache(maxsize=None)
+def _queue(name: str):
+    from distributed import Queue, get_client
+
+    return Queue(name, client=get_client())
+
+
+@lru_cache(maxsize=None)
+def _event(name: str):
+    from distributed import Event, get_client
+
+    return Event(name, client=get_client())
+
+
+def run_unit(setup: Setup, unit: Unit) -> dict:
+    """The Dask task: one attempt at ``unit``, reporting to the campaign's queue as JSON text."""
+    queue = _queue(setup.events)
+    return UnitRun(setup, unit, lambda event: queue.put(encode(event)), _event(setup.stop).is_set).run()

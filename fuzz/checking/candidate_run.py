@@ -1,0 +1,90 @@
+"""The correctness half of `knapcheck report`: a candidate (and a baseline) through every family.
+
+Every target runs isolated (knapcheck.solvers.isolation.worker), whatever its entry says: the report is about code
+under review, and a crash, a hang or a runaway allocation must end in a verdict, not end the run.
+Candidate and baseline are checked in one run_check, so the oracle answers each instance once and
+each candidate solver carries its counterpart baseline's check of every instance
+(``knapcheck.fuzz.checking.gate`` pairs them and holds the rule). Workers are started before the clock of the
+time budget starts: importing torch five times over must not eat the first family's share. A
+target that cannot even be loaded, or a candidate without a single counterpart, stops the run
+with a ValueError: a table of verdicts about code that never ran, or compared with the wrong
+baseline, would mislead.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+from knapcheck.fuzz.checking.check import run_check
+from knapcheck.fuzz.checking.differential import Check, CheckResult
+from knapcheck.fuzz.checking.gate import BASELINE, CANDIDATE, Decision, decide, pair
+from knapcheck.fuzz.corpus.regression import RegressionCase
+from knapcheck.fuzz.instances.families import names
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.isolation.worker import start_workers
+from knapcheck.solvers.registry import with_isolation
+
+
+@dataclass
+class CandidateRun:
+    roles: dict[str, str]
+    """Solver name -> CANDIDATE or BASELINE."""
+    result: CheckResult
+    families: list[str]
+    stored: dict[str, int]
+    """Stored instances checked besides the families' samples: how many, by source name."""
+    seconds: float
+    time_budget: float | None
+
+    def entries(self, role: str) -> list[SolverEntry]:
+        return [e for e in self.result.solvers if self.roles[e.name] == role]
+
+    def findings(self, role: str) -> list[Check]:
+        return [f for f in self.result.findings if self.roles[f.solver.name] == role]
+
+    def gate(self, strict: bool = False) -> Decision:
+        return decide(
+            self.result.findings,
+            [e.name for e in self.entries(CANDIDATE)],
+            len(self.result.oracle_findings),
+            baseline=bool(self.entries(BASELINE)),
+            strict=strict,
+        )
+
+
+def run_candidate(
+    candidate: Iterable[SolverEntry],
+    baseline: Iterable[SolverEntry] = (),
+    family_names: Iterable[str] | None = None,
+    per_family: int = 40,
+    seed_value: int = 0,
+    time_budget: float | None = None,
+    progress: Callable[[str], None] = lambda message: None,
+    stored: dict[str, Sequence[Instance]] | None = None,
+    known_cases: Sequence[RegressionCase] = (),
+) -> CandidateRun:
+    """``stored``: instances to check besides the families' samples, by source (the regression
+    corpus); ``known_cases``: the corpus cases that tell known failures from new ones when there
+    is no baseline."""
+    candidate = [with_isolation(e) for e in candidate]
+    baseline = [with_isolation(e) for e in baseline]
+    if not candidate:
+        raise ValueError("candidate must name at least one solver")
+    pair(candidate, baseline)
+    roles = {**{e.name: BASELINE for e in baseline}, **{e.name: CANDIDATE for e in candidate}}
+    entries = candidate + baseline
+    families = names() if family_names is None else list(family_names)
+    progress(f"starting {len(entries)} worker processes")
+    unloadable = start_workers(entries)
+    if unloadable:
+        raise ValueError(
+            "cannot load " + "; ".join(f"{name} ({outcome.error})" for name, outcome in unloadable.items())
+        )
+    start = time.monotonic()
+    stored = stored or {}
+    result = run_check(candidate, families, per_family, seed_value, progress, time_budget, stored, baseline, known_cases)
+    counts = {name: len(instances) for name, instances in stored.items()}
+    return CandidateRun(roles, result, families, counts, time.monotonic() - start, time_budget)

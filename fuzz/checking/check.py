@@ -1,0 +1,222 @@
+"""The check run: every solver judged on each family's instances, each distinct failure shrunk.
+
+Each sampled family contributes a fixed, seeded sample (the same list in every process); each
+enumerated family all of its instances. The oracle answers each instance once and every solver
+is judged on it. A target given a counterpart baseline carries the baseline's check of the same
+instance, and its failures are told apart by their differential signature (target, verdict,
+baseline verdict): OVER_BUDGET where the baseline is OPTIMAL is another finding than OVER_BUDGET
+where the baseline is over budget too. Solvers that promise the optimum are called twice on an
+evenly spaced sample of each source and on every shrunk reproduction; answers that differ are the
+verdict NONDETERMINISTIC. The result is data (``knapcheck.fuzz.checking.differential.CheckResult``);
+``reports`` renders it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from typing import Callable, Iterable, Sequence
+
+from knapcheck.fuzz.checking.comparison import Comparison
+from knapcheck.fuzz.instances import families
+from knapcheck.fuzz.checking.differential import (
+    Check,
+    CheckResult,
+    Signature,
+    Source,
+    call,
+    check_against,
+    determinism_calls,
+    digest,
+    judged,
+    size_allows,
+    with_baseline,
+)
+from knapcheck.fuzz.checking.gate import pair, record
+from knapcheck.fuzz.checking.known import known_case
+from knapcheck.fuzz.checking.shrink import complexity, minimal_reproduction
+from knapcheck.fuzz.corpus.regression import RegressionCase
+from knapcheck.oracles.optimum import optimum
+from knapcheck.oracles.verdict import Verdict
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.isolation.outcome import Outcome
+
+CHECK_SHARE = 0.6
+"""Under a time budget, the share spent checking; the rest goes to shrinking the failures found."""
+SHRINK_SECONDS = 30.0
+"""Without a time budget, the longest one failure is shrunk (the smallest instance so far is kept)."""
+DETERMINISM_SAMPLE = 8
+"""Instances of each source on which solvers that promise the optimum are called twice."""
+
+
+def _after(deadline: float) -> bool:
+    return time.monotonic() > deadline
+
+
+def determinism_positions(count: int, sample: int = DETERMINISM_SAMPLE) -> frozenset[int]:
+    """``sample`` positions spread evenly over a source of ``count`` instances (all, if fewer)."""
+    if count <= sample:
+        return frozenset(range(count))
+    return frozenset(round(i * (count - 1) / (sample - 1)) for i in range(sample))
+
+
+def time_shares(counts: Sequence[int]) -> list[float]:
+    """Each source's share of the checking time: half split evenly among the sources, half in
+    proportion to their instances (a list of thousands is not cut short, nor is a family of
+    forty slow instances)."""
+    total = sum(counts)
+    return [0.5 / len(counts) + (0.5 * count / total if total else 0.5 / len(counts)) for count in counts]
+
+
+def run_check(
+    entries: Iterable[SolverEntry],
+    family_names: Iterable[str] | None = None,
+    per_family: int = 50,
+    seed_value: int = 0,
+    progress: Callable[[str], None] = lambda message: None,
+    time_budget: float | None = None,
+    stored: dict[str, Sequence[Instance]] | None = None,
+    baselines: Sequence[SolverEntry] = (),
+    known_cases: Sequence[RegressionCase] = (),
+) -> CheckResult:
+    """Judge every entry and every baseline on each family's instances (and on ``stored``
+    instances, by source name, such as the regression corpus), then shrink each distinct failure.
+
+    Each entry is compared with its counterpart among ``baselines`` (``knapcheck.fuzz.checking.gate.pair``;
+    ValueError when an entry has no single one). ``known_cases``: the corpus cases that tell a
+    failure without a baseline known or new (``CheckResult.known``). With ``time_budget``
+    (seconds), each source gets its ``time_shares`` of the checking share (time one source leaves
+    unused carries over), the instances it did not reach are counted in ``skipped``, and the rest
+    of the budget is split evenly among the failures to shrink; without one, each failure is
+    shrunk for at most SHRINK_SECONDS.
+    """
+    targets = list(entries)
+    counterparts = pair(targets, baselines)
+    names = {t.name for t in targets}
+    entries = targets + [b for b in baselines if b.name not in names]
+    sources: list[tuple[str, str, Sequence[Instance]]] = []
+    for name in families.names() if family_names is None else family_names:
+        family = families.get(name)
+        sources.append((name, "enumerated" if family.enumerated else "sampled", family.draw(per_family, seed_value)))
+    sources += [(name, "stored", list(instances)) for name, instances in (stored or {}).items()]
+    run = _Run(entries, counterparts, [b.name for b in baselines], time_budget, progress)
+    run.result.sources = [Source(name, kind, len(instances), digest(instances)) for name, kind, instances in sources]
+    with ThreadPoolExecutor(max_workers=max(1, len(entries)), thread_name_prefix="knapcheck-call") as pool:
+        run.check_sources(sources, pool)
+    run.shrink(seed_value)
+    run.match_known(known_cases)
+    return run.result
+
+
+class _Run:
+    """One run_check: the entries, their pairing, the tally and the smallest failure of each signature."""
+
+    def __init__(
+        self,
+        entries: list[SolverEntry],
+        counterparts: dict[str, SolverEntry],
+        baselines: list[str],
+        time_budget: float | None,
+        progress: Callable[[str], None],
+    ) -> None:
+        self.entries = entries
+        self.counterparts = counterparts
+        self.time_budget = time_budget
+        self.progress = progress
+        self.start = time.monotonic()
+        self.result = CheckResult(entries, counterparts={t: b.name for t, b in counterparts.items()}, baselines=baselines)
+        self.result.comparisons = {target: Comparison(baseline.name) for target, baseline in counterparts.items()}
+        self.smallest: dict[Signature, Check] = {}
+        """The smallest failing check of each differential signature seen."""
+
+    def check_sources(self, sources: list[tuple[str, str, Sequence[Instance]]], pool: ThreadPoolExecutor) -> None:
+        """Every source's instances in order, each source stopped at its share of the time budget."""
+        shares = time_shares([len(instances) for _, _, instances in sources])
+        for index, (name, _, instances) in enumerate(sources):
+            self.progress(f"{name}: {len(instances)} instances")
+            stop = None
+            if self.time_budget is not None:
+                stop = self.start + CHECK_SHARE * self.time_budget * sum(shares[: index + 1])
+            twice = determinism_positions(len(instances))
+            for position, instance in enumerate(instances):
+                if stop is not None and time.monotonic() > stop:
+                    self.result.skipped += len(instances) - position
+                    self.progress(f"{name}: time is up after {position} instances")
+                    break
+                for done in self.check_instance(instance, name, position in twice, pool):
+                    known = self.smallest.get(done.differential_signature)
+                    if done.failed and (known is None or complexity(instance) < complexity(known.instance)):
+                        self.smallest[done.differential_signature] = done
+
+    def check_instance(self, instance: Instance, family: str, twice: bool, pool: ThreadPoolExecutor) -> list[Check]:
+        """Every entry on one instance, tallied; targets carry their baseline's check."""
+        result = self.result
+        result.instances += 1
+        oracle = optimum(instance)
+        runnable = [entry for entry in self.entries if size_allows(entry, instance)]
+        calls = {entry.name: determinism_calls(entry) if twice else 1 for entry in runnable}
+        outcomes = _call_all(runnable, instance, calls, pool)
+        done: dict[str, Check] = {}
+        for entry in runnable:
+            result.repeated[entry.name] += calls[entry.name] > 1
+            checked = judged(entry, instance, family, oracle, *outcomes[entry.name])
+            result.counts[entry.name][checked.verdict.value] += 1
+            if checked.oracle_disagreement:
+                result.oracle_findings.append(checked)
+            result.overshoots.add(entry.name, family, instance, checked.judgement.memory_slack)
+            done[entry.name] = checked
+        for name, checked in done.items():
+            baseline = self.counterparts.get(name)
+            if baseline is not None:
+                done[name] = with_baseline(checked, baseline, done.get(baseline.name))
+                record(result.comparisons[name], done[name])
+        return list(done.values())
+
+    def shrink(self, seed_value: int) -> None:
+        """Each distinct failure shrunk within its time, then called twice on its shrunk instance."""
+        failures = sorted(self.smallest.items())
+        for index, (signature, failure) in enumerate(failures):
+            self.progress(f"shrinking {' '.join(s for s in signature if s)}")
+            now = time.monotonic()
+            seconds = SHRINK_SECONDS
+            if self.time_budget is not None:
+                seconds = max(0.0, self.start + self.time_budget - now) / (len(failures) - index)
+            shrunk = minimal_reproduction(failure, partial(_after, now + seconds), seed_value)
+            self.result.findings.append(shrunk)
+            flaky = _called_twice(shrunk)
+            if flaky is not None and flaky.differential_signature not in self.smallest:
+                self.smallest[flaky.differential_signature] = flaky
+                self.result.findings.append(flaky)
+
+    def match_known(self, cases: Sequence[RegressionCase]) -> None:
+        """The corpus case that explains each finding without a baseline, if one does."""
+        for finding in self.result.findings:
+            case = known_case(finding, cases) if finding.counterpart is None else None
+            if case is not None:
+                self.result.known[finding.differential_signature] = case.id
+
+
+def _call_all(
+    entries: list[SolverEntry], instance: Instance, calls: dict[str, int], pool: ThreadPoolExecutor
+) -> dict[str, tuple[Outcome, Outcome | None]]:
+    """Every entry's outcomes on the instance. Isolated entries with a worker process of their own
+    are called side by side (each thread waits on its own worker, and the workers compute in
+    parallel); solvers that run in this process are called one after the other, here."""
+    workers = Counter(entry.spec for entry in entries if entry.isolate)
+    parallel = [entry for entry in entries if entry.isolate and workers[entry.spec] == 1]
+    futures = {entry.name: pool.submit(call, entry, instance, calls[entry.name]) for entry in parallel}
+    outcomes = {entry.name: call(entry, instance, calls[entry.name]) for entry in entries if entry.name not in futures}
+    outcomes.update({name: future.result() for name, future in futures.items()})
+    return outcomes
+
+
+def _called_twice(finding: Check) -> Check | None:
+    """The finding's solver called twice on its shrunk instance, if it promises the optimum and the
+    two answers differ: a NONDETERMINISTIC finding of its own."""
+    if finding.verdict is Verdict.NONDETERMINISTIC or determinism_calls(finding.solver) < 2:
+        return None
+    again = check_against(finding.solver, finding.counterpart, finding.instance, finding.family, calls=2)
+    return again if again.verdict is Verdict.NONDETERMINISTIC else None

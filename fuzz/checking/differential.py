@@ -1,0 +1,239 @@
+"""The differential check: run a solver on an instance and judge it against the oracle (and, given
+a baseline, beside its baseline's check on the same instance).
+
+A check carries what the solver did, what the oracle proved and the verdict. A differential
+check also carries its counterpart baseline's check of the same instance, and is named by its
+``Signature``: (target, verdict, baseline verdict). A solver that promises the optimum may be
+called twice on one instance (``determinism_calls``); two answers that differ are the verdict
+NONDETERMINISTIC, whatever each answer was worth.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from knapcheck.fuzz.checking.comparison import Comparison
+from knapcheck.fuzz.checking.overshoot import Overshoots
+from knapcheck.oracles.optimum import optimum
+from knapcheck.oracles.result import OracleResult
+from knapcheck.oracles.verdict import Judgement, Verdict, judge
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.isolation.outcome import Outcome
+from knapcheck.solvers.isolation.running import run
+
+NOT_RUN = "NOT_RUN"
+"""The baseline verdict on an instance its counterpart was not run on (a size its entry does not accept)."""
+
+
+class Signature(NamedTuple):
+    """What names a finding: failures with one signature are one defect. ``baseline_verdict`` is
+    the counterpart baseline's verdict on the same instance (NOT_RUN if it was not run there), or
+    None when the target has no baseline."""
+
+    target: str
+    verdict: str
+    baseline_verdict: str | None = None
+
+
+def instance_id(instance: Instance) -> str:
+    """A stable name for an instance: a hash of its content (memory, runtimes and budget, each
+    float by its shortest repr), the same in every process and on every machine."""
+    text = json.dumps(instance.as_dict(), separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One solver on one instance: what it did, what the oracle says, the verdict."""
+
+    solver: SolverEntry
+    family: str
+    instance: Instance
+    outcome: Outcome = field(repr=False)
+    oracle: OracleResult = field(repr=False)
+    judgement: Judgement
+    second: Outcome | None = field(default=None, repr=False)
+    """The second call's outcome, when the solver was called twice on the instance."""
+    counterpart: SolverEntry | None = field(default=None, repr=False)
+    """The baseline this check is compared with; None when it has none."""
+    baseline: Check | None = field(default=None, repr=False)
+    """The counterpart's check of the same instance; None without a counterpart or when it was not run."""
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.judgement.verdict
+
+    @property
+    def failed(self) -> bool:
+        return self.judgement.failed(self.solver.exact)
+
+    @property
+    def oracle_disagreement(self) -> str:
+        """Why the oracle, not the solver, is wrong on this instance (an oracle finding); empty if it is not."""
+        return self.judgement.oracle_disagreement
+
+    @property
+    def signature(self) -> tuple[str, str]:
+        """The solver and the kind of verdict (what a campaign's failure store groups by)."""
+        return self.solver.name, self.verdict.value
+
+    @property
+    def baseline_verdict(self) -> str | None:
+        if self.counterpart is None:
+            return None
+        return NOT_RUN if self.baseline is None else self.baseline.verdict.value
+
+    @property
+    def differential_signature(self) -> Signature:
+        return Signature(self.solver.name, self.verdict.value, self.baseline_verdict)
+
+    @property
+    def instance_id(self) -> str:
+        return instance_id(self.instance)
+
+
+def determinism_calls(entry: SolverEntry) -> int:
+    """How many calls a determinism check makes: two for a solver that promises the optimum (its
+    answer is fully determined by its input), one for a heuristic."""
+    return 2 if entry.exact else 1
+
+
+def check(
+    entry: SolverEntry, instance: Instance, family: str = "", oracle: OracleResult | None = None, *, calls: int = 1
+) -> Check:
+    """``oracle`` is reused when it solved the rounding the solver promises (``SolverEntry.rounding``).
+    With ``calls=2`` a solver that returned is called again, and two answers that differ make the
+    verdict NONDETERMINISTIC."""
+    return judged(entry, instance, family, oracle, *call(entry, instance, calls))
+
+
+def call(entry: SolverEntry, instance: Instance, calls: int = 1) -> tuple[Outcome, Outcome | None]:
+    """The solver's outcome on the instance, and a second call's when ``calls`` > 1 and the first returned."""
+    outcome = run(entry, instance)
+    return outcome, run(entry, instance) if calls > 1 and outcome.returned else None
+
+
+def judged(
+    entry: SolverEntry,
+    instance: Instance,
+    family: str,
+    oracle: OracleResult | None,
+    outcome: Outcome,
+    second: Outcome | None = None,
+) -> Check:
+    """The check of outcomes already obtained (``call``)."""
+    if oracle is None or oracle.rounding != entry.rounding:
+        oracle = optimum(instance, rounding=entry.rounding)
+    judgement = judge(instance, outcome, oracle, accepted=size_allows(entry, instance))
+    if second is not None:
+        difference = answers_differ(outcome, second)
+        if difference:
+            judgement = Judgement(Verdict.NONDETERMINISTIC, difference, memory_slack=judgement.memory_slack)
+    return Check(entry, family, instance, outcome, oracle, judgement, second)
+
+
+def check_against(
+    entry: SolverEntry,
+    counterpart: SolverEntry | None,
+    instance: Instance,
+    family: str = "",
+    oracle: OracleResult | None = None,
+    *,
+    calls: int = 1,
+) -> Check:
+    """A check of ``entry`` carrying its counterpart baseline's check of the same instance (each
+    solver called ``calls`` times if it promises the optimum; the baseline is not run on a size
+    its entry does not accept)."""
+    done = check(entry, instance, family, oracle, calls=min(calls, determinism_calls(entry)))
+    if counterpart is None:
+        return done
+    base = None
+    if size_allows(counterpart, instance):
+        base = check(counterpart, instance, family, done.oracle, calls=min(calls, determinism_calls(counterpart)))
+    return with_baseline(done, counterpart, base)
+
+
+def with_baseline(done: Check, counterpart: SolverEntry, baseline: Check | None) -> Check:
+    return Check(done.solver, done.family, done.instance, done.outcome, done.oracle, done.judgement, done.second,
+                 counterpart, baseline)
+
+
+def _answer_key(outcome: Outcome) -> tuple:
+    if not outcome.returned:
+        return (outcome.kind,)
+    try:
+        value, saved, recomputable = outcome.answer
+        return (repr(float(value)), sorted(int(i) for i in saved), sorted(int(i) for i in recomputable))
+    except Exception:
+        return ("unreadable", repr(outcome.answer))
+
+
+def answers_differ(first: Outcome, second: Outcome) -> str:
+    """What differs between two calls' answers (value and sets, order aside); '' when nothing does."""
+    a, b = _answer_key(first), _answer_key(second)
+    if a == b:
+        return ""
+    shown = [repr(o.answer)[:200] if o.returned else f"{o.kind}: {o.error[:150]}" for o in (first, second)]
+    return f"two calls on one input disagree: first {shown[0]}, then {shown[1]}"
+
+
+def size_allows(entry: SolverEntry, instance: Instance) -> bool:
+    weights, capacity = instance.quantized(entry.rounding)
+    return entry.accepts(len(weights), capacity)
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where checked instances came from: a family's sample or list, or stored instances."""
+
+    name: str
+    kind: str
+    """``sampled`` (a family drawn from the seed), ``enumerated`` (a family listed in full) or ``stored``."""
+    instances: int
+    digest: str
+    """A hash of the ordered instance ids: equal digests, equal lists."""
+
+
+def digest(instances) -> str:
+    ids = ",".join(instance_id(i) for i in instances)
+    return hashlib.sha256(ids.encode()).hexdigest()[:16]
+
+
+@dataclass
+class CheckResult:
+    solvers: list[SolverEntry]
+    counts: dict[str, Counter] = field(default_factory=dict)
+    """Verdict counts per solver name."""
+    findings: list[Check] = field(default_factory=list)
+    """One minimal failing check per distinct differential signature."""
+    oracle_findings: list[Check] = field(default_factory=list)
+    """Every check whose oracle was shown wrong (``Check.oracle_disagreement``), with its instance."""
+    instances: int = 0
+    skipped: int = 0
+    """Sampled instances left unchecked because the time budget ran out."""
+    overshoots: Overshoots = field(default_factory=Overshoots)
+    """How far each answer's real memory exceeded max_memory, by solver and family (run_check fills it)."""
+    counterparts: dict[str, str] = field(default_factory=dict)
+    """Target name -> the name of the baseline it is compared with, instance by instance."""
+    baselines: list[str] = field(default_factory=list)
+    """The names of the solvers checked as baselines (the others are targets)."""
+    comparisons: dict[str, Comparison] = field(default_factory=dict)
+    """Target name -> how it fared against its baseline on the instances both were run on."""
+    sources: list[Source] = field(default_factory=list)
+    repeated: Counter = field(default_factory=Counter)
+    """Solver name -> instances it was called on twice (the determinism check)."""
+    known: dict[Signature, str] = field(default_factory=dict)
+    """Signature of a finding without a baseline -> the id of the corpus case that explains it
+    (``knapcheck.fuzz.checking.known``); a finding not in it is new."""
+
+    def our_failures(self) -> list[Check]:
+        return [f for f in self.findings if f.solver.ours]
+
+    def __post_init__(self) -> None:
+        for entry in self.solvers:
+            self.counts.setdefault(entry.name, Counter())

@@ -1,0 +1,308 @@
+"""What `knapcheck export-tests` writes, decided by running the installed torch's solvers.
+
+The corpus's upstream cases are grouped by cause (their ``why``; cases without one by solver and
+verdict), and every torch solver is checked, by knapcheck's oracles and judge, on every case of a
+cause and on every instance of the enumerated families. A cause fails for a solver when any of
+its cases does; an enumerated instance is recorded with what was wrong (``KIND_OF``). That is
+where the exported file marks expected failures, so it passes on the torch it was exported against.
+
+A corpus is data, never code: a case of another solver (ours, a file's) is left out, and an upstream
+case whose solver is not ``torch:NAME`` with NAME a plain identifier is refused (ValueError).
+"""
+
+from __future__ import annotations
+
+import importlib
+import keyword
+import os
+import re
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from knapcheck.fuzz.checking.differential import Check, check
+from knapcheck.fuzz.corpus.regression import RegressionCase
+from knapcheck.fuzz.instances import enumerated
+from knapcheck.oracles.optimum import optimum
+from knapcheck.oracles.result import OracleResult
+from knapcheck.oracles.verdict import Verdict
+from knapcheck.solvers.contract import SCALE, Instance, float_tolerance
+from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.registry import torch_entries
+
+KIND_OF = {
+    Verdict.REJECTED: "raised",
+    Verdict.MUTATED_INPUT: "mutated_input",
+    Verdict.BAD_PARTITION: "bad_partition",
+    Verdict.OVER_BUDGET: "over_budget",
+    Verdict.SUBOPTIMAL: "suboptimal",
+    Verdict.WRONG_VALUE: "wrong_value",
+}
+"""A failing verdict as the exported file's ``failure`` names it. A crash, a time-out or a memory cap
+cannot be an expected failure of a test file: an export that meets one is refused."""
+
+ENUMERATED = {"exhaustive_small": enumerated.exhaustive_small, "large_capacity": enumerated.large_capacity}
+NAME_WORDS = 5
+"""Words of a cause that name its test."""
+_UNNAMED_WORDS = frozenset(
+    "a an the is are was were be been of to in on at by for with its it so and or as when even than that this"
+    " from into which while their them between next there these those".split()
+)
+
+
+def identifier(text: object) -> str:
+    """``text`` if it is a plain ASCII identifier that is not a keyword; ValueError otherwise."""
+    if not isinstance(text, str) or not text.isascii() or not text.isidentifier() or keyword.iskeyword(text):
+        raise ValueError(f"{text!r} is not a plain Python identifier")
+    return text
+
+
+def cause_words(cause: str) -> list[str]:
+    """The words of a cause that may name a test: lowercase letters and digits, small words left out."""
+    words = re.findall(r"[a-z0-9]+", re.sub(r"'s\b", "", cause.lower()))
+    return [word for word in words if word not in _UNNAMED_WORDS]
+
+
+def test_names(causes: Sequence[Sequence[str]]) -> list[str]:
+    """A distinct ``test_...`` name for each cause, given as its words: the first NAME_WORDS words,
+    more where two causes would share a name, a number where the words run out."""
+    names: list[str] = []
+    for words in causes:
+        words = list(words) or ["case"]
+        count = min(NAME_WORDS, len(words))
+        name = "test_" + "_".join(words[:count])
+        while name in names and count < len(words):
+            count += 1
+            name = "test_" + "_".join(words[:count])
+        base, suffix = name, 2
+        while name in names:
+            name, suffix = f"{base}_{suffix}", suffix + 1
+        names.append(identifier(name))
+    return names
+
+
+@dataclass(frozen=True)
+class CaseData:
+    """One instance of a cause, with the optimum knapcheck's oracles proved and the float tolerance."""
+
+    memory: tuple[float, ...]
+    runtimes: tuple[float, ...]
+    max_memory: float
+    optimum: float
+    atol: float
+
+
+@dataclass(frozen=True)
+class CauseTest:
+    name: str
+    """The test's name, ``test_...`` (``test_names``)."""
+    description: str
+    """What the cause is, where it was found: written as a comment."""
+    cases: tuple[CaseData, ...]
+    failing: dict[str, str]
+    """The torch solvers that fail it in the torch the file is exported against -> what is wrong
+    (written as a comment)."""
+
+
+@dataclass(frozen=True)
+class EnumeratedTest:
+    family: str
+    """An enumerated family the file lists in full (``exhaustive_small``, ``large_capacity``)."""
+    known: dict[str, dict[str, tuple[int, ...]]]
+    """Solver -> kind (one of KINDS) -> the indices of the instances it fails that way."""
+
+
+@dataclass(frozen=True)
+class ExportPlan:
+    solvers: tuple[str, ...]
+    """The torch solvers, in the order torch defines them."""
+    heuristics: tuple[str, ...]
+    """The solvers that promise only a valid selection."""
+    causes: tuple[CauseTest, ...]
+    enumerated: tuple[EnumeratedTest, ...]
+    scale: int
+    small: dict[str, object]
+    """knapcheck.fuzz.instances.enumerated's constants for exhaustive_small."""
+    large: dict[str, object]
+    """knapcheck.fuzz.instances.enumerated's constants for large_capacity."""
+    exported_against: str
+    """The torch (and scipy) the marks were decided on, e.g. ``torch 2.13.0+cpu, scipy 1.17.1``."""
+    source: str
+    """Where the cases came from, e.g. ``knapcheck 0.1.0, regressions.json``."""
+
+
+@dataclass(frozen=True)
+class Selected:
+    cases: list[RegressionCase]
+    """The upstream cases: torch's solvers', not ours."""
+    left_out: int
+    """Cases of other solvers (ours, files, modules), not exported."""
+
+
+def upstream_cases(cases: Sequence[RegressionCase]) -> Selected:
+    """The cases of torch's solvers that are not ours; ValueError for one whose solver, claimed to be
+    torch's, is not ``torch:NAME`` with an identifier for NAME."""
+    kept = []
+    for index, case in enumerate(cases):
+        if case.ours or not isinstance(case.solver, str) or not case.solver.startswith("torch:"):
+            continue
+        try:
+            identifier(case.solver.removeprefix("torch:"))
+        except ValueError:
+            raise ValueError(f"cases[{index}]: solver {case.solver!r} is not torch:NAME with a Python identifier"
+                             " for NAME") from None
+        kept.append(case)
+    return Selected(kept, len(cases) - len(kept))
+
+
+def _cause_key(case: RegressionCase) -> str:
+    if case.why.strip():
+        return " ".join(case.why.split()).lower()
+    return f"{case.solver} {case.verdict}".lower()
+
+
+def causes(cases: Sequence[RegressionCase]) -> list[tuple[str, list[RegressionCase]]]:
+    """The cases grouped by cause, in the corpus's order, each group under its test's name."""
+    groups: dict[str, list[RegressionCase]] = {}
+    for case in cases:
+        groups.setdefault(_cause_key(case), []).append(case)
+    words = [cause_words(key) for key in groups]
+    return list(zip(test_names(words), groups.values()))
+
+
+def _description(group: list[RegressionCase]) -> str:
+    first = group[0]
+    cause = first.why.strip() or "no cause recorded"
+    found = sorted({f"{c.solver.removeprefix('torch:')} {c.verdict} in {c.origin}, family {c.family}" for c in group})
+    return f"{cause} (found as {'; '.join(found)})"
+
+
+class _Judge:
+    """Checks the torch solvers side by side (each isolated in its own worker process), the oracle
+    of each instance computed once."""
+
+    def __init__(self, entries: Sequence[SolverEntry], progress: Callable[[str], None]) -> None:
+        self.entries = list(entries)
+        self.progress = progress
+
+    def checks(self, instances: Sequence[Instance], family: str, what: str) -> dict[str, list[Check]]:
+        """Solver name -> its check on each instance, in order."""
+        count = len(instances)
+        self.progress(f"checking {len(self.entries)} solvers on {what}: {count} instance{'' if count == 1 else 's'}")
+        oracles = [optimum(instance) for instance in instances]
+        for instance, oracle in zip(instances, oracles):
+            if not oracle.proven:
+                raise ValueError(f"{what}: the oracle could not prove the optimum of {instance.as_dict()}: {oracle.reason}")
+        with ThreadPoolExecutor(max_workers=len(self.entries)) as pool:
+            futures = {
+                entry.name: pool.submit(self._solver_checks, entry, instances, oracles, family)
+                for entry in self.entries
+            }
+            found = {name: future.result() for name, future in futures.items()}
+        for checks in found.values():
+            for done in checks:
+                _refuse_unexpectable(done, what)
+        return found
+
+    @staticmethod
+    def _solver_checks(entry: SolverEntry, instances: Sequence[Instance], oracles: Sequence[OracleResult], family: str):
+        return [check(entry, instance, family, oracle) for instance, oracle in zip(instances, oracles)]
+
+
+def _refuse_unexpectable(done: Check, what: str) -> None:
+    if done.oracle_disagreement:
+        raise ValueError(f"{what}: the oracle is shown wrong on {done.instance.as_dict()}: {done.oracle_disagreement}")
+    if done.failed and done.verdict not in KIND_OF:
+        raise ValueError(
+            f"{what}: {done.solver.name} ends in {done.verdict.value} on {done.instance.as_dict()}"
+            f" ({done.judgement.detail}); a test file cannot expect that"
+        )
+    if done.verdict is Verdict.UNVERIFIED:
+        raise ValueError(f"{what}: {done.solver.name}'s answer on {done.instance.as_dict()} cannot be judged:"
+                         f" {done.judgement.detail}")
+
+
+def function(entry: SolverEntry) -> str:
+    return identifier(entry.spec.removeprefix("torch:"))
+
+
+def exported_against() -> str:
+    """The torch, and the scipy its ilp_knapsack runs on, that the marks are decided on."""
+    versions = []
+    for package in ("torch", "scipy"):
+        try:
+            versions.append(f"{package} {importlib.import_module(package).__version__}")
+        except ImportError:
+            versions.append(f"no {package}")
+    return ", ".join(versions)
+
+
+def build_plan(cases: Sequence[RegressionCase], source: str, progress: Callable[[str], None] = lambda m: None) -> ExportPlan:
+    """The export plan of a corpus's upstream cases on the installed torch. ValueError for a case that
+    cannot be exported (see ``upstream_cases``) or an outcome a test file cannot expect."""
+    from knapcheck.solvers.isolation.worker import send_worker_output_to
+
+    entries = torch_entries()
+    judge = _Judge(entries, progress)
+    solvers = [function(entry) for entry in entries]
+    with open(os.devnull, "w") as devnull:
+        send_worker_output_to(devnull.fileno())
+        try:
+            cause_tests = [_cause_test(name, group, judge) for name, group in causes(cases)]
+            enumerated_tests = [_enumerated_test(family, judge) for family in ENUMERATED]
+        finally:
+            send_worker_output_to(None)
+    return ExportPlan(
+        solvers=tuple(solvers),
+        heuristics=tuple(function(entry) for entry in entries if not entry.exact),
+        causes=tuple(cause_tests),
+        enumerated=tuple(enumerated_tests),
+        scale=SCALE,
+        small={"max_items": enumerated.SMALL_MAX_ITEMS, "ordered_up_to": enumerated.ORDERED_UP_TO,
+               "weights": list(enumerated.SMALL_WEIGHTS), "runtimes": list(enumerated.SMALL_RUNTIMES),
+               "capacities": list(enumerated.SMALL_CAPACITIES)},
+        large={"max_items": enumerated.LARGE_MAX_ITEMS, "capacities": list(enumerated.LARGE_CAPACITIES),
+               "runtimes": list(enumerated.LARGE_RUNTIMES)},
+        exported_against=exported_against(),
+        source=source,
+    )
+
+
+def _cause_test(name: str, group: list[RegressionCase], judge: _Judge) -> CauseTest:
+    instances = [case.instance for case in group]
+    checks = judge.checks(instances, group[0].family, name)
+    failing = {}
+    for entry in judge.entries:
+        failed = [done for done in checks[entry.name] if done.failed]
+        if failed:
+            failing[function(entry)] = _reason(failed[0])
+    proven = next(iter(checks.values()))
+    data = []
+    for instance, done in zip(instances, proven):
+        weights, capacity = instance.quantized()
+        data.append(CaseData(instance.memory, instance.runtimes, instance.max_memory, float(done.oracle.value),
+                             float_tolerance(instance.runtimes, weights, capacity)))
+    return CauseTest(name, _description(group), tuple(data), failing)
+
+
+REASON_LENGTH = 70
+
+
+def _reason(done: Check) -> str:
+    """What is wrong, in a few words: the kind of failure and the start of the judge's detail."""
+    detail = re.sub(r" at \S+:\d+$", "", done.judgement.detail)
+    detail = detail if len(detail) <= REASON_LENGTH else detail[: REASON_LENGTH - 3] + "..."
+    return f"{KIND_OF[done.verdict]} ({detail})"
+
+
+def _enumerated_test(family: str, judge: _Judge) -> EnumeratedTest:
+    checks = judge.checks(list(ENUMERATED[family]()), family, family)
+    known: dict[str, dict[str, tuple[int, ...]]] = {}
+    for entry in judge.entries:
+        kinds: dict[str, list[int]] = {}
+        for index, done in enumerate(checks[entry.name]):
+            if done.failed:
+                kinds.setdefault(KIND_OF[done.verdict], []).append(index)
+        if kinds:
+            known[function(entry)] = {kind: tuple(indices) for kind, indices in kinds.items()}
+    return EnumeratedTest(family, known)

@@ -1,0 +1,171 @@
+"""The gate: which failures fail `knapcheck check` and `knapcheck report`, decided in one place.
+
+The differential rule. A target given a baseline is compared with one counterpart: the baseline
+of the same function name (``pr/knapsack.py:dp_knapsack`` with ``torch:dp_knapsack``), else the
+only baseline. Both are judged on every instance, and a failure is named by its signature
+(target, verdict, the baseline's verdict on that same instance). A failure is a regression when
+the baseline's verdict on that instance is not the same failure: the baseline passed there,
+failed in another way, or was not run. It is shared ("also in baseline") when the baseline failed
+the same way there. Only regressions fail the gate, so a defect the baseline already has never
+fails it and never hides a new one: each signature is shrunk on its own, keeping the relation,
+and a regression against a baseline that passed is reproduced on an instance that baseline
+passes. Without a baseline every failure of a gated target counts; with ``strict`` every failure
+counts, shared ones included. An oracle shown wrong fails the gate in every case: no verdict of
+that run can be trusted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from knapcheck.fuzz.checking.comparison import Comparison
+from knapcheck.fuzz.checking.differential import Check
+from knapcheck.oracles.verdict import Verdict
+from knapcheck.solvers import specs
+from knapcheck.solvers.entry import SolverEntry
+
+CANDIDATE = "candidate"
+BASELINE = "baseline"
+
+REGRESSION = "regression"
+"""A failure its baseline does not share on that instance: it fails the gate."""
+SHARED = "also in baseline"
+"""A failure its baseline shows on the same instance, with the same verdict."""
+NEW = "new"
+"""Without a baseline: a failure no case of the regression corpus explains."""
+KNOWN = "known"
+"""Without a baseline: a failure a case of the regression corpus explains (knapcheck.fuzz.checking.known)."""
+OF_BASELINE = "baseline"
+"""A failure of a baseline solver itself (shown, never counted)."""
+
+DIFFERENTIAL_RULE = (
+    "the differential rule (the default): a failure counts when the baseline, on the same instance,"
+    " does not fail the same way (it passes, fails otherwise, or was not run); failures the baseline shares do not"
+)
+NO_BASELINE_RULE = "no baseline: every failure of a gated target counts"
+STRICT_RULE = "the strict rule (--strict): every failure of a gated target counts, shared ones included"
+
+
+def function_name(entry: SolverEntry) -> str:
+    return specs.parse(entry.spec).name
+
+
+def pair(targets: Sequence[SolverEntry], baselines: Sequence[SolverEntry]) -> dict[str, SolverEntry]:
+    """Each target's counterpart: the baseline whose function has the target's name, else the only
+    baseline. ValueError (one line) when a target is also a baseline, or has no single counterpart."""
+    if not baselines:
+        return {}
+    names = {b.name for b in baselines}
+    pairs = {}
+    for target in targets:
+        if target.name in names:
+            raise ValueError(f"{target.name} is named both as a target and as a baseline")
+        same = [b for b in baselines if function_name(b) == function_name(target)]
+        if len(same) == 1:
+            pairs[target.name] = same[0]
+        elif len(baselines) == 1:
+            pairs[target.name] = baselines[0]
+        else:
+            which = "several baselines are" if same else "no baseline is"
+            raise ValueError(
+                f"{target.name} has no counterpart: {which} a function named {function_name(target)!r}"
+                f" among {', '.join(sorted(names))}; give one baseline, or one per function name"
+            )
+    return pairs
+
+
+def counterparts(targets: Sequence[SolverEntry], baselines: Sequence[SolverEntry]) -> list[SolverEntry]:
+    """The baselines that are some target's counterpart, in their order: the only ones worth
+    running, since a baseline no target is compared with decides nothing. ValueError as ``pair``."""
+    paired = pair(targets, baselines).values()
+    return [b for b in baselines if any(b is p for p in paired)]
+
+
+def valid(done: Check) -> bool:
+    """An answer that keeps the solver's promise and was proven to (UNVERIFIED never counts as a pass)."""
+    return not done.failed and done.verdict is not Verdict.UNVERIFIED
+
+
+def is_regression(done: Check) -> bool:
+    """A failure of a target compared with a baseline that, on the same instance, did not fail the same way."""
+    return done.failed and done.counterpart is not None and done.baseline_verdict != done.verdict.value
+
+
+def is_shared(done: Check) -> bool:
+    return done.failed and done.counterpart is not None and done.baseline_verdict == done.verdict.value
+
+
+def counts(done: Check, strict: bool = False) -> bool:
+    """Whether a failure of a gated target fails the gate."""
+    if not done.failed:
+        return False
+    return strict or done.counterpart is None or is_regression(done)
+
+
+def record(comparison: Comparison, done: Check) -> None:
+    """Tally one instance of a target against its baseline (``done`` carries both checks)."""
+    base = done.baseline
+    if base is None:
+        if done.failed:
+            comparison.regressed[done.verdict.value, done.baseline_verdict] += 1
+        return
+    comparison.instances += 1
+    comparison.same_verdict += done.verdict is base.verdict
+    if is_regression(done):
+        comparison.regressed[done.verdict.value, base.verdict.value] += 1
+    elif is_shared(done):
+        comparison.shared[done.verdict.value] += 1
+    elif base.failed and valid(done):
+        comparison.fixed[base.verdict.value] += 1
+    if valid(done) and valid(base):
+        comparison.add_selection(
+            done.instance, _saved(done), _saved(base), _value(done), _value(base)
+        )
+
+
+def _saved(done: Check) -> tuple[int, ...] | None:
+    try:
+        return tuple(sorted(int(i) for i in done.outcome.answer[1]))
+    except Exception:
+        return None
+
+
+def _value(done: Check) -> float:
+    try:
+        return float(done.outcome.answer[0])
+    except Exception:
+        return float("nan")
+
+
+def status(done: Check, role: str, known_case: str | None = None) -> str:
+    """How a finding reads in a report: a baseline's own, a regression or shared (against a
+    baseline), or known or new (without one)."""
+    if role == BASELINE:
+        return OF_BASELINE
+    if done.counterpart is not None:
+        return REGRESSION if is_regression(done) else SHARED
+    return KNOWN if known_case else NEW
+
+
+@dataclass(frozen=True)
+class Decision:
+    failing: list[Check]
+    """The findings that fail the gate."""
+    oracle_findings: int
+    rule: str
+
+    @property
+    def passed(self) -> bool:
+        return not self.failing and not self.oracle_findings
+
+
+def decide(
+    findings: Iterable[Check], gated: Iterable[str], oracle_findings: int, *, baseline: bool, strict: bool = False
+) -> Decision:
+    """The gate on a run's findings: the failures of the ``gated`` solvers that count under the
+    rule (``baseline``: whether the gated solvers were compared with one)."""
+    gated = set(gated)
+    failing = [f for f in findings if f.solver.name in gated and counts(f, strict)]
+    rule = STRICT_RULE if strict else DIFFERENTIAL_RULE if baseline else NO_BASELINE_RULE
+    return Decision(failing, oracle_findings, rule)

@@ -1,0 +1,92 @@
+"""Known versus new: whether a failure is one the regression corpus already holds.
+
+Without a baseline, a failure is "known" when a corpus case has the same solver (by name, or the
+same torch function: a copy of ``knapsack.py:dp_knapsack`` matches ``torch:dp_knapsack``'s cases),
+the same verdict and the same cause. The cause is read from the instance, as the traits its
+minimal reproduction needs (``cause_traits``): an empty problem, a zero-weight item, a negative
+runtime, memory off the quantization grid, runtimes float32 cannot hold, a capacity past 4 096
+units. Minimal reproductions of one defect share their traits; the corpus's cases of
+different causes of one (solver, verdict) differ in theirs. Two defects of one solver with one
+verdict and the same traits are told apart only against a baseline (``knapcheck.fuzz.checking.gate``).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Iterable
+
+from knapcheck.fuzz.checking.differential import Check, check
+from knapcheck.fuzz.corpus.regression import RegressionCase
+from knapcheck.solvers import specs
+from knapcheck.solvers.contract import SCALE, Instance
+from knapcheck.solvers.registry import resolve_one
+
+FLOAT32_EXACT_INTEGERS = 2**24
+GRID_TOLERANCE = 1e-6
+"""How far memory * SCALE may be from an integer and still lie on the quantization grid (float error)."""
+BLOCK_UNITS = 4096
+
+EMPTY = "empty problem"
+ZERO_WEIGHT = "zero-weight item"
+NEGATIVE_RUNTIME = "negative runtime"
+OFF_GRID = "memory off the quantization grid"
+BEYOND_FLOAT32 = "runtimes float32 cannot hold"
+LARGE_CAPACITY = "capacity above 4 096 units"
+
+
+def _beyond_float32(runtime: float) -> bool:
+    try:
+        return struct.unpack("f", struct.pack("f", runtime))[0] != runtime
+    except OverflowError:
+        return True
+
+
+def _off_grid(value: float) -> bool:
+    scaled = value * SCALE
+    return math.isfinite(scaled) and abs(scaled - round(scaled)) > GRID_TOLERANCE
+
+
+def cause_traits(instance: Instance) -> frozenset[str]:
+    """The traits of an instance that a solver's defect can hinge on."""
+    weights, capacity = instance.quantized()
+    positive = math.fsum(r for r in instance.runtimes if r > 0)
+    traits = {
+        EMPTY: instance.n == 0,
+        ZERO_WEIGHT: 0 in weights,
+        NEGATIVE_RUNTIME: any(r < 0 for r in instance.runtimes),
+        OFF_GRID: any(_off_grid(m) for m in (*instance.memory, instance.max_memory)),
+        BEYOND_FLOAT32: positive > FLOAT32_EXACT_INTEGERS or any(_beyond_float32(r) for r in instance.runtimes),
+        LARGE_CAPACITY: capacity > BLOCK_UNITS,
+    }
+    return frozenset(name for name, present in traits.items() if present)
+
+
+def same_solver(target: str, case_solver: str) -> bool:
+    """A case's solver is the target, or a torch solver whose function the target names."""
+    if target == case_solver:
+        return True
+    try:
+        mine, theirs = specs.parse(target), specs.parse(case_solver)
+    except ValueError:
+        return False
+    return theirs.kind == "torch" and mine.kind in ("torch", "file", "module") and mine.name == theirs.name
+
+
+def matching_case(solver: str, verdict: str, instance: Instance, cases: Iterable[RegressionCase]) -> RegressionCase | None:
+    """The first corpus case with this solver, verdict and cause; None when the failure is new."""
+    traits = cause_traits(instance)
+    for case in cases:
+        if case.verdict == verdict and same_solver(solver, case.solver) and cause_traits(case.instance) == traits:
+            return case
+    return None
+
+
+def known_case(failure: Check, cases: Iterable[RegressionCase]) -> RegressionCase | None:
+    """``matching_case`` for a check's solver, verdict and instance."""
+    return matching_case(failure.solver.name, failure.verdict.value, failure.instance, cases)
+
+
+def replay(case: RegressionCase) -> Check:
+    """The case's solver checked on the case's instance. ValueError if the solver cannot be found."""
+    return check(resolve_one(case.solver), case.instance, case.family)

@@ -1,0 +1,226 @@
+"""Worker processes that die with the run, and take everything their target started with them (Linux).
+
+An isolated target runs in a worker process, and the target may start processes of its own, orphan
+them, or move them out of its process group and session (``setsid``). None may outlive the run:
+
+- ``launch`` starts the worker in a session of its own (a Ctrl-C at the terminal reaches the run,
+  which then stops its workers itself);
+- the worker's first process becomes its *keeper* (``keep_tree``): a child subreaper
+  (``PR_SET_CHILD_SUBREAPER``), so that every process the target starts stays its descendant, even
+  one whose parent has died or that called ``setsid``. It forks the process that serves calls, and
+  when that one ends, or when the keeper is told to stop (SIGTERM, sent by ``stop`` and, through
+  ``PR_SET_PDEATHSIG``, by the kernel when the run's process dies, even by SIGKILL), it kills every
+  descendant and exits as the served process did (the same status, or the same signal);
+- the served process is killed (SIGKILL) when its keeper dies.
+
+``descendants`` is also how the run measures a worker's whole process tree
+(``knapcheck.solvers.isolation.tree_caps``). What escapes: the descendants of a keeper that is itself killed
+by SIGKILL (by the kernel's OOM killer, say) are orphaned to init; ``stop`` then kills what is left
+in the worker's process group. Under cgroups v2 nothing escapes (the cgroup is killed whole).
+
+The parent-death signal follows the *thread* that started the child, not the process, so
+``launch`` always starts workers from one long-lived thread: a worker started from a thread that
+later exits (a thread pool's) would otherwise be killed with it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+
+STOP_GRACE = 10.0
+"""Seconds a keeper may take to kill its tree and exit once told to stop, before it is killed."""
+
+
+def _new_launcher() -> None:
+    """The launcher thread (a fork inherits the executor but not its thread: the child needs its own)."""
+    global _LAUNCHER
+    _LAUNCHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="knapcheck-launcher")
+
+
+_new_launcher()
+os.register_at_fork(after_in_child=_new_launcher)
+
+
+def _prctl(option: int, value: int) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(option, value, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), f"prctl({option}) failed")
+
+
+def launch(command: list[str], **popen_arguments) -> subprocess.Popen:
+    """Start ``command`` as the leader of a new session, from the long-lived launcher thread."""
+    return _LAUNCHER.submit(subprocess.Popen, command, start_new_session=True, **popen_arguments).result()
+
+
+def keep_tree(parent_pid: int) -> None:
+    """Split this process into a keeper and the process that serves; returns only in the latter.
+
+    The keeper never returns: it waits for the served process (reaping whatever is orphaned to it
+    meanwhile), kills every descendant left, and exits as the served process did. Call it first
+    thing, before any thread starts; this process must be a child of ``parent_pid``.
+    """
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent_pid:
+        os._exit(1)
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    keeper = os.getpid()
+    served = os.fork()
+    if served == 0:
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != keeper:
+            os._exit(1)
+        return
+    _keep(served)
+
+
+def _keep(served: int) -> None:
+    for fd in _open_descriptors():
+        if fd > 2:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def stop(signum, frame) -> None:
+        _kill(served)
+        kill_descendants()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        pid, status = os.wait()
+        if pid == served:
+            break
+    kill_descendants()
+    _exit_as(status)
+
+
+def _open_descriptors() -> list[int]:
+    return [int(name) for name in os.listdir("/proc/self/fd")]
+
+
+def _exit_as(status: int) -> None:
+    """Exit with the status ``os.wait`` gave, or die of the same signal (without a core dump)."""
+    if os.WIFSIGNALED(status):
+        signum = os.WTERMSIG(status)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        os._exit(128 + signum)
+    os._exit(os.waitstatus_to_exitcode(status))
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+_CHILDREN_FILES = Path(f"/proc/self/task/{os.getpid()}/children").exists()
+"""Whether the kernel lists each task's children (CONFIG_PROC_CHILDREN); else /proc is scanned."""
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc); empty once it is gone."""
+    if not _CHILDREN_FILES:
+        return [child for child, parent in _parents().items() if parent == pid]
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return []
+    found = []
+    for task in tasks:
+        try:
+            found += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+def _parents() -> dict[int, int]:
+    """Every process's parent, from /proc/PID/stat."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rpartition(")")[2].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    return parents
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid``: its children, theirs, and so on."""
+    found, frontier = [], [pid]
+    while frontier:
+        below = [child for parent in frontier for child in children(parent)]
+        found += below
+        frontier = below
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Running, or at least not yet a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] not in ("Z", "X")
+
+
+def kill_descendants() -> None:
+    """SIGKILL every descendant of this process until none is left, and reap them.
+
+    Round after round: a process forked while its parent was being killed is found in the next.
+    Orphans come to this process (a subreaper), so once all are dead, waiting reaps them all.
+    """
+    while True:
+        living = [pid for pid in descendants(os.getpid()) if _alive(pid)]
+        if not living:
+            break
+        for pid in living:
+            _kill(pid)
+        _reap(block=False)
+        time.sleep(0.001)
+    _reap(block=True)
+
+
+def _reap(block: bool) -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def stop(process: subprocess.Popen) -> None:
+    """End a ``launch``-ed worker and its whole tree, and reap it.
+
+    The keeper is asked (SIGTERM) and kills the tree itself; if it has not exited within
+    STOP_GRACE seconds it is killed, and so is what is left in its process group.
+    """
+    if process.poll() is None:
+        try:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=STOP_GRACE)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
