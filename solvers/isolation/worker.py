@@ -46,7 +46,7 @@ from knapcheck.solvers import specs
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 from knapcheck.solvers.isolation import lifetime, tree_caps, wire
-from knapcheck.solvers.isolation.answer import clipped, exception_text
+from knapcheck.solvers.isolation.answer import clipped, exception_text, in_worker
 from knapcheck.solvers.isolation.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
 
 DEFAULT_TIME_LIMIT = 60.0
@@ -99,6 +99,7 @@ def serve(parent: str, fd: str, spec: str, memory_limit: str, cgroup: str) -> No
     if cgroup:
         tree_caps.join(cgroup)
     lifetime.keep_tree(int(parent))
+    in_worker()
     _serve(socket.socket(fileno=int(fd)), spec, int(memory_limit) if memory_limit else None)
 
 
