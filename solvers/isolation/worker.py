@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from knapcheck.solvers import specs
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.isolation import lifetime, tree_caps, wire
+from knapcheck.solvers.isolation import hash_seeds, lifetime, tree_caps, wire
 from knapcheck.solvers.isolation.answer import clipped, exception_text, in_worker
 from knapcheck.solvers.isolation.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
 
@@ -162,9 +162,10 @@ class Worker:
     (``knapcheck.solvers.isolation.tree_caps``).
     """
 
-    def __init__(self, spec: str, limits: Limits) -> None:
+    def __init__(self, spec: str, limits: Limits, hash_seed: int = hash_seeds.FIRST) -> None:
         self.spec = spec
         self.limits = limits
+        self.hash_seed = hash_seed
         self._process: subprocess.Popen | None = None
         self._connection: socket.socket | None = None
         self._cap: tree_caps.SampledCap | tree_caps.CgroupCap | None = None
@@ -178,7 +179,8 @@ class Worker:
         command = [
             sys.executable, "-c", _WORKER_MAIN, str(os.getpid()), str(theirs.fileno()), self.spec, memory, self._cap.cgroup
         ]
-        environment = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        environment = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p),
+                           PYTHONHASHSEED=str(self.hash_seed))
         self._process = lifetime.launch(
             command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=_worker_output,
             stderr=_worker_output, env=environment,
@@ -271,7 +273,7 @@ class Worker:
             cap.close()
 
 
-_WORKERS: dict[tuple[str, Limits], Worker] = {}
+_WORKERS: dict[tuple[str, Limits, int], Worker] = {}
 _worker_output: int | None = None
 """The file descriptor workers send their stdout and stderr to (None: where this process's go)."""
 
@@ -287,17 +289,18 @@ def send_worker_output_to(descriptor: int | None) -> None:
         _worker_output = descriptor
 
 
-def _worker(entry: SolverEntry, limits: Limits | None) -> Worker:
+def _worker(entry: SolverEntry, limits: Limits | None, hash_seed: int = hash_seeds.FIRST) -> Worker:
     limits = limits or limits_for(entry)
-    key = (entry.spec, limits)
+    key = (entry.spec, limits, hash_seed)
     if key not in _WORKERS:
-        _WORKERS[key] = Worker(entry.spec, limits)
+        _WORKERS[key] = Worker(entry.spec, limits, hash_seed)
     return _WORKERS[key]
 
 
-def call_isolated(entry: SolverEntry, instance: Instance, limits: Limits | None = None) -> Outcome:
-    """Call an entry's solver on an instance in its worker process."""
-    return _worker(entry, limits).call(instance)
+def call_isolated(entry: SolverEntry, instance: Instance, limits: Limits | None = None,
+                  hash_seed: int = hash_seeds.FIRST) -> Outcome:
+    """Call an entry's solver on an instance in its worker process (the one whose PYTHONHASHSEED is ``hash_seed``)."""
+    return _worker(entry, limits, hash_seed).call(instance)
 
 
 def start_workers(entries: list[SolverEntry]) -> dict[str, Outcome]:
