@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     stored = stored_instances(args.regressions, args.instances)
     entries, baselines = targets_and_baselines(args.targets, args.baseline, "--targets")
     with solver_log(log, "check"):
-        load_targets(entries + baselines)
+        load_targets(entries + baselines, determinism=True)
         result = run_check(
             entries, family_names, args.per_family, args.seed,
             progress=lambda m: print(m, file=sys.stderr, flush=True), stored=stored.instances,

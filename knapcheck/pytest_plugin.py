@@ -197,7 +197,8 @@ class Suite(pytest.Collector):
         from knapcheck.solvers.isolation.worker import start_workers
 
         entries = [*self.plan.targets, *self.plan.counterparts.values()]
-        problems = [f"{name}: {outcome.error}" for name, outcome in start_workers([e for e in entries if e.isolate]).items()]
+        unloadable = start_workers([e for e in entries if e.isolate], second_for_exact=True)
+        problems = [f"{name}: {outcome.error}" for name, outcome in unloadable.items()]
         for entry in entries:
             if not entry.isolate:
                 try:

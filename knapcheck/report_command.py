@@ -184,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
     candidate, baseline = [with_isolation(e) for e in candidate], [with_isolation(e) for e in baseline]
     progress = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
     with solver_log(out / "solvers.log", "report") as log:
-        load_targets(candidate + baseline)
+        load_targets(candidate + baseline, determinism=True)
         regression = run_candidate(
             candidate, baseline, family_names, args.per_family, args.seed, args.time, progress, stored.instances,
             stored.cases,

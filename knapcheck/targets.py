@@ -103,13 +103,15 @@ def available(entries: list[SolverEntry]) -> list[SolverEntry]:
     return kept
 
 
-def load_targets(entries: list[SolverEntry]) -> None:
+def load_targets(entries: list[SolverEntry], *, determinism: bool = False) -> None:
     """Load every entry's solver now: isolated ones in their worker processes (started side by
-    side), the others here. UsageError naming each one that cannot be loaded."""
+    side, with ``determinism`` the second workers of exact ones too), the others here. UsageError
+    naming each one that cannot be loaded."""
     from knapcheck.solvers.isolation.worker import start_workers
 
+    isolated = [e for e in entries if e.isolate]
     problems = [
-        _reason(name, outcome.error) for name, outcome in start_workers([e for e in entries if e.isolate]).items()
+        _reason(name, outcome.error) for name, outcome in start_workers(isolated, second_for_exact=determinism).items()
     ]
     for entry in entries:
         if not entry.isolate:

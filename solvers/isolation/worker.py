@@ -303,15 +303,21 @@ def call_isolated(entry: SolverEntry, instance: Instance, limits: Limits | None 
     return _worker(entry, limits, hash_seed).call(instance)
 
 
-def start_workers(entries: list[SolverEntry]) -> dict[str, Outcome]:
+def start_workers(entries: list[SolverEntry], *, second_for_exact: bool = False) -> dict[str, Outcome]:
     """Start the targets' workers side by side, ahead of their first calls (so that a time budget
-    is not spent importing torch once per target, one after the other).
+    is not spent importing torch once per target, one after the other). With ``second_for_exact``,
+    each exact target's second worker, the one a determinism check calls (``hash_seeds.SECOND``), is
+    started too, without waiting for it.
 
     Returns, by solver name, the Outcome of each target that could not be loaded.
     """
     workers = {entry.name: _worker(entry, None) for entry in entries if entry.isolate}
     for worker in workers.values():
         worker.start()
+    if second_for_exact:
+        for entry in entries:
+            if entry.isolate and entry.exact:
+                _worker(entry, None, hash_seeds.SECOND).start()
     failed = {name: worker.ready() for name, worker in workers.items()}
     return {name: outcome for name, outcome in failed.items() if outcome is not None}
 
