@@ -8,7 +8,7 @@ from pathlib import Path
 
 from knapcheck import exit_status
 from knapcheck.inputs import add_instance_arguments, checked_families, family_list, stored_instances
-from knapcheck.output_checks import writable_file
+from knapcheck.output_checks import CHECK_JSON, writable_file, write_output
 from knapcheck.solver_log import default_path, solver_log
 from knapcheck.targets import SPEC_FORMS, add_targets_argument, load_targets, promise_help, targets_and_baselines
 from knapcheck.usage import non_negative_int, positive_int
@@ -91,8 +91,8 @@ def run(args: argparse.Namespace) -> int:
 
     family_names = with_enumerated(checked_families(args.families))
     if args.json:
-        writable_file(args.json, "--json")
-    log = writable_file(args.solver_log, "--solver-log") if args.solver_log else default_path("check")
+        writable_file(args.json, "--json", CHECK_JSON)
+    log = writable_file(args.solver_log, "--solver-log", None) if args.solver_log else default_path("check")
     stored = stored_instances(args.regressions, args.instances)
     entries, baselines = targets_and_baselines(args.targets, args.baseline, "--targets")
     with solver_log(log, "check"):
@@ -116,5 +116,5 @@ def run(args: argparse.Namespace) -> int:
             "failing": [list(f.differential_signature) for f in decision.failing],
             "summary": gate,
         }
-        args.json.write_text(json.dumps(document, indent=2) + "\n")
+        write_output(args.json, json.dumps(document, indent=2) + "\n", CHECK_JSON)
     return exit_status.OK if decision.passed else exit_status.FAILED

@@ -15,6 +15,7 @@ import sys
 import traceback
 
 from knapcheck import exit_status
+from knapcheck.output_checks import OutputTaken
 from knapcheck.usage import ArgumentParser, UsageError
 
 COMMANDS = {
@@ -89,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"knapcheck {args.command}: interrupted", file=sys.stderr)
         return exit_status.INTERRUPTED
+    except OutputTaken as exc:
+        print(f"knapcheck {args.command}: {exc}", file=sys.stderr)
+        return exit_status.INCOMPLETE
     except Exception:
         traceback.print_exc()
         print(f"knapcheck {args.command}: stopped by an internal error (above); please report it", file=sys.stderr)
