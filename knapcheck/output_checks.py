@@ -169,7 +169,7 @@ def write_output(path: Path, text: str, kind: OutputKind) -> None:
     """Write ``text`` to ``path`` whole: where nothing is, or over knapcheck's own output of ``kind``
     (``writable_file`` checked it before the work). OutputTaken when something else is there now."""
     path = Path(path)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".knapcheck-new")
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".knapcheck-new-")
     try:
         with os.fdopen(descriptor, "w") as handle:
             handle.write(text)
@@ -196,6 +196,6 @@ def _put(temporary: Path, path: Path, kind: OutputKind) -> None:
     if not problem:
         os.replace(temporary, path)
         return
-    kept = path.with_name(f"{path.stem}.knapcheck-{os.urandom(4).hex()}{path.suffix}")
+    kept = path.with_name(f"{path.stem[:100]}.knapcheck-{os.urandom(4).hex()}{path.suffix}")
     os.replace(temporary, kept)
     raise OutputTaken(f"{path} {problem.split(';')[0]} (it appeared while the command ran): the output is in {kept} instead")
