@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import ast
 import math
-from pathlib import Path
 
 from knapcheck.fuzz.checking.differential import Check
+from knapcheck.fuzz.corpus.reader import read_bytes
 from knapcheck.solvers import specs
 from knapcheck.solvers.contract import SCALE, UPSTREAM, float_tolerance, rounding_named
 from knapcheck.solvers.isolation import hash_seeds
@@ -48,8 +48,8 @@ def _imports_relatively(path: str) -> bool:
     """Whether the file has a relative import (``from . import x``); a file that cannot be read or
     parsed counts as having one, so that its reproduction loads it the way knapcheck did."""
     try:
-        tree = ast.parse(Path(path).read_bytes())
-    except (OSError, SyntaxError, ValueError):
+        tree = ast.parse(read_bytes(path))
+    except (SyntaxError, ValueError):
         return True
     return any(isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(tree))
 
