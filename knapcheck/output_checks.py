@@ -83,7 +83,7 @@ BENCH_JSON = OutputKind("a benchmark (bench --json)",
 HARVESTED = OutputKind("a harvested corpus file",
                        json_object_with("schema_version", "records", format="knapcheck-harvested-corpus"))
 REGRESSION_CORPUS = OutputKind("a regression corpus", json_object_with("schema_version", "cases"))
-EXPORTED_TESTS = OutputKind("a test file export-tests wrote", holds("Exported by `knapcheck export-tests`"))
+EXPORTED_TESTS = OutputKind("a test file (export-tests)", holds("Exported by `knapcheck export-tests`"))
 
 
 def _probe(directory: Path) -> None:
@@ -169,15 +169,16 @@ def write_output(path: Path, text: str, kind: OutputKind) -> None:
     """Write ``text`` to ``path`` whole: where nothing is, or over knapcheck's own output of ``kind``
     (``writable_file`` checked it before the work). OutputTaken when something else is there now."""
     path = Path(path)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".knapcheck-new-")
+    temporary = path.with_name(f".knapcheck-new-{os.urandom(8).hex()}")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
     try:
         with os.fdopen(descriptor, "w") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        _put(Path(temporary), path, kind)
+        _put(temporary, path, kind)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
 
 

@@ -5,6 +5,8 @@ outputs goes: it refuses in one line, exit status 2, before any work, and the fi
 was. A command run again replaces its own earlier outputs."""
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -88,6 +90,10 @@ def test_a_command_run_again_replaces_its_own_outputs(tmp_path, capsys, selected
     (tmp_path / "check.json").write_text(json.dumps(first) + "\n")
     assert main(argv) == 0, capsys.readouterr().err
     assert json.loads((tmp_path / "check.json").read_text()) == first
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE((tmp_path / "check.json").stat().st_mode) == 0o666 & ~umask, "as any file the user makes"
+    assert [p.name for p in tmp_path.iterdir()] == ["check.json"]
 
 
 @pytest.mark.parametrize("kind, path", [
