@@ -10,8 +10,8 @@ nothing is, or renamed over knapcheck's own earlier output, never opened through
 that appears at the path while the command runs is kept, and the output is left under another
 name, which the error names.
 
-Logs are appended to, never replaced: ``appendable_file`` checks one (a regular file or nothing,
-never a symbolic link), and the code that opens it opens it without following links.
+Logs are appended to, never replaced: checked as an output of kind None, a log may be nothing, a
+regular file or ``/dev/null``, never a symbolic link, and the code that opens it follows no link.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ class OutputKind:
 
 
 def begins_with(text: str) -> Callable[[bytes], bool]:
+    """Whether the file begins with ``text``."""
     mark = text.encode()
     return lambda data: data.startswith(mark)
 
