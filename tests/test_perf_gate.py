@@ -13,8 +13,7 @@ import pytest
 
 from knapcheck import exit_status
 from knapcheck.cli import main
-from knapcheck.measure.paired import STOP_FAILURE, STOP_TIGHT, BenchFailure, PairResult, RowComparison
-from knapcheck.measure.paired_child import BASELINE, CANDIDATE
+from knapcheck.measure.paired import BASELINE, CANDIDATE, STOP_FAILURE, STOP_TIGHT, BenchFailure, PairResult, RowComparison
 from knapcheck.measure.perf_gate import PerformanceLimits, performance_failures
 from knapcheck.measure.ratio_interval import RatioEstimate
 from knapcheck.reports.performance_report import Performance, markdown_lines
