@@ -78,6 +78,7 @@ STOP_TIGHT = "tight"
 STOP_ROUNDS = "rounds"
 STOP_TIME = "time limit"
 STOP_FAILURE = "failure"
+STOP_ASKED = "asked to stop"
 
 
 @dataclass(frozen=True)
@@ -206,12 +207,16 @@ def _mean_log(block: dict[str, list[Measured]], name: str, floor: float) -> floa
 
 
 def drive(call: Call, recording: Recording, time_limit: float, max_rounds: int,
-          clock: Callable[[], float] = time.monotonic) -> tuple[str, dict | None]:
+          clock: Callable[[], float] = time.monotonic,
+          stop_requested: Callable[[], object] = lambda: "") -> tuple[str, dict | None]:
     """Make every call of the ``schedule`` into ``recording`` until the rounds are done: why they
-    stopped, and the failure (role, status, error; row as an index) when a solver could not be measured."""
+    stopped, and the failure (role, status, error; row as an index) when a solver could not be measured.
+    ``stop_requested`` (polled before every call) ends the rounds early, keeping what was measured."""
     deadline = clock() + time_limit
     last = len(block_order(recording.rows, 0)) - 1
     for position, (round_index, row, role) in enumerate(schedule(recording.rows, max_rounds)):
+        if stop_requested():
+            return STOP_ASKED, None
         start = clock()
         if start >= deadline:
             return _out_of_time(recording, time_limit, None)
@@ -281,9 +286,10 @@ def measure_pair(
     max_rounds: int = DEFAULT_MAX_ROUNDS,
     output: Path | None = None,
     threads: int = DEFAULT_THREADS,
+    stop_requested: Callable[[], object] = lambda: "",
 ) -> PairResult:
     """Candidate against baseline on ``rows`` (default: ``gate_rows()``): each row's time and memory
-    ratio with its interval."""
+    ratio with its interval. ``stop_requested``: see ``drive``."""
     rows = gate_rows() if rows is None else rows
     if not time_limit > 0:
         raise ValueError(f"time_limit must be > 0 seconds, got {time_limit!r}")
@@ -314,7 +320,7 @@ def measure_pair(
                 def call(role: str, row: int, seconds_left: float, settle: bool) -> Measured | Failed | None:
                     return workers[role].call(row, seconds_left, settle)
 
-                stopped, failure = drive(call, recording, time_limit, max_rounds)
+                stopped, failure = drive(call, recording, time_limit, max_rounds, stop_requested=stop_requested)
     for index, (comparison, _) in enumerate(measured):
         times, memories = recording.samples(index)
         comparison.time, comparison.memory = estimate(times), estimate(memories)

@@ -13,6 +13,7 @@ from html import escape
 from knapcheck.measure.paired import (
     BASELINE,
     CANDIDATE,
+    STOP_ASKED,
     STOP_FAILURE,
     STOP_ROUNDS,
     STOP_TIGHT,
@@ -34,6 +35,7 @@ _STOPPED = {
     STOP_ROUNDS: "the most rounds were run",
     STOP_TIME: "the time limit ran out",
     STOP_FAILURE: "a solver could not be measured",
+    STOP_ASKED: "the run was asked to stop",
 }
 _TIME_MEASURES = {
     "cpu": "time is the CPU time of each solver's whole process tree (its threads and child processes included)",
