@@ -135,13 +135,15 @@ def _init(status_write: int) -> None:
     """Be the PID namespace's init: start the served process (returns in it) and reap every orphan
     until it ends; then tell the keeper how it ended and exit, which ends the namespace.
 
-    The init has no signal handler: the kernel ignores every signal sent to it from inside the
-    namespace, so the target cannot kill it; from outside, the keeper's SIGKILL (and the
-    parent-death signal) still reach it. Its session is its own, so a target that signals its
-    process group reaches no process outside the namespace."""
+    The init has no signal handler (Python's for SIGINT is taken off: SIGINT is ignored): the
+    kernel drops every signal sent to it from inside the namespace, so the target cannot kill it;
+    from outside, the keeper's SIGKILL (and the parent-death signal) still reach it. Its session is
+    its own, so a target that signals its process group reaches no process outside the namespace."""
     os.setsid()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     served = os.fork()
     if served == 0:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         os.close(status_write)
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         return

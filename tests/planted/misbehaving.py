@@ -132,16 +132,17 @@ def forks_many(memory, runtimes, max_memory):
 
 
 def kills_its_keeper(memory, runtimes, max_memory):
-    """Starts a setsid daemon, as ``setsid_grandchild`` does, then sends SIGKILL to every process it
-    can find above itself up to its worker's first process: its parent, and the parent /proc names
-    (the same process, unless the worker runs in a PID namespace); then answers."""
+    """Starts a setsid daemon, as ``setsid_grandchild`` does, then sends SIGINT, SIGTERM and SIGKILL
+    to every process it can find above itself up to its worker's first process: its parent, and the
+    parent /proc names (the same process, unless the worker runs in a PID namespace); then answers."""
     setsid_grandchild(memory, runtimes, max_memory)
     status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
     for pid in {os.getppid(), int(status["PPid"])} - {0}:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.kill(pid, signum)
+            except OSError:
+                pass
     time.sleep(0.5)
     return 0.0, [], list(range(len(memory)))
 
