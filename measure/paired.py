@@ -154,7 +154,7 @@ class PairResult:
     """How the trees' memory was read: ``cgroup`` (memory.peak) or ``sampled`` (knapcheck.measure.tree_meter)."""
 
 
-Call = Callable[[str, int, float, bool], "Measured | Failed | None"]
+Call = Callable[[str, int, float, bool], Measured | Failed | None]
 """Call ``role``'s solver on a row, waiting at most that many seconds (``settle``: a warm-up call):
 its measurement, why it failed, or None when it did not answer in time."""
 
