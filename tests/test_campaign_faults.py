@@ -126,16 +126,16 @@ def test_a_target_that_hangs_late_keeps_its_timeout_and_the_campaign_still_ends_
 
 
 def _sigterm(campaign) -> None:
-    """SIGTERM to the command alone, as a supervisor or a CI job's timeout sends it."""
-    os.kill(campaign.pid, signal.SIGTERM)
+    """SIGTERM to the whole process group, as ``timeout`` and systemd send it."""
+    os.killpg(campaign.pid, signal.SIGTERM)
 
 
 @pytest.mark.parametrize("stop, status, word", [(interrupt, INTERRUPTED, "interrupted"), (_sigterm, TERMINATED, "terminated")],
                          ids=["Ctrl-C", "SIGTERM"])
 def test_ctrl_c_or_sigterm_stops_the_workers_and_writes_a_partial_report(tmp_path, stop, status, word):
-    """Ctrl-C at the terminal reaches the whole process group: the workers used to die of it, and the
-    report listed workers lost and units retried that no fault had caused. SIGTERM used to end the
-    command at once, without a report."""
+    """Ctrl-C at the terminal, or SIGTERM from ``timeout``, reaches the whole process group: the workers
+    used to die of it, and the report listed workers lost and units retried that no fault had caused.
+    SIGTERM used to end the command at once, without a report."""
     campaign = start("--time", "120s", "--jobs", "2", "--seed", "0", "--db", str(tmp_path / "db"), "--out", str(tmp_path / "out"),
                      "--targets", PLANTED_MODULE_SPEC, "--families", PLANT_FAMILY)
     seen: list[str] = []
