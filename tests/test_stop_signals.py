@@ -18,6 +18,7 @@ import psutil
 import pytest
 
 from knapcheck.exit_status import INTERRUPTED, TERMINATED
+from knapcheck.stop_signals import REPEAT_SECONDS, StopRequest, Terminated
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED = ROOT / "tests" / "planted" / "misbehaving.py"
@@ -76,3 +77,18 @@ def test_a_command_without_a_partial_report_stops_at_once_on_sigterm_with_one_li
     command.send_signal(signal.SIGTERM)
     _, err = command.communicate(timeout=60)
     assert command.returncode == TERMINATED and err.strip().splitlines()[-1] == "knapcheck solve: terminated", err
+
+
+def test_a_second_signal_stops_at_once_unless_it_is_the_first_one_repeated():
+    """``timeout`` sends SIGTERM to the command, then to its process group: one request, not two."""
+    now = [0.0]
+    request = StopRequest(clock=lambda: now[0])
+    request(signal.SIGTERM, None)
+    now[0] += 0.001
+    request(signal.SIGTERM, None)
+    assert request.requested() == "terminated" and request.exit_status == TERMINATED
+    now[0] += REPEAT_SECONDS
+    with pytest.raises(Terminated):
+        request(signal.SIGTERM, None)
+    with pytest.raises(KeyboardInterrupt):
+        request(signal.SIGINT, None)
