@@ -86,7 +86,8 @@ class BenchWorker:
         ours, theirs = socket.socketpair()
         command = [sys.executable, "-m", "knapcheck.measure.paired_child", str(os.getpid()), str(theirs.fileno()),
                    self._cap.cgroup]
-        environment = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        environment = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p),
+                           OMP_NUM_THREADS=str(self.job["threads"]))
         with open(self.output, "ab") if self.output is not None else open(os.devnull, "wb") as sink:
             self._process = lifetime.launch(command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
                                             stdout=sink, stderr=sink, env=environment)

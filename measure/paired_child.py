@@ -8,7 +8,8 @@ run in processes that cannot reach each other: a candidate that rebinds torch's 
 memory or starts processes does so in its own tree only.
 
 Messages are JSON on the socket FD. The parent sends the job (the solver's spec, the rows'
-instances, an address-space cap and torch's thread count); the process answers ``loaded`` (with its
+instances, an address-space cap and torch's thread count: torch is set to it once the solver is
+loaded, if the solver imported it, and starts with it otherwise, through ``OMP_NUM_THREADS``); the process answers ``loaded`` (with its
 process id as the parent's /proc names it) or ``failed``. Then, for every call, the parent sends
 ``{"call": ROW}`` and the process calls the solver on fresh copies of that row's lists, with the
 garbage collector off, and answers ``done`` (or ``failed`` when the solver raised); the parent reads
@@ -102,9 +103,8 @@ def serve(conn: Connection) -> None:
     except Exception as exc:
         send({"event": "failed", "status": "error", "error": str(exc)[:500]})
         return
-    import torch
-
-    torch.set_num_threads(job["threads"])
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(job["threads"])
     problems = [(row["memory"], row["runtimes"], row["max_memory"]) for row in job["rows"]]
     if job["memory_limit"] is not None:
         cap_address_space(job["memory_limit"])
@@ -113,7 +113,8 @@ def serve(conn: Connection) -> None:
 
     def synchronize() -> None:
         """A solver that used CUDA has its kernels finished before it answers."""
-        if torch.cuda.is_initialized():
+        torch = sys.modules.get("torch")
+        if torch is not None and torch.cuda.is_initialized():
             torch.cuda.synchronize()
 
     serve_calls(solver, problems, receive, send, synchronize)
