@@ -9,7 +9,7 @@ from pathlib import Path
 
 from knapcheck import exit_status
 from knapcheck.durations import SYNTAX, duration
-from knapcheck.output_checks import writable_file
+from knapcheck.output_checks import BENCH_JSON, writable_file, write_output
 from knapcheck.usage import UsageError, positive_int
 from knapcheck.measure import bench
 
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     gpu = args.device == "cuda"
     rows = chosen_rows(args.rows, gpu)
     if args.json:
-        writable_file(args.json, "--json")
+        writable_file(args.json, "--json", BENCH_JSON)
     if args.solvers:
         measured = entries_for(args.solvers, "--solvers")
     else:
@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
         print(gpu_bench.variant_table([r for r in rows if r.capacity >= 10**7]))
     if args.json:
         document = {**bench_json(result, baseline_names), "environment": environment()}
-        args.json.write_text(json.dumps(document, indent=2) + "\n")
+        write_output(args.json, json.dumps(document, indent=2) + "\n", BENCH_JSON)
     return exit_status.OK
 
 

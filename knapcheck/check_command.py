@@ -8,7 +8,7 @@ from pathlib import Path
 
 from knapcheck import exit_status
 from knapcheck.inputs import add_instance_arguments, checked_families, family_list, stored_instances
-from knapcheck.output_checks import writable_file
+from knapcheck.output_checks import CHECK_JSON, writable_file, write_output
 from knapcheck.solver_log import default_path, solver_log
 from knapcheck.stop_signals import stop_requests
 from knapcheck.targets import SPEC_FORMS, add_targets_argument, load_targets, promise_help, targets_and_baselines
@@ -92,12 +92,12 @@ def run(args: argparse.Namespace) -> int:
 
     family_names = with_enumerated(checked_families(args.families))
     if args.json:
-        writable_file(args.json, "--json")
-    log = writable_file(args.solver_log, "--solver-log") if args.solver_log else default_path("check")
+        writable_file(args.json, "--json", CHECK_JSON)
+    log = writable_file(args.solver_log, "--solver-log", None) if args.solver_log else default_path("check")
     stored = stored_instances(args.regressions, args.instances)
     entries, baselines = targets_and_baselines(args.targets, args.baseline, "--targets")
     with stop_requests() as stop, solver_log(log, "check"):
-        load_targets(entries + baselines)
+        load_targets(entries + baselines, determinism=True)
         result = run_check(
             entries, family_names, args.per_family, args.seed,
             progress=lambda m: print(m, file=sys.stderr, flush=True), stored=stored.instances,
@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
             "failing": [list(f.differential_signature) for f in decision.failing],
             "summary": gate,
         }
-        args.json.write_text(json.dumps(document, indent=2) + "\n")
+        write_output(args.json, json.dumps(document, indent=2) + "\n", CHECK_JSON)
     if stop.reason:
         return stop.exit_status
     return exit_status.OK if decision.passed else exit_status.FAILED

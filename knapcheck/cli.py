@@ -16,6 +16,7 @@ import sys
 import traceback
 
 from knapcheck import exit_status
+from knapcheck.output_checks import OutputTaken
 from knapcheck.stop_signals import STATUSES, raise_terminated, stopped_by
 from knapcheck.usage import ArgumentParser, UsageError
 
@@ -93,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
         reason = stopped_by(interrupt)
         print(f"knapcheck {args.command}: {reason}", file=sys.stderr)
         return STATUSES[reason]
+    except OutputTaken as exc:
+        print(f"knapcheck {args.command}: {exc}", file=sys.stderr)
+        return exit_status.INCOMPLETE
     except Exception:
         traceback.print_exc()
         print(f"knapcheck {args.command}: stopped by an internal error (above); please report it", file=sys.stderr)

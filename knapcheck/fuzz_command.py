@@ -24,7 +24,7 @@ from knapcheck import exit_status as statuses
 from knapcheck.durations import duration
 from knapcheck.exit_status import FAILED, INCOMPLETE, INTERRUPTED, OK, TERMINATED
 from knapcheck.inputs import checked_families, family_list, stored_instances
-from knapcheck.output_checks import writable_directory
+from knapcheck.output_checks import CAMPAIGN_JSON, CAMPAIGN_MARKDOWN, writable_directory, write_output
 from knapcheck.solvers.isolation.worker import DEFAULT_TIME_LIMIT as DEFAULT_CALL_LIMIT
 from knapcheck.stop_signals import stop_requests, stopped_by
 from knapcheck.targets import SPEC_FORMS, add_targets_argument, load_targets, promise_help, targets_and_baselines
@@ -131,7 +131,7 @@ def _plan(args: argparse.Namespace) -> CampaignPlan:
     tls = _tls(args)
     entries, paired = targets_and_baselines(args.targets, args.baseline, "--targets")
     _load_isolated(entries + paired)
-    out = writable_directory(args.out, "--out")
+    out = writable_directory(args.out, "--out", {"campaign.md": CAMPAIGN_MARKDOWN, "campaign.json": CAMPAIGN_JSON, LOG: None})
     if is_redis(args.db):
         if args.store is None:
             raise UsageError("--store DIR is required when --db is a Redis URL (the failure store is a directory)")
@@ -225,14 +225,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(out: Path, result: CampaignResult) -> int:
-    from knapcheck.fuzz.campaign.store import write_atomically
     from knapcheck.reports.campaign_report import failing_summary, render_json, render_markdown
 
     markdown, report = out / "campaign.md", out / "campaign.json"
     written = True
     try:
-        write_atomically(markdown, render_markdown(result))
-        write_atomically(report, json.dumps(render_json(result), indent=2))
+        write_output(markdown, render_markdown(result), CAMPAIGN_MARKDOWN)
+        write_output(report, json.dumps(render_json(result), indent=2), CAMPAIGN_JSON)
     except OSError as exc:
         print(f"knapcheck fuzz: cannot write the report: {exc}", file=sys.stderr)
         written = False

@@ -14,13 +14,18 @@ Installed, the plugin is loaded by every pytest run (a ``pytest11`` entry point)
 nothing beyond pytest. Instances are drawn with ``knapcheck.fuzz.instances.seeded_draws``: the same seed gives
 the same collection in every process, as pytest-xdist requires of its workers, and no Hypothesis
 database or ``.hypothesis`` directory is used. Isolated targets run in worker processes started
-once per pytest process when the tests are collected and stopped when the session ends.
+once per pytest process when the tests are collected and stopped when the session ends; what
+they print goes to one log per run, capped as a command's is (``_SolverLog``), never to pytest's
+output.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -43,6 +48,8 @@ answers in milliseconds, and the 144 instances of large_capacity. exhaustive_sma
 instances per target), the harvested and the Pisinger families are there to be named."""
 ROOT_NAME = "knapcheck"
 CORPUS = "corpus"
+LOG_KEY = "knapcheck_solver_log"
+"""Where pytest-xdist's workers are told the run's solver log is."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -69,6 +76,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--knapcheck-seed", dest="knapcheck_seed", type=int, default=0, metavar="N",
         help="seed of the drawn instances (default: 0): the same seed, the same tests in every process",
     )
+    group.addoption(
+        "--knapcheck-solver-log", dest="knapcheck_solver_log", default=None, metavar="PATH",
+        help="where what the targets print goes, appended to (default: a new file in the temporary directory,"
+        " named at the end when anything was printed); at most 32 MiB a run, then a note says it was cut",
+    )
 
 
 @dataclass(frozen=True)
@@ -89,7 +101,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption("knapcheck_targets"):
         return
     config.stash[_PLAN] = _plan(config)
-    config.pluginmanager.register(_Session(config.stash[_PLAN]), "knapcheck-session")
+    config.pluginmanager.register(_Session(config.stash[_PLAN], _SolverLog(config)), "knapcheck-session")
 
 
 def _plan(config: pytest.Config) -> Plan:
@@ -120,11 +132,63 @@ def _plan(config: pytest.Config) -> Plan:
     return Plan(tuple(targets), counterparts, tuple(dict.fromkeys(names)), per_family, seed)
 
 
+class _SolverLog:
+    """Where the targets' workers print: one log per pytest run, capped as a command's solver log is
+    (``knapcheck.solver_log``), never pytest's own output.
+
+    The process pytest was started in makes the log (or checks the file --knapcheck-solver-log
+    names) and tells pytest-xdist's workers its path as they start. Every process that runs tests
+    appends to it, each at most its share of LOG_LIMIT, so that one run keeps at most LOG_LIMIT
+    bytes. At the end the log is named in the summary, or removed if the run made it and nothing
+    was printed.
+    """
+
+    def __init__(self, config: pytest.Config) -> None:
+        from knapcheck.solver_log import LOG_LIMIT, capped_worker_output, default_path, open_log
+        from knapcheck.usage import UsageError
+
+        worker = getattr(config, "workerinput", None)
+        given = worker[LOG_KEY] if worker else config.getoption("knapcheck_solver_log")
+        self.path = Path(given) if given else default_path("pytest")
+        try:
+            descriptor, self.created = open_log(self.path, "--knapcheck-solver-log")
+        except UsageError as exc:
+            raise pytest.UsageError(f"knapcheck: {exc}") from None
+        self.discarded = os.path.samestat(os.fstat(descriptor), os.stat(os.devnull))
+        self.owner = worker is None
+        share = LOG_LIMIT // (worker["workercount"] if worker else 1)
+        self._open = ExitStack()
+        self.log = self._open.enter_context(capped_worker_output(descriptor, share))
+
+    def close(self) -> None:
+        """Stop the workers and finish the copy."""
+        self._open.close()
+
+    def summary(self) -> str:
+        """The line that names the log, when this process made or checked it and something was printed; else ''."""
+        if not self.owner or self.discarded:
+            return ""
+        try:
+            if os.lstat(self.path).st_size == 0:
+                return ""
+        except OSError:
+            return ""
+        truncated = f" (truncated at {self.log.limit} bytes; {self.log.dropped} more were dropped)" if self.log.truncated else ""
+        return f"knapcheck: what the targets printed is in {self.path}{truncated}"
+
+    def remove_if_unused(self) -> None:
+        from knapcheck.solver_log import remove_if_empty
+
+        if self.owner and self.created:
+            remove_if_empty(self.path)
+
+
 class _Session:
     """The plugin's hooks while a target is given (registered by pytest_configure, so inert otherwise)."""
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, log: _SolverLog) -> None:
         self.plan = plan
+        self.log = log
 
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector):
@@ -136,10 +200,24 @@ class _Session:
             report.result.append(Suite.from_parent(collector, name=ROOT_NAME, nodeid=ROOT_NAME, plan=self.plan))
         return report
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node) -> None:
+        """pytest-xdist's: each worker it starts appends to this run's log."""
+        node.workerinput[LOG_KEY] = str(self.log.path)
+
     def pytest_sessionfinish(self) -> None:
         from knapcheck.solvers.isolation.worker import stop_workers
 
         stop_workers()
+        self.log.close()
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        line = self.log.summary()
+        if line:
+            terminalreporter.write_line(line)
+
+    def pytest_unconfigure(self) -> None:
+        self.log.remove_if_unused()
 
     def pytest_report_header(self) -> list[str]:
         plan = self.plan
@@ -197,7 +275,8 @@ class Suite(pytest.Collector):
         from knapcheck.solvers.isolation.worker import start_workers
 
         entries = [*self.plan.targets, *self.plan.counterparts.values()]
-        problems = [f"{name}: {outcome.error}" for name, outcome in start_workers([e for e in entries if e.isolate]).items()]
+        unloadable = start_workers([e for e in entries if e.isolate], second_for_exact=True)
+        problems = [f"{name}: {outcome.error}" for name, outcome in unloadable.items()]
         for entry in entries:
             if not entry.isolate:
                 try:

@@ -19,7 +19,7 @@ from knapcheck import exit_status
 from knapcheck.durations import SYNTAX, duration
 from knapcheck.inputs import add_instance_arguments, checked_families, family_list, stored_instances
 from knapcheck.measure.paired import DEFAULT_MAX_ROUNDS, DEFAULT_TIME_LIMIT
-from knapcheck.output_checks import writable_directory
+from knapcheck.output_checks import REPORT_HTML, REPORT_JSON, REPORT_MARKDOWN, writable_directory, write_output
 from knapcheck.solver_log import solver_log
 from knapcheck.stop_signals import stop_requests
 from knapcheck.targets import SPEC_FORMS, load_targets, promise_help, targets_and_baselines
@@ -181,13 +181,14 @@ def run(args: argparse.Namespace) -> int:
 
     checked_limits(args)
     family_names = with_enumerated(checked_families(args.families))
-    out = writable_directory(args.out, "--out")
+    out = writable_directory(args.out, "--out", {"report.md": REPORT_MARKDOWN, "report.json": REPORT_JSON,
+                                                  "report.html": REPORT_HTML, "solvers.log": None})
     stored = stored_instances(args.regressions, args.instances)
     candidate, baseline = targets_and_baselines(args.candidate, args.baseline, "--candidate")
     candidate, baseline = [with_isolation(e) for e in candidate], [with_isolation(e) for e in baseline]
     progress = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
     with stop_requests() as stop, solver_log(out / "solvers.log", "report") as log:
-        load_targets(candidate + baseline)
+        load_targets(candidate + baseline, determinism=True)
         regression = run_candidate(
             candidate, baseline, family_names, args.per_family, args.seed, args.time, progress, stored.instances,
             stored.cases, stop.requested,
@@ -196,10 +197,10 @@ def run(args: argparse.Namespace) -> int:
     report = Report(command_line(args), regression, environment(), performance, strict=args.strict,
                     stopped_by=stop.reason)
     markdown = render_markdown(report)
-    (out / "report.md").write_text(markdown)
-    (out / "report.json").write_text(json.dumps(render_json(report), indent=2) + "\n")
-    (out / "report.html").write_text(render_html(report))
     print(markdown)
+    write_output(out / "report.md", markdown, REPORT_MARKDOWN)
+    write_output(out / "report.json", json.dumps(render_json(report), indent=2) + "\n", REPORT_JSON)
+    write_output(out / "report.html", render_html(report), REPORT_HTML)
     if stop.reason:
         print(f"knapcheck report: {stop.reason}: the report in {out} is partial", file=sys.stderr)
         return stop.exit_status

@@ -112,7 +112,7 @@ def test_a_keeper_killed_by_sigkill_still_takes_a_setsid_daemon_along(tmp_path, 
     monkeypatch.setenv("KNAPCHECK_PLANTED_CHILD_PID", str(record))
     entry = resolve_one(f"{MISBEHAVING}:setsid_grandchild")
     assert call_isolated(entry, INSTANCE).kind == RETURNED
-    (worker,) = [w for (spec, _), w in worker_module._WORKERS.items() if spec == entry.spec]
+    (worker,) = [w for (spec, *_), w in worker_module._WORKERS.items() if spec == entry.spec]
     os.kill(worker._process.pid, signal.SIGKILL)
     try:
         assert _gone(int(record.read_text()))

@@ -7,15 +7,18 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.solver_log import LOG_LIMIT
 from torch_copies import ITEM_REUSE, write_copy
 
 pytest_plugins = ["pytester"]
 
 TIME_LIMIT = 600
+PLANTED = Path(__file__).parent / "planted"
 SMALL = ["--knapcheck-families", "tiny", "--knapcheck-per-family", "3"]
 """A small selection: three tiny instances and the corpus's cases per target."""
 CORPUS_CASES = len(load_regression_corpus())
@@ -146,3 +149,22 @@ def test_a_target_that_cannot_be_loaded_is_one_collection_error(pytester):
     text = result.stdout.str()
     assert "knapcheck: cannot load" in text and "No module named 'nosuchmodule'" in text
     assert text.count("ERROR knapcheck") == 1
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one process", "two xdist workers"])
+def test_what_targets_print_goes_to_one_capped_log_not_into_pytests_output(pytester, workers):
+    """A target printing 96 MiB a call (it went into pytest's output, 192 MiB of it for two calls):
+    pytest's output stays small, and the run keeps at most LOG_LIMIT bytes in one log, each process
+    its share, with the note that says where it was cut."""
+    result = run(pytester, "--knapcheck-target", f"{PLANTED / 'chatty.py'}:floods", *SMALL[:2],
+                 "--knapcheck-per-family", "2", "-k", "tiny", *workers)
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    assert len(result.stdout.str()) + len(result.stderr.str()) < 10_000
+    (line,) = [line for line in result.outlines if "what the targets printed" in line]
+    log = Path(line.split(" is in ", 1)[1].split(" (truncated", 1)[0])
+    try:
+        text = log.read_bytes()
+        assert LOG_LIMIT <= len(text) < LOG_LIMIT + 1000
+        assert text.count(b"[knapcheck: log truncated at ") == max(1, len(workers))
+    finally:
+        log.unlink()

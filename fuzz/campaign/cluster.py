@@ -134,8 +134,8 @@ class CampaignWorkers(WorkerPlugin):
 
 def _capped(path: str, limit: int) -> CappedLog:
     """This process's stdout and stderr (and what its children inherit) sent to the end of the file
-    ``path`` through a capped pipe."""
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+    ``path`` (never through a symbolic link) through a capped pipe."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     log = CappedLog(descriptor, limit)
     _send_to(os.dup(log.writer))
     return log

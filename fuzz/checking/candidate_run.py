@@ -79,7 +79,7 @@ def run_candidate(
     entries = candidate + baseline
     families = names() if family_names is None else list(family_names)
     progress(f"starting {len(entries)} worker processes")
-    unloadable = start_workers(entries)
+    unloadable = start_workers(entries, second_for_exact=True)
     if unloadable:
         raise ValueError(
             "cannot load " + "; ".join(f"{name} ({outcome.error})" for name, outcome in unloadable.items())

@@ -224,7 +224,7 @@ class _Run:
 
 def _call_all(
     entries: list[SolverEntry], instance: Instance, calls: dict[str, int], pool: ThreadPoolExecutor
-) -> dict[str, tuple[Outcome, Outcome | None]]:
+) -> dict[str, tuple[Outcome, Outcome | None, str]]:
     """Every entry's outcomes on the instance. Isolated entries with a worker process of their own
     are called side by side (each thread waits on its own worker, and the workers compute in
     parallel); solvers that run in this process are called one after the other, here."""
