@@ -33,6 +33,9 @@ DEFAULT_TIME_LIMIT = 150.0
 skipped after a timeout, so a solver far slower than the others (upstream's sliding solver at
 C = 1e7) costs one limit per row, not one per repeat."""
 BASELINES = ("torch:dp_knapsack_sliding_hirschberg", "torch:dp_knapsack")
+CLOCKS = {"wall": "wall-clock time", "cpu": "CPU time of the measuring process (all its threads)"}
+"""What a measurement's time is: ``cpu`` leaves out the time other processes take from it on a
+busy machine, and counts every thread of a solver that runs several."""
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -319,14 +322,16 @@ class BenchResult:
     repeats: int
     time_limit: float
     cells: dict[tuple[str, str], Cell]
+    clock: str = "wall"
 
     def cell(self, solver: str, row: Row) -> Cell:
         return self.cells[(solver, row.name)]
 
 
-def measure_once(entry: SolverEntry, row: Row, time_limit: float) -> dict:
-    """One fresh child process, one call: a dict with status and, when ok, seconds and peak_bytes."""
-    spec = json.dumps({"solver": entry.name, "row": row.as_dict()})
+def measure_once(entry: SolverEntry, row: Row, time_limit: float, clock: str = "wall") -> dict:
+    """One fresh child process, one call: a dict with status and, when ok, seconds (on ``clock``,
+    one of ``CLOCKS``) and peak_bytes. The time limit is always wall-clock time."""
+    spec = json.dumps({"solver": entry.name, "row": row.as_dict(), "clock": clock})
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     try:
         done = subprocess.run(
@@ -352,10 +357,13 @@ def run_bench(
     repeats: int = 3,
     *,
     time_limit: float = DEFAULT_TIME_LIMIT,
+    clock: str = "wall",
     progress: Callable[[str], None] | None = None,
 ) -> BenchResult:
     if repeats < 1:
         raise ValueError(f"repeats must be at least 1, got {repeats}")
+    if clock not in CLOCKS:
+        raise ValueError(f"clock must be one of {', '.join(CLOCKS)}, got {clock!r}")
     for entry in entries:
         measure_once(entry, PREPARE_ROW, PREPARE_TIME_LIMIT)
     cells: dict[tuple[str, str], Cell] = {}
@@ -365,7 +373,7 @@ def run_bench(
             if not entry.accepts(row.n, row.capacity):
                 cell.failure = "too big"
             for attempt in range(repeats if not cell.failure else 0):
-                result = measure_once(entry, row, time_limit)
+                result = measure_once(entry, row, time_limit, clock)
                 if result["status"] != "ok":
                     cell.failure = result["status"]
                     break
@@ -376,4 +384,4 @@ def run_bench(
             if progress:
                 shown = cell.failure or f"{cell.median_seconds:.3g} s"
                 progress(f"{row.name}: {entry.name}: {shown}")
-    return BenchResult(list(rows), [e.name for e in entries], repeats, time_limit, cells)
+    return BenchResult(list(rows), [e.name for e in entries], repeats, time_limit, cells, clock)

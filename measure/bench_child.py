@@ -2,7 +2,8 @@
 
 The process imports torch, loads the solver, builds the row's instance and warms the solver up
 on a tiny instance; then it resets the kernel's peak-RSS mark to the current RSS and calls the
-solver once. It prints one JSON line: the wall time of the call, and the peak resident memory
+solver once. It prints one JSON line: the time of the call (wall-clock, or with ``"clock": "cpu"``
+in the spec the process's CPU time), and the peak resident memory
 above the RSS just before the call (the interpreter, torch, the solver's code and its input
 excluded). On CUDA it also reports the peak of torch's CUDA allocator. A per-call row's problems
 are each solved ``rounds`` times, round after round, every call timed on its own: the time is
@@ -61,6 +62,7 @@ def measure(spec: dict) -> dict:
     (entry,) = resolve(spec["solver"])
     solver = entry.load()
     row = row_from_dict(spec["row"])
+    clock = time.process_time if spec.get("clock") == "cpu" else time.perf_counter
     problems = [(list(i.memory), list(i.runtimes), i.max_memory) for i in row.instances()]
     for warm_up in WARM_UP:
         solver(*warm_up)
@@ -80,11 +82,11 @@ def measure(spec: dict) -> dict:
     call = 0
     for _ in range(row.rounds):
         for k, problem in enumerate(problems):
-            start = time.perf_counter()
+            start = clock()
             value, _, _ = solver(*problem)
             if cuda:
                 torch.cuda.synchronize()
-            calls[call] = time.perf_counter() - start
+            calls[call] = clock() - start
             values[k] = value
             call += 1
     seconds = statistics.median(calls)
