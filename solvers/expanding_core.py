@@ -1,6 +1,9 @@
 """expanding_core: an exact solver that grows a core of items around the LP solution's break item.
 
-The contract's validation and quantization first; then runtimes <= 0 are never taken, zero-weight
+The contract's validation and quantization first (for lists of plain floats with integer runtimes,
+the usual case, checked and quantized inside the one compiled call, ``core.search.compiled_solve``:
+item-by-item Python work and the call's fixed cost are most of a small problem's time); then
+runtimes <= 0 are never taken, zero-weight
 items with a positive runtime always are, items heavier than the budget never are, and when the
 rest fit together they are all taken (``core.search.select``). What is left goes to the search of
 ``knapcheck.solvers.core.search`` (the algorithm and why it is exact are described there) with the
@@ -18,8 +21,8 @@ from typing import Sequence
 
 import numpy as np
 
-from knapcheck.solvers.contract import SCALE, Solution, exact_runtimes, quantize, validate
-from knapcheck.solvers.core.search import compiled_select, select
+from knapcheck.solvers.contract import SCALE, Solution, exact_runtimes, plain_arrays, quantize, validate
+from knapcheck.solvers.core.search import compiled_select, compiled_solve, select
 
 COMPILED_LIMIT = 2**59
 """The compiled search runs when n times the capacity and n times the largest runtime (in its
@@ -30,6 +33,11 @@ common unit) are below this, and every weight and runtime fits too: its sums the
 def expanding_core(
     memory: Sequence[float], runtimes: Sequence[float], max_memory: float, *, scale: int = SCALE
 ) -> Solution:
+    plain = plain_arrays(memory, runtimes, max_memory)
+    if plain is not None:
+        solved, saved, recomputable, total = compiled_solve(*plain, scale)
+        if solved:
+            return Solution(float(total), saved.tolist(), recomputable.tolist())
     memory, runtimes, max_memory = validate(memory, runtimes, max_memory)
     weights, capacity = quantize(memory, max_memory, scale)
     values, _ = exact_runtimes(runtimes)
