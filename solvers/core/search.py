@@ -61,7 +61,7 @@ HELPERS = (
     "surrogate.py",
     "proportional.py",
 )
-HELPERS_DIGEST = "071bb6665ba7d4e5bf7fe087d79d8b0195de308a13a63f8ecc9806cc8b1beb15"
+HELPERS_DIGEST = "3884e20b7d82200dc46185f872050f55bc24d4fa7465ef84234bd02cb8ecd435"
 """``helpers_digest()``, updated with every change to the helpers."""
 
 
@@ -114,6 +114,8 @@ def select(weights, values, capacity):
     if total <= capacity:
         for k in range(count):
             taken[candidates[k]] = 1
+    elif count == n:
+        taken = search(weights, values, capacity)
     else:
         candidate_w = integers(count)
         candidate_p = integers(count)
