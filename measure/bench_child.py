@@ -1,11 +1,11 @@
 """One benchmark measurement, run as ``python -m knapcheck.measure.bench_child SPEC_JSON`` in a fresh process.
 
-The process imports torch, loads the solver, builds the row's instance and warms the solver up
-on a tiny instance; then it resets the kernel's peak-RSS mark to the current RSS and calls the
-solver once. It prints one JSON line: the time of the call (wall-clock, or with ``"clock": "cpu"``
-in the spec the process's CPU time), and the peak resident memory
-above the RSS just before the call (the interpreter, torch, the solver's code and its input
-excluded). On CUDA it also reports the peak of torch's CUDA allocator. A per-call row's problems
+The process loads the solver (and with it torch, if the solver uses it: one that does not, such as
+expanding_core, runs without it), builds the row's instance and warms the solver up on a tiny
+instance; then it resets the kernel's peak-RSS mark to the current RSS and calls the solver once.
+It prints one JSON line: the time of the call (wall-clock, or with ``"clock": "cpu"`` in the spec
+the process's CPU time), and the peak resident memory above the RSS just before the call (the
+interpreter, torch, the solver's code and its input excluded). On CUDA it also reports the peak of torch's CUDA allocator. A per-call row's problems
 are each solved ``rounds`` times, round after round, every call timed on its own: the time is
 their median (and each problem's median over its rounds is reported too), the value the first
 round's total, the peak the highest over all calls.
@@ -54,8 +54,6 @@ def _limit_address_space() -> None:
 
 
 def measure(spec: dict) -> dict:
-    import torch
-
     from knapcheck.measure.bench import row_from_dict
     from knapcheck.solvers.registry import resolve
 
@@ -68,7 +66,8 @@ def measure(spec: dict) -> dict:
         solver(*warm_up)
     # Whatever its registry entry says (a module:NAME spec says cpu), a solver that used CUDA in its
     # warm-up has its kernels synchronized before the clock stops and its device peak reported.
-    cuda = torch.cuda.is_initialized()
+    torch = sys.modules.get("torch")
+    cuda = torch is not None and torch.cuda.is_initialized()
     calls = [0.0] * (row.rounds * len(problems))
     values = [0.0] * len(problems)
     gc.collect()
