@@ -259,6 +259,13 @@ SMALL_ROWS: list[PerCallRow] = [
     *(PerCallRow(f"small n={n}", SMALL_CLASSES, rounds, n, count=5) for n, rounds in ((10, 200), (20, 100), (50, 20))),
 ]
 """Problems of the partitioner's size, per call: real ones, and Pisinger's classic classes (5 seeds each)."""
+TINY_SIZES = (10, 20, 30)
+TINY_ROWS: list[PerCallRow] = [
+    SMALL_ROWS[0],
+    *(PerCallRow(f"tiny n={n}", ",".join(EVERY_PISINGER_CLASS), 50, n, count=5) for n in TINY_SIZES),
+]
+"""Problems of at most 30 items, per call: the harvested corpus, and 5 instances of every Pisinger
+class at each of ``TINY_SIZES`` items (R = 1000), where a call's fixed costs are most of its time."""
 ROW_GROUPS: dict[str, list] = {
     "partitioner": PARTITIONER_ROWS,
     "large": LARGE_ROWS,
@@ -266,6 +273,7 @@ ROW_GROUPS: dict[str, list] = {
     "pisinger": PISINGER_ROWS,
     "pisinger-classes": CLASS_ROWS,
     "small": SMALL_ROWS,
+    "tiny": TINY_ROWS,
 }
 """Names ``knapcheck bench --rows`` takes for a group of rows."""
 GROUP_SUMMARIES: dict[str, str] = {
