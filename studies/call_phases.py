@@ -6,7 +6,7 @@ For an uncorrelated Pisinger instance (R = 1000) of 20, 1 000 and 10 000 items, 
 corpus's largest problem, times each phase of the general path (the contract's validate, quantize
 and exact_runtimes on Python lists, the lists made int64 arrays, the compiled select, the answer's
 arrays made lists, math.fsum of the saved runtimes) and of the one-call path expanding_core takes
-for lists of plain floats with integer runtimes (contract.plain_arrays, then core.search's
+for lists of plain floats with integer runtimes (contract.plain_arrays, then expanding_core's
 compiled_solve, then the answer's arrays made lists), and the whole call. Each figure is the median
 of ``--repeats`` calls; the whole call's is measured on its own.
 """
@@ -24,8 +24,8 @@ import numpy as np
 from knapcheck.fuzz.corpus.harvest_records import load_harvested
 from knapcheck.fuzz.instances.pisinger import generate
 from knapcheck.solvers.contract import SCALE, Instance, exact_runtimes, plain_arrays, quantize, validate
-from knapcheck.solvers.core.search import compiled_select, compiled_solve
-from knapcheck.solvers.expanding_core import expanding_core
+from knapcheck.solvers.core.search import compiled_select
+from knapcheck.solvers.expanding_core import compiled_solve, expanding_core
 
 
 def median_us(call, repeats: int) -> float:

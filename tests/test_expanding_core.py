@@ -132,7 +132,7 @@ def test_plain_lists_are_solved_in_one_compiled_call_as_the_general_path_solves_
 def test_the_compiled_entry_declines_what_it_cannot_take_as_it_is(memory, runtimes, max_memory):
     import numpy as np
 
-    solved, *_ = core_search.compiled_solve(np.array(memory), np.array(runtimes), max_memory, SCALE)
+    solved, *_ = expanding_core_module.compiled_solve(np.array(memory), np.array(runtimes), max_memory, SCALE)
     assert not solved
 
 
@@ -232,4 +232,8 @@ def test_the_compiled_cache_is_keyed_to_every_module_of_the_search():
     # sources of the modules it calls, and the cache is used only while it matches.
     assert core_search.helpers_digest() == core_search.HELPERS_DIGEST, (
         f"a module of the search changed: set core_search.HELPERS_DIGEST to {core_search.helpers_digest()!r}"
+    )
+    # Likewise expanding_core's compiled entry, for the search and the contract's formula it calls.
+    assert expanding_core_module.entry_digest() == expanding_core_module.ENTRY_DIGEST, (
+        f"the search or contract.quantized changed: set expanding_core.ENTRY_DIGEST to {expanding_core_module.entry_digest()!r}"
     )

@@ -23,9 +23,7 @@ of ours, so the surrogate problem is solved by a second expansion rather than by
 calling itself; the first expansion's work is repeated, up to ``SURROGATE_STATES`` states.)
 
 ``select`` puts aside what needs no search (values <= 0, zero weights, items heavier than the
-capacity, items that all fit) and calls ``search`` on the rest. ``compiled_solve`` is the compiled
-entry for float64 memories and runtimes: it checks and quantizes them and selects in one compiled
-call (a call's fixed cost is most of a small problem's time).
+capacity, items that all fit) and calls ``search`` on the rest.
 
 Two ways to run: ``select`` is plain Python on lists of Python integers, exact whatever their size;
 ``compiled_select`` is the same function compiled by numba for int64 arrays, used when every sum
@@ -38,13 +36,11 @@ calls, so ``HELPERS_DIGEST`` names their sources: the cache is used only while i
 from __future__ import annotations
 
 import hashlib
-import inspect
 from pathlib import Path
 
 import numba
 from numba.extending import register_jitable
 
-from knapcheck.solvers.contract import quantized
 from knapcheck.solvers.core.arith import integers
 from knapcheck.solvers.core.expansion import NO_LIMIT, REDUCTIONS, SURROGATE, TWO_EFFICIENCIES, expand
 from knapcheck.solvers.core.proportional import two_efficiencies
@@ -61,8 +57,8 @@ HELPERS = (
     "surrogate.py",
     "proportional.py",
 )
-HELPERS_DIGEST = "3884e20b7d82200dc46185f872050f55bc24d4fa7465ef84234bd02cb8ecd435"
-"""``helpers_digest()``, updated with every change to the helpers."""
+HELPERS_DIGEST = "201fd5f20bcd1a06bf704480fdcae3e9827dcd066d5fd516a987c619b09e41d4"
+"""sha256 of the helper modules' sources (``helpers_digest()``), updated with every change to them."""
 
 
 @register_jitable
@@ -141,51 +137,10 @@ def select(weights, values, capacity):
     return saved, recomputable
 
 
-register_jitable(quantized)
-PLAIN_LIMIT = 2.0**58
-"""``compiled_solve`` takes a problem as it is only when every quantized weight, the capacity, every
-runtime, and n times the capacity and n times the largest runtime are below this (with room to
-spare under ``expanding_core.COMPILED_LIMIT``, as float products are rounded)."""
-
-
-def solve_plain(memory, runtimes, max_memory, scale):
-    """``select`` on float64 memories and runtimes, quantized as the contract says: ``(True, saved,
-    recomputable, total)``, ``total`` the saved runtimes' sum, when every memory is non-negative,
-    every runtime an integer, and all of it small enough for int64 (``PLAIN_LIMIT``); otherwise
-    ``(False, ...)`` and the caller takes the general path, which also names what is invalid.
-    (Compiled, as ``compiled_solve``; the sum of integers below 2**63 is exact, so it rounds to the
-    float the contract's ``math.fsum`` of the saved runtimes gives.)"""
-    n = len(memory)
-    none = integers(0)
-    limit = PLAIN_LIMIT / (n + 1)
-    if not (0 <= max_memory * scale < limit):
-        return False, none, none, 0
-    capacity = quantized(max_memory, scale)
-    weights = integers(n)
-    values = integers(n)
-    for i in range(n):
-        product = memory[i] * scale
-        runtime = runtimes[i]
-        if not (0 <= product < PLAIN_LIMIT and -limit < runtime < limit and runtime == int(runtime)):
-            return False, none, none, 0
-        weights[i] = quantized(memory[i], scale)
-        values[i] = int(runtime)
-    saved, recomputable = select(weights, values, capacity)
-    total = 0
-    for i in saved:
-        total += values[i]
-    return True, saved, recomputable, total
-
-
 def helpers_digest() -> str:
-    """The digest of the helper modules' sources and of ``contract.quantized``'s (the only part of
-    the contract the compiled code calls: the rest of that module may change freely)."""
     here = Path(__file__).parent
-    sources = b"".join((here / name).read_bytes() for name in HELPERS) + inspect.getsource(quantized).encode()
-    return hashlib.sha256(sources).hexdigest()
+    return hashlib.sha256(b"".join((here / name).read_bytes() for name in HELPERS)).hexdigest()
 
 
 compiled_select = numba.njit(cache=helpers_digest() == HELPERS_DIGEST)(select)
 """``select`` compiled for int64 arrays (see ``expanding_core.COMPILED_LIMIT`` for what must fit)."""
-compiled_solve = numba.njit(cache=helpers_digest() == HELPERS_DIGEST)(solve_plain)
-"""``solve_plain`` compiled for float64 arrays."""
