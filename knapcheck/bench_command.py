@@ -77,6 +77,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time-limit", type=duration, default=bench.DEFAULT_TIME_LIMIT, metavar="DURATION",
                         help=f"how long one run may take before it counts as a timeout: {SYNTAX}"
                         f" (default: {bench.DEFAULT_TIME_LIMIT:g}s)")
+    parser.add_argument("--clock", default="wall", choices=list(bench.CLOCKS),
+                        help="what a time is: wall-clock time, or the CPU time of the measuring process, which"
+                        " other processes on a busy machine do not inflate (default: wall)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write every measurement and median as JSON")
     parser.set_defaults(run=run)
 
@@ -128,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
 
         bandwidth = gpu_bench.copy_bandwidth()
     result = bench.run_bench(
-        entries, rows, args.repeats, time_limit=args.time_limit, progress=lambda m: print(m, file=sys.stderr, flush=True)
+        entries, rows, args.repeats, time_limit=args.time_limit, clock=args.clock,
+        progress=lambda m: print(m, file=sys.stderr, flush=True),
     )
     baseline_names = [b.name for b in baselines]
     print(tables_markdown(bench_tables(result, baseline_names)))
