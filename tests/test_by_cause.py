@@ -9,6 +9,9 @@ instance, so a fix that made torch's float32 defect visible elsewhere failed it;
 trait called FLOP-scale runtimes such as k * 2**26, exact in float32, beyond it.
 """
 
+import json
+from dataclasses import replace
+
 import pytest
 
 from knapcheck.fuzz.checking.by_cause import Causes
@@ -34,7 +37,7 @@ from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.isolation.answer import Answer
 from knapcheck.solvers.isolation.outcome import RETURNED, Outcome
 from knapcheck.solvers.registry import resolve_one
-from torch_copies import SPLIT_FIX, TOLERANT_BACKTRACK, write_copy
+from torch_copies import BACKTRACK_TOLERANCE, SPLIT_FIX, write_copy
 
 CORPUS = load_regression_corpus()
 
@@ -79,6 +82,18 @@ def test_a_copys_known_defects_are_those_of_its_torch_function():
     assert {v: [c.name for c in causes] for v, causes in copy.items()} == {
         "OVER_BUDGET": ["hirschberg_split"], "SUBOPTIMAL": ["float32"]}
     assert catalogue("full_table", CORPUS) == {}
+
+
+def test_a_corpus_case_is_not_taken_at_its_word_for_a_cause_that_cannot_be_its_own(tmp_path):
+    """A case of a CRASH blamed on float32, or on a defect this knapcheck does not know, adds nothing;
+    a cause that is not a string makes the corpus unreadable, said in one line."""
+    case = CORPUS[0]
+    assert catalogue(case.solver, [replace(case, verdict="CRASH", cause="float32"), replace(case, cause="gremlins")]) == {}
+    path = tmp_path / "corpus.json"
+    path.write_text(json.dumps({"schema_version": 1, "cases": [{**case.as_dict(), "cause": 5}]}))
+    with pytest.raises(ValueError, match="cause") as raised:
+        load_regression_corpus(path)
+    assert "\n" not in str(raised.value)
 
 
 SPANNER = Instance((0.0003, 0.0003, 0.0003), (20000.0, 3.0, 3.0), 0.0006)
@@ -135,7 +150,7 @@ def test_a_new_defect_inside_a_known_defects_reach_is_still_a_regression(tmp_pat
     """A backtrack with a tolerance of 1e-6 never saves an item of runtime 1e-7. On runtimes float32
     cannot add exactly, torch's float32 defect could explain a SUBOPTIMAL; rounded onto a
     float32-exact grid the copy still fails, where torch is optimal: a regression, reproduced there."""
-    copy, torch, causes = causes_of_dp(TOLERANT_BACKTRACK, "dp_knapsack", tmp_path)
+    copy, torch, causes = causes_of_dp(BACKTRACK_TOLERANCE, "dp_knapsack", tmp_path)
     found = causes.explained(check_against(copy, torch, Instance((0.0001, 0.0002, 0.0003), (1e-7, 2e-7, 3e-7), 0.0005)))
     assert found.verdict is Verdict.SUBOPTIMAL and found.causes == ("float32",) and is_visible(found)
     finding = causes.reproduce(found, None, lambda: False)

@@ -98,11 +98,12 @@ GREEDY_STRICT_FIT = (
 saves less)."""
 
 
-TOLERANT_BACKTRACK = (
+BACKTRACK_TOLERANCE = (
     "        if dp[i][j] != dp[i - 1][j]:\n",
     "        if abs(dp[i][j] - dp[i - 1][j]) > 1e-6:\n",
 )
-"""dp_knapsack's backtrack compares with a tolerance of 1e-6: an item of runtime below it is never saved."""
+"""dp_knapsack's backtrack compares table cells with a tolerance of 1e-6: an item whose runtime is
+below it is never saved."""
 
 
 def torch_source() -> str:

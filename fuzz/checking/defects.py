@@ -31,7 +31,6 @@ from knapcheck.fuzz.checking.float32_exact import float32_exact, onto_float32_gr
 from knapcheck.fuzz.checking.known import off_grid, same_solver
 from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.oracles.exact import set_value
-from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import SCALE, UNIT_ROUNDOFF, Instance
 from knapcheck.solvers.isolation.answer import Answer, plain_answer
 
@@ -51,6 +50,8 @@ class Cause:
     """The defect, in a few words."""
     reach: str
     """How far it reaches, in a few words."""
+    verdicts: frozenset[str]
+    """The verdicts it can cause: a corpus case of another verdict naming it is not taken at its word."""
     trait: Callable[[Instance], bool] | None = None
     """The instances it reaches (a defect with a trait)."""
     leave: Callable[[Instance], Instance | None] | None = None
@@ -64,14 +65,17 @@ class Cause:
         return self.trait is None and self.bound is None
 
     def explains(self, failure: Check) -> bool:
-        """Whether the failure is within this defect's reach (never for one that reaches everywhere)."""
+        """Whether the failure is one this defect causes and within its reach (never for one that
+        reaches everywhere)."""
+        if failure.verdict.value not in self.verdicts:
+            return False
         if self.trait is not None:
             return self.trait(failure.instance)
         return self.bound is not None and self.bound(failure)
 
     def may_cause(self, failure: Check) -> bool:
         """Whether this defect may be what made a solver that has it fail so (naming what a fix fixes)."""
-        return self.everywhere or self.explains(failure)
+        return (self.everywhere and failure.verdict.value in self.verdicts) or self.explains(failure)
 
 
 def _without(instance: Instance, drop: Callable[[int], bool]) -> Instance:
@@ -143,6 +147,7 @@ FLOAT32 = Cause(
     "float32 arithmetic: the table or the profiles round, absorb or flush runtimes float32 cannot add exactly",
     "instances whose positive runtimes are not all multiples of one power of two 2**e (2**-126 <= 2**e <= 2**104)"
     " with a total below 2**24 * 2**e",
+    frozenset({"SUBOPTIMAL", "WRONG_VALUE"}),
     trait=lambda instance: not float32_exact(instance.runtimes),
     leave=_float32_grid,
 )
@@ -150,6 +155,7 @@ ZERO_WEIGHT_NEGATIVE_RUNTIME = Cause(
     "zero_weight_negative_runtime",
     "a zero-weight item is added to every capacity, even when its runtime is negative",
     "instances with an item of zero quantized weight and negative runtime",
+    frozenset({"SUBOPTIMAL"}),
     trait=lambda instance: any(_zero_weight_negative(instance)),
     leave=lambda instance: _without(instance, _zero_weight_negative(instance).__getitem__),
 )
@@ -157,6 +163,7 @@ ZERO_MEMORY_DIVISION = Cause(
     "zero_memory_division",
     "the runtime/memory ratio divides by an item's zero memory",
     "instances with an item of memory 0",
+    frozenset({"REJECTED"}),
     trait=lambda instance: 0.0 in instance.memory,
     leave=lambda instance: _without(instance, lambda i: instance.memory[i] == 0.0),
 )
@@ -164,6 +171,7 @@ UNQUANTIZED_MEMORY = Cause(
     "unquantized_memory",
     "it compares unquantized memory with max_memory, not the quantized weights with the capacity",
     "instances with memory or max_memory off the quantization grid (not a whole number of 1/10000)",
+    frozenset({"OVER_BUDGET", "SUBOPTIMAL"}),
     trait=lambda instance: any(off_grid(m) for m in (*instance.memory, instance.max_memory)),
     leave=lambda instance: Instance(tuple(map(_snapped, instance.memory)), instance.runtimes, _snapped(instance.max_memory)),
 )
@@ -171,30 +179,35 @@ EMPTY_PROBLEM = Cause(
     "empty_problem",
     "scipy's milp refuses a problem without items",
     "the instance without items",
+    frozenset({"REJECTED"}),
     trait=lambda instance: instance.n == 0,
 )
 HIRSCHBERG_SPLIT = Cause(
     "hirschberg_split",
     "the Hirschberg split hands the two halves capacity + 1 units between them",
     "instances of every shape: only the baseline's verdict on the same instance tells it from a new defect",
+    frozenset({"OVER_BUDGET"}),
 )
 SOLUTION_READ = Cause(
     "solution_read",
     "res.x is compared with == 1: an item HiGHS chose at 0.9999999 is left out of saved",
     "a SUBOPTIMAL whose reported value counts more than the saved items and is optimal within HiGHS' MIP gap",
-    bound=lambda failure: failure.verdict is Verdict.SUBOPTIMAL and _solution_read(failure),
+    frozenset({"SUBOPTIMAL"}),
+    bound=_solution_read,
 )
 OBJECTIVE_VALUE = Cause(
     "objective_value",
     "the reported value is HiGHS' objective (-res.fun), not the saved runtimes' sum",
     "a WRONG_VALUE off the saved items' sum by at most HiGHS' integrality tolerance (1e-6) times the runtimes' total",
-    bound=lambda failure: failure.verdict is Verdict.WRONG_VALUE and _objective_value(failure),
+    frozenset({"WRONG_VALUE"}),
+    bound=_objective_value,
 )
 MIP_GAP = Cause(
     "mip_gap",
-    "milp stops at HiGHS' default relative MIP gap (1e-4)",
+    "milp stops at HiGHS' default MIP gap (1e-4 relative, 1e-6 absolute)",
     "a SUBOPTIMAL within HiGHS' gap of the optimum (1e-4 of it, or 1e-6)",
-    bound=lambda failure: failure.verdict is Verdict.SUBOPTIMAL and _within_mip_gap(failure),
+    frozenset({"SUBOPTIMAL"}),
+    bound=_within_mip_gap,
 )
 
 CAUSES = {
@@ -211,11 +224,11 @@ Catalogue = dict[str, tuple[Cause, ...]]
 
 def catalogue(solver: str, cases: Iterable[RegressionCase]) -> Catalogue:
     """The known defects of ``solver``: the causes its corpus cases name, by verdict (a cause this
-    knapcheck does not know is left out)."""
+    knapcheck does not know, or one that cannot cause the case's verdict, is left out)."""
     found: dict[str, dict[str, Cause]] = {}
     for case in cases:
         cause = CAUSES.get(case.cause)
-        if cause is not None and same_solver(solver, case.solver):
+        if cause is not None and case.verdict in cause.verdicts and same_solver(solver, case.solver):
             found.setdefault(case.verdict, {})[cause.name] = cause
     return {verdict: tuple(causes.values()) for verdict, causes in found.items()}
 
