@@ -120,8 +120,9 @@ def _gate(report: Report) -> tuple[str, str]:
         decided.append("The candidate passed every check.")
     for target in gate.quality_failing:
         worst = report.run.result.comparisons[target].quality.worst
-        decided.append(f"{shown(target)} saves {percent(worst.loss)} less runtime than its baseline on an instance,"
-                       f" past --max-quality-loss {report.max_quality_loss:g}.")
+        decided.append(f"{shown(target)} saves less runtime than its baseline, by {percent(worst.loss)} of it at worst"
+                       f" ({worst.value!r} against {worst.baseline_value!r}), past --max-quality-loss"
+                       f" {report.max_quality_loss:g}.")
     if gate.oracle_findings:
         decided.append(f"The oracle was shown wrong {counted(gate.oracle_findings, 'time', 'times')}, so no verdict can be trusted.")
     if gate_sentence(report.performance):
@@ -207,12 +208,16 @@ def _returned(failure: Check) -> str:
 
 
 def _status_text(report: Report, failure: Check, status: str) -> str:
+    """The status, with the known defects that explain the failure and the corpus case it matches."""
+    text = status
     if failure.causes and status in (VISIBLE, BASELINE):
-        return f"{status}: {describe_causes(failure.causes)}"
+        text += f": {describe_causes(failure.causes)}"
     case = report.run.result.known.get(failure.differential_signature)
     if not case:
-        return status
-    return f"{status}: corpus case {case}" if status == KNOWN else f"{status}, known: corpus case {case}"
+        return text
+    if status == KNOWN:
+        return f"{text}: corpus case {case}"
+    return f"{text}{'; ' if text != status else ', '}known: corpus case {case}"
 
 
 def _found_in(failure: Check) -> str:
