@@ -126,7 +126,7 @@ def loss_fraction(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a fraction such as 0.01 (1 %), got {text!r}") from None
     if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"must be a fraction from 0 up to 1 (0.01 is 1 %), got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a fraction of at least 0 and below 1 (0.01 is 1 %), got {text!r}")
     return value
 
 
