@@ -20,6 +20,7 @@ import pytest
 from knapcheck import exit_status
 from knapcheck.cli import main
 from knapcheck.fuzz.checking.float32_exact import float32_exact
+from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from torch_copies import (
     DP_ASCENDING_MEMORY,
     DP_FLOAT64,
@@ -165,32 +166,37 @@ def test_the_split_fix_passes_the_gate_and_its_report_opens_with_what_it_fixes(t
 
 
 def test_check_against_torch_passes_the_split_fix_and_says_what_it_fixes(tmp_path, capsys, selected_families_only):
+    """The corpus's two cases of torch's split defect are enough to show the fixes."""
     copy = write_copy(tmp_path / "knapsack.py", SPLIT_FIX)
     path = tmp_path / "check.json"
     status = main(["check", "--targets", f"{copy}:dp_knapsack_sliding_hirschberg", "--baseline", "torch",
-                   "--families", "float32_limits", "--per-family", "40", "--json", str(path)])
+                   "--families", "tiny", "--per-family", "1", "--json", str(path)])
     data = json.loads(path.read_text())
     assert status == exit_status.OK and data["gate"]["passed"]
-    assert [(f["verdict"], f["causes"]) for f in data["gate"]["fixes"]] == [("OVER_BUDGET", ["hirschberg_split"])]
-    assert {f["status"] for f in data["failures"] if f["solver"] == f"{copy}:dp_knapsack_sliding_hirschberg"} >= {
-        "known defect, now visible"}
-    out = capsys.readouterr().out
-    assert "fixes" in out.split("gate on the named targets")[1].splitlines()[0]
-    assert "known defects of the baseline, now visible: a defect the baseline has explains them" in out
+    assert [(f["verdict"], f["causes"], f["instances"]) for f in data["gate"]["fixes"]] == [
+        ("OVER_BUDGET", ["hirschberg_split"], 2)]
+    gate = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("gate on the named targets"))
+    assert gate.endswith("fixes 2 of the baseline's failures: OVER_BUDGET on 2 (the Hirschberg split hands the two"
+                         " halves capacity + 1 units between them)")
 
 
 def test_reading_ilp_solutions_with_a_half_passes_the_gate_with_what_it_fixes(tmp_path, selected_families_only):
     """``x > 0.5`` saves the items HiGHS chose at 0.9999999 (the corpus's ``x == 1`` case passes),
     and its reported value, HiGHS' objective, is then 1e-13 off the saved items' sum: torch's
-    ``-res.fun`` defect, WRONG_VALUE where torch was SUBOPTIMAL. That used to be a regression."""
+    ``-res.fun`` defect, WRONG_VALUE where torch was SUBOPTIMAL. That used to be a regression.
+    The corpus is cut to ilp_knapsack's two cases of those defects."""
     copy = write_copy(tmp_path / "knapsack.py", ILP_HALF)
+    corpus = tmp_path / "corpus.json"
+    cases = [c.as_dict() for c in load_regression_corpus() if c.cause in ("solution_read", "objective_value")]
+    corpus.write_text(json.dumps({"schema_version": 1, "cases": cases}))
     instance = tmp_path / "spanner.json"
     instance.write_text(json.dumps({"memory": [0.05, 0.03, 0.048, 0.005, 0.05, 0.02],
                                     "runtimes": [500.0, 1.0, 400.0, 1.0, 200.0, 178.0], "max_memory": 0.1}))
-    status, data, markdown = report_on(tmp_path, copy, "ilp_knapsack", "--families", "zero_items", "--per-family", "1",
-                                       "--instances", str(instance))
+    status, data, markdown = report_on(tmp_path, copy, "ilp_knapsack", "--families", "tight_budget", "--per-family", "1",
+                                       "--regressions", str(corpus), "--instances", str(instance))
     assert status == exit_status.OK, data["gate"]
-    assert {(f["verdict"], tuple(f["causes"])) for f in data["gate"]["fixes"]} == {("SUBOPTIMAL", ("solution_read",))}
+    assert [(f["verdict"], f["causes"], f["instances"]) for f in data["gate"]["fixes"]] == [
+        ("SUBOPTIMAL", ["solution_read"], 1)]
     (visible,) = with_status(data, "known defect, now visible")
     assert visible["signature"][1:] == ["WRONG_VALUE", "SUBOPTIMAL"] and visible["causes"] == ["objective_value"]
     assert markdown[4].startswith("**Fixes:**") and "SUBOPTIMAL on 1 (res.x is compared with == 1" in markdown[4]

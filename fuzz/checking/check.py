@@ -7,9 +7,9 @@ instance, and its failures are told apart by their differential signature (targe
 baseline verdict): OVER_BUDGET where the baseline is OPTIMAL is another finding than OVER_BUDGET
 where the baseline is over budget too. Each failure is judged by cause against the baseline's
 known defects, as the regression corpus names them (``knapcheck.fuzz.checking.by_cause``): on each
-instance, and for each finding by a search for a reproduction outside their reach. Solvers that promise the optimum are called twice on an
-evenly spaced sample of each source and on every shrunk reproduction; answers that differ are the
-verdict NONDETERMINISTIC. The result is data (``knapcheck.fuzz.checking.differential.CheckResult``);
+instance, and for each finding by a search for a reproduction outside their reach. Solvers that
+promise the optimum are called twice on an evenly spaced sample of each source and on every
+shrunk reproduction; answers that differ are the verdict NONDETERMINISTIC. The result is data (``knapcheck.fuzz.checking.differential.CheckResult``);
 ``reports`` renders it.
 """
 
@@ -91,10 +91,10 @@ def run_check(
     Each entry is compared with its counterpart among ``baselines`` (``knapcheck.fuzz.checking.gate.pair``;
     ValueError when an entry has no single one). ``known_cases``: the corpus cases that tell a
     failure without a baseline known or new (``CheckResult.known``), and whose causes are the
-    baselines' known defects. With ``time_budget``
-    (seconds), each source gets its ``time_shares`` of the checking share (time one source leaves
-    unused carries over), the instances it did not reach are counted in ``skipped``, and the rest
-    of the budget is split evenly among the failures to shrink; without one, each failure is
+    baselines' known defects. With ``time_budget`` (seconds), each source gets its
+    ``time_shares`` of the checking share (time one source leaves unused carries over), the
+    instances it did not reach are counted in ``skipped``, and the rest of the budget is split
+    evenly among the failures to shrink; without one, each failure is
     shrunk for at most SHRINK_SECONDS.
     """
     targets = list(entries)

@@ -56,7 +56,7 @@ DIFFERENTIAL_RULE = (
     " verdict; failures the baseline shares, and its known defects made visible, do not"
 )
 NO_BASELINE_RULE = "no baseline: every failure of a gated target counts"
-STRICT_RULE = "the strict rule (--strict): every failure of a gated target counts, shared ones included"
+STRICT_RULE = "the strict rule (--strict): every failure of a gated target counts, shared and known ones included"
 
 
 def function_name(entry: SolverEntry) -> str:
