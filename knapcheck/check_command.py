@@ -10,6 +10,7 @@ from knapcheck import exit_status
 from knapcheck.inputs import add_instance_arguments, checked_families, family_list, stored_instances
 from knapcheck.output_checks import writable_file
 from knapcheck.solver_log import default_path, solver_log
+from knapcheck.stop_signals import stop_requests
 from knapcheck.targets import SPEC_FORMS, add_targets_argument, load_targets, promise_help, targets_and_baselines
 from knapcheck.usage import non_negative_int, positive_int
 
@@ -101,20 +102,26 @@ def run(args: argparse.Namespace) -> int:
     log = writable_file(args.solver_log, "--solver-log") if args.solver_log else default_path("check")
     stored = stored_instances(args.regressions, args.instances)
     entries, baselines = targets_and_baselines(args.targets, args.baseline, "--targets")
-    with solver_log(log, "check"):
+    with stop_requests() as stop, solver_log(log, "check"):
         load_targets(entries + baselines)
         result = run_check(
             entries, family_names, args.per_family, args.seed,
             progress=lambda m: print(m, file=sys.stderr, flush=True), stored=stored.instances,
-            baselines=baselines, known_cases=stored.cases,
+            baselines=baselines, known_cases=stored.cases, stop_requested=stop.requested,
         )
     named = bool(args.targets)
     names = gated(entries, named)
     decision = decide(result.findings, names, len(result.oracle_findings), baseline=bool(baselines))
     gate = gate_line(names, decision, named, result.comparisons)
+    if result.stopped_by:
+        print(f"PARTIAL ({result.stopped_by}): the run stopped after {result.instances} instances,"
+              f" {result.skipped} not checked; what ran is below")
     print(render_text(result, stored.description(family_names, args.per_family), gate))
     if args.json:
         document = render_json(result)
+        document["partial"] = bool(result.stopped_by)
+        document["stopped_by"] = result.stopped_by or None
+        document["skipped"] = result.skipped
         document["gate"] = {
             "solvers": names,
             "rule": "differential" if baselines else "no baseline",
@@ -124,4 +131,6 @@ def run(args: argparse.Namespace) -> int:
             "summary": gate,
         }
         args.json.write_text(json.dumps(document, indent=2) + "\n")
+    if stop.reason:
+        return stop.exit_status
     return exit_status.OK if decision.passed else exit_status.FAILED

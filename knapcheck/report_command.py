@@ -21,6 +21,7 @@ from knapcheck.inputs import add_instance_arguments, checked_families, family_li
 from knapcheck.measure.paired import DEFAULT_MAX_ROUNDS, DEFAULT_TIME_LIMIT
 from knapcheck.output_checks import writable_directory
 from knapcheck.solver_log import solver_log
+from knapcheck.stop_signals import stop_requests
 from knapcheck.targets import SPEC_FORMS, load_targets, promise_help, targets_and_baselines
 from knapcheck.usage import UsageError, non_negative_int, positive_int
 
@@ -167,7 +168,7 @@ def command_line(args: argparse.Namespace) -> str:
     return shlex.join([*words, "--out", str(args.out)])
 
 
-def benchmark(args: argparse.Namespace, regression, log: Path, progress):
+def benchmark(args: argparse.Namespace, regression, log: Path, progress, stop_requested=lambda: ""):
     """Each candidate solver against the baseline solver it is compared with, and the performance rule."""
     from knapcheck.fuzz.checking.candidate_run import CANDIDATE
     from knapcheck.measure.paired import measure_pair
@@ -177,6 +178,8 @@ def benchmark(args: argparse.Namespace, regression, log: Path, progress):
     limits = PerformanceLimits(args.max_slowdown, args.max_memory)
     if not args.bench_repeats:
         return Performance(limits=limits, note="Not measured (--bench-repeats 0).")
+    if stop_requested():
+        return Performance(limits=limits, note=f"Not measured: the run was {stop_requested()} first.")
     entries = {e.name: e for e in regression.result.solvers}
     counterparts = regression.result.counterparts
     pairs = [(entries[c.name], entries[counterparts[c.name]]) for c in regression.entries(CANDIDATE)
@@ -187,7 +190,7 @@ def benchmark(args: argparse.Namespace, regression, log: Path, progress):
     for candidate, baseline in pairs:
         progress(f"benchmark: {candidate.name} against {baseline.name}")
         result = measure_pair(candidate, baseline, time_limit=args.bench_time_limit, max_rounds=args.bench_repeats,
-                              output=log)
+                              output=log, stop_requested=stop_requested)
         ended = result.failure.describe() if result.failure else f"stopped: {result.stopped}"
         progress(f"benchmark: {result.rounds} rounds in {result.seconds:.0f} s, {ended}")
         results.append(result)
@@ -210,18 +213,21 @@ def run(args: argparse.Namespace) -> int:
     candidate, baseline = targets_and_baselines(args.candidate, args.baseline, "--candidate")
     candidate, baseline = [with_isolation(e) for e in candidate], [with_isolation(e) for e in baseline]
     progress = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
-    with solver_log(out / "solvers.log", "report") as log:
+    with stop_requests() as stop, solver_log(out / "solvers.log", "report") as log:
         load_targets(candidate + baseline)
         regression = run_candidate(
             candidate, baseline, family_names, args.per_family, args.seed, args.time, progress, stored.instances,
-            stored.cases,
+            stored.cases, stop.requested,
         )
-        performance = benchmark(args, regression, log, progress)
+        performance = benchmark(args, regression, log, progress, stop.requested)
     report = Report(command_line(args), regression, environment(), performance, strict=args.strict,
-                    max_quality_loss=args.max_quality_loss)
+                    max_quality_loss=args.max_quality_loss, stopped_by=stop.reason)
     markdown = render_markdown(report)
     (out / "report.md").write_text(markdown)
     (out / "report.json").write_text(json.dumps(render_json(report), indent=2) + "\n")
     (out / "report.html").write_text(render_html(report))
     print(markdown)
+    if stop.reason:
+        print(f"knapcheck report: {stop.reason}: the report in {out} is partial", file=sys.stderr)
+        return stop.exit_status
     return exit_status.FAILED if report.gate_failed else exit_status.OK

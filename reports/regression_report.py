@@ -66,6 +66,8 @@ class Report:
     performance: Performance
     strict: bool = False
     max_quality_loss: float | None = None
+    stopped_by: str = ""
+    """Why the run stopped before it was done ("interrupted", "terminated"): a partial report."""
 
     @property
     def gate(self) -> Decision:
@@ -90,7 +92,8 @@ def _specs(report: Report, role: str) -> str:
 def _title(report: Report) -> str:
     candidates = report.run.entries(CANDIDATE)
     named = shown(candidates[0].name) if len(candidates) == 1 else f"{len(candidates)} candidates"
-    return f"knapcheck report: {named}"
+    partial = f" (PARTIAL: {report.stopped_by})" if report.stopped_by else ""
+    return f"knapcheck report: {named}{partial}"
 
 
 def _signature_text(failure: Check) -> str:
@@ -127,7 +130,10 @@ def _gate(report: Report) -> tuple[str, str]:
         decided.append(f"The oracle was shown wrong {counted(gate.oracle_findings, 'time', 'times')}, so no verdict can be trusted.")
     if gate_sentence(report.performance):
         decided.append(gate_sentence(report.performance))
-    decided.append(f"Exit status {1 if report.gate_failed else 0}.")
+    if report.stopped_by:
+        decided.append(f"The run was {report.stopped_by} before it was done: what ran is below.")
+    else:
+        decided.append(f"Exit status {1 if report.gate_failed else 0}.")
     return f"Gate: {'FAILED' if report.gate_failed else 'passed'}", f" under {gate.rule}. {' '.join(decided)}"
 
 
@@ -350,6 +356,8 @@ def render_json(report: Report) -> dict:
     return {
         "schema_version": SCHEMA_VERSION,
         "command": report.command,
+        "partial": bool(report.stopped_by),
+        "stopped_by": report.stopped_by or None,
         "working_directory": os.getcwd(),
         "environment": report.environment,
         "correctness": {

@@ -68,10 +68,12 @@ def run_candidate(
     progress: Callable[[str], None] = lambda message: None,
     stored: dict[str, Sequence[Instance]] | None = None,
     known_cases: Sequence[RegressionCase] = (),
+    stop_requested: Callable[[], str] = lambda: "",
 ) -> CandidateRun:
     """``stored``: instances to check besides the families' samples, by source (the regression
     corpus); ``known_cases``: the corpus cases that tell known failures from new ones when there
-    is no baseline, and whose causes are the baselines' known defects."""
+    is no baseline, and whose causes are the baselines' known defects; ``stop_requested``: see
+    ``run_check``."""
     candidate = [with_isolation(e) for e in candidate]
     baseline = [with_isolation(e) for e in baseline]
     if not candidate:
@@ -88,6 +90,7 @@ def run_candidate(
         )
     start = time.monotonic()
     stored = stored or {}
-    result = run_check(candidate, families, per_family, seed_value, progress, time_budget, stored, baseline, known_cases)
+    result = run_check(candidate, families, per_family, seed_value, progress, time_budget, stored, baseline, known_cases,
+                       stop_requested)
     counts = {name: len(instances) for name, instances in stored.items()}
     return CandidateRun(roles, result, families, counts, time.monotonic() - start, time_budget)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from functools import partial
 from typing import Callable, Iterable, Sequence
 
 from knapcheck.fuzz.checking.by_cause import Causes
@@ -84,6 +83,7 @@ def run_check(
     stored: dict[str, Sequence[Instance]] | None = None,
     baselines: Sequence[SolverEntry] = (),
     known_cases: Sequence[RegressionCase] = (),
+    stop_requested: Callable[[], str] = lambda: "",
 ) -> CheckResult:
     """Judge every entry and every baseline on each family's instances (and on ``stored``
     instances, by source name, such as the regression corpus), then shrink each distinct failure.
@@ -94,8 +94,11 @@ def run_check(
     baselines' known defects. With ``time_budget`` (seconds), each source gets its
     ``time_shares`` of the checking share (time one source leaves unused carries over), the
     instances it did not reach are counted in ``skipped``, and the rest of the budget is split
-    evenly among the failures to shrink; without one, each failure is
-    shrunk for at most SHRINK_SECONDS.
+    evenly among the failures to shrink; without one, each failure is shrunk for at most
+    SHRINK_SECONDS. ``stop_requested`` (polled before every instance and every shrink) ends the
+    run early once it says why ("interrupted", "terminated"): the instances not reached are
+    counted in ``skipped``, the failures not yet shrunk are kept as found (judged on their own
+    instance), and ``stopped_by`` says why.
     """
     targets = list(entries)
     counterparts = pair(targets, baselines)
@@ -106,7 +109,7 @@ def run_check(
         family = families.get(name)
         sources.append((name, "enumerated" if family.enumerated else "sampled", family.draw(per_family, seed_value)))
     sources += [(name, "stored", list(instances)) for name, instances in (stored or {}).items()]
-    run = _Run(entries, counterparts, baselines, Causes(baselines, known_cases), time_budget, progress)
+    run = _Run(entries, counterparts, baselines, Causes(baselines, known_cases), time_budget, progress, stop_requested)
     run.result.sources = [Source(name, kind, len(instances), digest(instances)) for name, kind, instances in sources]
     with ThreadPoolExecutor(max_workers=max(1, len(entries)), thread_name_prefix="knapcheck-call") as pool:
         run.check_sources(sources, pool)
@@ -126,8 +129,10 @@ class _Run:
         causes: Causes,
         time_budget: float | None,
         progress: Callable[[str], None],
+        stop_requested: Callable[[], str],
     ) -> None:
         self.entries = entries
+        self.stop_requested = stop_requested
         self.counterparts = counterparts
         self.causes = causes
         self.time_budget = time_budget
@@ -145,12 +150,18 @@ class _Run:
         """Every source's instances in order, each source stopped at its share of the time budget."""
         shares = time_shares([len(instances) for _, _, instances in sources])
         for index, (name, _, instances) in enumerate(sources):
+            if self._stopping():
+                self.result.skipped += len(instances)
+                continue
             self.progress(f"{name}: {len(instances)} instances")
             stop = None
             if self.time_budget is not None:
                 stop = self.start + CHECK_SHARE * self.time_budget * sum(shares[: index + 1])
             twice = determinism_positions(len(instances))
             for position, instance in enumerate(instances):
+                if self._stopping():
+                    self.result.skipped += len(instances) - position
+                    break
                 if stop is not None and time.monotonic() > stop:
                     self.result.skipped += len(instances) - position
                     self.progress(f"{name}: time is up after {position} instances")
@@ -192,19 +203,31 @@ class _Run:
         failures = sorted(self.smallest.items())
         findings: dict[tuple[Signature, bool], Check] = {}
         for index, (signature, failure) in enumerate(failures):
+            if self._stopping():
+                _keep_smallest(findings, failure, (signature, is_regression(failure)))
+                continue
             self.progress(f"shrinking {' '.join(s for s in signature if s)}")
             now = time.monotonic()
             seconds = SHRINK_SECONDS
             if self.time_budget is not None:
                 seconds = max(0.0, self.start + self.time_budget - now) / (len(failures) - index)
-            give_up = partial(_after, now + seconds)
-            shrunk = self.causes.reproduce(failure, self.smallest_regression.get(signature), give_up, seed_value)
+            deadline = now + seconds
+            shrunk = self.causes.reproduce(failure, self.smallest_regression.get(signature),
+                                           lambda: _after(deadline) or self._stopping(), seed_value)
             _keep_smallest(findings, shrunk, (shrunk.differential_signature, is_regression(shrunk)))
             flaky = _called_twice(shrunk)
             if flaky is not None and flaky.differential_signature not in self.smallest:
                 self.smallest[flaky.differential_signature] = flaky
                 findings[flaky.differential_signature, True] = flaky
         self.result.findings.extend(findings.values())
+
+    def _stopping(self) -> bool:
+        """Whether the run was asked to stop (said once, in the progress)."""
+        if not self.result.stopped_by:
+            self.result.stopped_by = self.stop_requested()
+            if self.result.stopped_by:
+                self.progress(f"stopping: {self.result.stopped_by}; what ran so far is reported")
+        return bool(self.result.stopped_by)
 
     def match_known(self, cases: Sequence[RegressionCase]) -> None:
         """The corpus case that explains each finding without a baseline, if one does."""

@@ -219,7 +219,7 @@ class CheckResult:
     """Every check whose oracle was shown wrong (``Check.oracle_disagreement``), with its instance."""
     instances: int = 0
     skipped: int = 0
-    """Sampled instances left unchecked because the time budget ran out."""
+    """Instances left unchecked because the time budget ran out or the run was asked to stop."""
     overshoots: Overshoots = field(default_factory=Overshoots)
     """How far each answer's real memory exceeded max_memory, by solver and family (run_check fills it)."""
     counterparts: dict[str, str] = field(default_factory=dict)
@@ -234,6 +234,8 @@ class CheckResult:
     known: dict[Signature, str] = field(default_factory=dict)
     """Signature of a finding without a baseline -> the id of the corpus case that explains it
     (``knapcheck.fuzz.checking.known``); a finding not in it is new."""
+    stopped_by: str = ""
+    """Why the run stopped before it was done ("interrupted", "terminated"); empty when it did not."""
 
     def our_failures(self) -> list[Check]:
         return [f for f in self.findings if f.solver.ours]
