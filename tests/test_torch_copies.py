@@ -185,7 +185,7 @@ def test_reading_ilp_solutions_with_a_half_passes_the_gate_with_what_it_fixes(tm
     and its reported value, HiGHS' objective, is then 1e-13 off the saved items' sum: torch's
     ``-res.fun`` defect, WRONG_VALUE where torch was SUBOPTIMAL. That used to be a regression.
     The corpus is cut to ilp_knapsack's two cases of those defects, and shrinking HiGHS' answers
-    to 12 s (40 % of --time)."""
+    to 6 s (40 % of --time)."""
     copy = write_copy(tmp_path / "knapsack.py", ILP_HALF)
     corpus = tmp_path / "corpus.json"
     cases = [c.as_dict() for c in load_regression_corpus() if c.cause in ("solution_read", "objective_value")]
@@ -194,7 +194,7 @@ def test_reading_ilp_solutions_with_a_half_passes_the_gate_with_what_it_fixes(tm
     instance.write_text(json.dumps({"memory": [0.05, 0.03, 0.048, 0.005, 0.05, 0.02],
                                     "runtimes": [500.0, 1.0, 400.0, 1.0, 200.0, 178.0], "max_memory": 0.1}))
     status, data, markdown = report_on(tmp_path, copy, "ilp_knapsack", "--families", "tight_budget", "--per-family", "1",
-                                       "--regressions", str(corpus), "--instances", str(instance), "--time", "30")
+                                       "--regressions", str(corpus), "--instances", str(instance), "--time", "15")
     assert status == exit_status.OK, data["gate"]
     assert [(f["verdict"], f["causes"], f["instances"]) for f in data["gate"]["fixes"]] == [
         ("SUBOPTIMAL", ["solution_read"], 1)]
