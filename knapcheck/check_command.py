@@ -27,10 +27,12 @@ GATE = """\
 gate:
   the failures of the named targets (without --targets: of our own solvers) fail the check. With
   --baseline, each target is compared with the baseline of the same function name (else the only
-  baseline) on every instance, and only its regressions count: failures where the baseline, on
-  the same instance, does not fail the same way. The enumerated families (exhaustive_small,
-  large_capacity) are always checked, as is the regression corpus; without a baseline, failures a
-  corpus case explains are listed apart as known."""
+  baseline) on every instance, and only its regressions count: failures whose cause is new,
+  shown where the baseline does not fail that way, outside the reach of every known defect of
+  the baseline (the regression corpus names them); a failure such a defect explains is listed
+  as a known defect made visible, and the baseline failures a target passes as fixed. The
+  enumerated families (exhaustive_small, large_capacity) are always checked, as is the
+  regression corpus; without a baseline, failures a corpus case explains are listed apart as known."""
 
 
 DESCRIPTION = (
@@ -69,7 +71,9 @@ def gated(entries: list, named: bool) -> list[str]:
     return [e.name for e in entries if named or e.ours]
 
 
-def gate_line(names: list[str], decision, named: bool) -> str:
+def gate_line(names: list[str], decision, named: bool, comparisons=None) -> str:
+    """The gate's outcome, and what each target fixes of its baseline's failures."""
+    from knapcheck.reports.check_report import fixed_parts
     from knapcheck.solvers.specs import shown
 
     who = "the named targets" if named else "our solvers (upstream's are shown, not counted: name them with --targets)"
@@ -77,9 +81,11 @@ def gate_line(names: list[str], decision, named: bool) -> str:
     if decision.oracle_findings:
         problems.append(f"an oracle shown wrong {decision.oracle_findings} times, so no verdict can be trusted")
     head = f"gate on {who}, under {decision.rule}"
+    fixes = "".join(f"; {shown(t)} fixes {sum(c.fixed.values())} of the baseline's failures: {'; '.join(fixed_parts(c))}"
+                    for t, c in (comparisons or {}).items() if c.fixed and t in names)
     if not problems:
-        return f"{head}: passed ({len(names)} gated solvers)"
-    return f"{head}: FAILED ({', '.join(problems)})"
+        return f"{head}: passed ({len(names)} gated solvers){fixes}"
+    return f"{head}: FAILED ({', '.join(problems)}){fixes}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -88,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     from knapcheck.fuzz.checking.check import run_check
     from knapcheck.fuzz.checking.gate import decide
     from knapcheck.fuzz.instances.families import with_enumerated
-    from knapcheck.reports.check_report import render_json, render_text
+    from knapcheck.reports.check_report import fixes_json, render_json, render_text
 
     family_names = with_enumerated(checked_families(args.families))
     if args.json:
@@ -106,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     named = bool(args.targets)
     names = gated(entries, named)
     decision = decide(result.findings, names, len(result.oracle_findings), baseline=bool(baselines))
-    gate = gate_line(names, decision, named)
+    gate = gate_line(names, decision, named, result.comparisons)
     if result.stopped_by:
         print(f"PARTIAL ({result.stopped_by}): the run stopped after {result.instances} instances,"
               f" {result.skipped} not checked; what ran is below")
@@ -121,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
             "rule": "differential" if baselines else "no baseline",
             "passed": decision.passed,
             "failing": [list(f.differential_signature) for f in decision.failing],
+            "fixes": fixes_json(result),
             "summary": gate,
         }
         write_output(args.json, json.dumps(document, indent=2) + "\n", CHECK_JSON)

@@ -7,7 +7,8 @@ one test per (target, instance), named ``knapcheck::TARGET::FAMILY[INDEX]`` (so 
 selects a family). A test fails when the target fails its promise on the instance; its message is
 the verdict, what was wrong and a ready-to-run snippet that reproduces it. With a baseline, the
 target is judged beside its counterpart on the same instance (``knapcheck.fuzz.checking.gate``): a failure the
-baseline shares is an expected failure, a regression fails.
+baseline shares, or one a known defect of the baseline explains (the regression corpus names its
+defects and how far each reaches), is an expected failure; a regression fails.
 
 Installed, the plugin is loaded by every pytest run (a ``pytest11`` entry point), and without
 ``--knapcheck-target`` it does nothing: it adds options, and its hooks return at once, importing
@@ -61,8 +62,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--knapcheck-baseline", dest="knapcheck_baselines", action="extend", nargs="+", default=[], metavar="SPEC",
-        help="judge each target beside a baseline on every instance: a failure the baseline shares is an"
-        " expected failure, a regression fails",
+        help="judge each target beside a baseline on every instance: a failure the baseline shares, or that a"
+        " known defect of the baseline explains, is an expected failure; a regression fails",
     )
     group.addoption(
         "--knapcheck-families", dest="knapcheck_families", action="extend", nargs="+", default=None, metavar="NAME",
@@ -296,12 +297,15 @@ class TargetTests(pytest.Collector):
     """One target's tests: a test per instance of each source, then one per corpus case."""
 
     def __init__(self, *, entry, counterpart, sources, cases, oracles, **kwargs) -> None:
+        from knapcheck.fuzz.checking.by_cause import Causes
+
         super().__init__(**kwargs)
         self.entry = entry
         self.counterpart = counterpart
         self.sources = sources
         self.cases = cases
         self.oracles = oracles
+        self.causes = Causes([counterpart] if counterpart is not None else [], cases)
 
     def collect(self):
         from knapcheck.fuzz.checking.check import determinism_positions
@@ -346,6 +350,7 @@ class InstanceTest(pytest.Item):
 
     def runtest(self) -> None:
         from knapcheck.fuzz.checking import gate
+        from knapcheck.fuzz.checking.defects import describe
         from knapcheck.fuzz.checking.differential import check_against
         from knapcheck.oracles.verdict import Verdict
 
@@ -361,6 +366,10 @@ class InstanceTest(pytest.Item):
             return
         if gate.is_shared(done):
             pytest.xfail(f"also in baseline {done.counterpart.name}: {done.verdict.value}: {done.judgement.detail}")
+        done = tests.causes.explained(done)
+        if gate.is_visible(done):
+            pytest.xfail(f"known defect of the baseline {done.counterpart.name}, now visible ({describe(done.causes)}):"
+                         f" {done.verdict.value}: {done.judgement.detail}")
         raise KnapcheckFailure(failure_message(done, self.name, tests.cases))
 
     def repr_failure(self, excinfo, style=None):

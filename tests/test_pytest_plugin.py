@@ -13,7 +13,7 @@ import pytest
 
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.solver_log import LOG_LIMIT
-from torch_copies import ITEM_REUSE, write_copy
+from torch_copies import ITEM_REUSE, SPLIT_FIX, write_copy
 
 pytest_plugins = ["pytester"]
 
@@ -93,6 +93,19 @@ def test_a_planted_bug_fails_with_a_reproduction_that_fails_when_run(pytester):
     # the snippet runs torch's dp_knapsack on the instance first, which passes; then the copy, which fails
     assert "reproduce(baseline)" in snippet
     assert "    reproduce(solve)" in pasted.stderr and "reproduce(baseline)" not in pasted.stderr
+
+
+def test_a_known_defect_of_the_baseline_a_fix_makes_visible_is_an_expected_failure(pytester):
+    """The split fix is SUBOPTIMAL on float32_limits where torch is OPTIMAL or OVER_BUDGET: torch's
+    float32 defect, no longer hidden behind the split's. Those tests used to fail as regressions."""
+    write_copy(pytester.path / "knapsack.py", SPLIT_FIX)
+    result = run(pytester, "--knapcheck-target", "knapsack.py:dp_knapsack_sliding_hirschberg", "--knapcheck-baseline",
+                 "torch", "--knapcheck-families", "float32_limits", "--knapcheck-per-family", "40", "-rx")
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    visible = [line for line in result.outlines if "now visible" in line]
+    assert len(visible) == 2 and all(
+        "known defect of the baseline torch:dp_knapsack_sliding_hirschberg, now visible (float32 arithmetic:" in line
+        and "SUBOPTIMAL" in line for line in visible)
 
 
 def test_the_collection_is_the_same_with_xdist_workers_and_without(pytester):

@@ -4,7 +4,8 @@ Every target runs isolated (knapcheck.solvers.isolation.worker), whatever its en
 under review, and a crash, a hang or a runaway allocation must end in a verdict, not end the run.
 Candidate and baseline are checked in one run_check, so the oracle answers each instance once and
 each candidate solver carries its counterpart baseline's check of every instance
-(``knapcheck.fuzz.checking.gate`` pairs them and holds the rule). Workers are started before the clock of the
+(``knapcheck.fuzz.checking.gate`` pairs them and holds the rule; the regression corpus's causes
+are the baselines' known defects). Workers are started before the clock of the
 time budget starts: importing torch five times over must not eat the first family's share. A
 target that cannot even be loaded, or a candidate without a single counterpart, stops the run
 with a ValueError: a table of verdicts about code that never ran, or compared with the wrong
@@ -45,13 +46,15 @@ class CandidateRun:
     def findings(self, role: str) -> list[Check]:
         return [f for f in self.result.findings if self.roles[f.solver.name] == role]
 
-    def gate(self, strict: bool = False) -> Decision:
+    def gate(self, strict: bool = False, max_quality_loss: float | None = None) -> Decision:
         return decide(
             self.result.findings,
             [e.name for e in self.entries(CANDIDATE)],
             len(self.result.oracle_findings),
             baseline=bool(self.entries(BASELINE)),
             strict=strict,
+            comparisons=self.result.comparisons,
+            max_quality_loss=max_quality_loss,
         )
 
 
@@ -69,7 +72,8 @@ def run_candidate(
 ) -> CandidateRun:
     """``stored``: instances to check besides the families' samples, by source (the regression
     corpus); ``known_cases``: the corpus cases that tell known failures from new ones when there
-    is no baseline; ``stop_requested``: see ``run_check``."""
+    is no baseline, and whose causes are the baselines' known defects; ``stop_requested``: see
+    ``run_check``."""
     candidate = [with_isolation(e) for e in candidate]
     baseline = [with_isolation(e) for e in baseline]
     if not candidate:

@@ -65,6 +65,10 @@ class Check:
     """The baseline this check is compared with; None when it has none."""
     baseline: Check | None = field(default=None, repr=False)
     """The counterpart's check of the same instance; None without a counterpart or when it was not run."""
+    causes: tuple[str, ...] = ()
+    """Known defects that explain this failure (``knapcheck.fuzz.checking.defects``): for a target's
+    failure its baseline does not share, the baseline's defects whose reach holds it; for a
+    baseline's own failure, its defects that may have caused it."""
 
     @property
     def verdict(self) -> Verdict:
