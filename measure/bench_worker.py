@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -54,17 +53,6 @@ class Failed:
     """``error``, ``out of memory``, ``too big`` (raised in a call), ``crash`` (the process died,
     broke the protocol or started too many processes), ``timeout`` (while loading)."""
     error: str
-
-
-def ended(exitcode: int | None) -> str:
-    if exitcode is None:
-        return "the benchmark process stopped answering"
-    if exitcode < 0:
-        try:
-            return f"the benchmark process was killed by {signal.Signals(-exitcode).name}"
-        except ValueError:
-            return f"the benchmark process was killed by signal {-exitcode}"
-    return f"the benchmark process exited with status {exitcode}"
 
 
 class BenchWorker:
@@ -199,13 +187,10 @@ class BenchWorker:
 
     def _died(self) -> Failed:
         assert self._process is not None
-        try:
-            exitcode = self._process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            exitcode = None
+        ending = lifetime.how_it_ended(self._process, "the benchmark process")
         out_of_memory = self._cap.died()
         self.stop()
-        return Failed("out of memory", out_of_memory) if out_of_memory else Failed("crash", ended(exitcode))
+        return Failed("out of memory", out_of_memory) if out_of_memory else Failed("crash", ending)
 
     def stop(self) -> None:
         """End the process and whatever its solver started (``knapcheck.solvers.isolation.lifetime.stop``)."""

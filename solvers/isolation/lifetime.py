@@ -286,6 +286,22 @@ def _reap(block: bool) -> None:
             return
 
 
+def how_it_ended(process: subprocess.Popen, who: str) -> str:
+    """How a worker that stopped answering ended, said of ``who`` ("the worker"), once it has exited
+    (waited for up to 5 s)."""
+    try:
+        exitcode = process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        return f"{who} stopped answering"
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"{who} was killed by {name}"
+    return f"{who} exited with status {exitcode}"
+
+
 def stop(process: subprocess.Popen) -> None:
     """End a ``launch``-ed worker and its whole tree, and reap it.
 

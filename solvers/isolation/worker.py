@@ -35,7 +35,6 @@ from __future__ import annotations
 import atexit
 import os
 import resource
-import signal
 import socket
 import subprocess
 import sys
@@ -142,18 +141,6 @@ def _serve(connection: socket.socket, spec: str, memory_limit: int | None) -> No
         wire.send(connection, message)
 
 
-def _death(exitcode: int | None) -> str:
-    if exitcode is None:
-        return "the worker stopped answering"
-    if exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        return f"the worker was killed by {name}"
-    return f"the worker exited with status {exitcode}"
-
-
 class Worker:
     """One child process serving one target; started on first use and after every death.
 
@@ -223,15 +210,12 @@ class Worker:
 
     def _died(self) -> Outcome:
         assert self._process is not None and self._cap is not None
-        try:
-            exitcode = self._process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            exitcode = None
+        ending = lifetime.how_it_ended(self._process, "the worker")
         out_of_memory = self._cap.died()
         self.stop()
         if out_of_memory:
             return Outcome(OUT_OF_MEMORY, error=out_of_memory)
-        return Outcome(CRASHED, error=_death(exitcode))
+        return Outcome(CRASHED, error=ending)
 
     def start(self) -> None:
         """Launch the worker if it is not running, without waiting for it to load its target."""
