@@ -51,13 +51,15 @@ class Family:
         return strategies.sample(self.instances(), count, seed_value)
 
 
-def _enumerated(name: str, listing: Callable[[], Sequence[Instance]], max_n: int, description: str) -> Family:
+def _enumerated(
+    name: str, listing: Callable[[], Sequence[Instance]], max_n: int, description: str, exact: bool = True
+) -> Family:
     def strategy() -> SearchStrategy[Instance]:
         from hypothesis import strategies as st
 
         return st.sampled_from(listing())
 
-    return Family(name, strategy, True, max_n, description, listing)
+    return Family(name, strategy, exact, max_n, description, listing)
 
 
 def _drawn_by(name: str) -> Callable[[], SearchStrategy[Instance]]:
@@ -68,6 +70,17 @@ def _drawn_by(name: str) -> Callable[[], SearchStrategy[Instance]]:
         from knapcheck.fuzz.instances import strategies
 
         return getattr(strategies, name)()
+
+    return strategy
+
+
+def _scale_drawn_by(name: str) -> Callable[[], SearchStrategy[Instance]]:
+    """``knapcheck.fuzz.instances.scale_strategies.NAME``, imported when the family first draws."""
+
+    def strategy() -> SearchStrategy[Instance]:
+        from knapcheck.fuzz.instances import scale_strategies
+
+        return getattr(scale_strategies, name)()
 
     return strategy
 
@@ -107,6 +120,12 @@ FAMILIES: tuple[Family, ...] = (
            "arbitrary float runtimes: inexact, compared with the derived tolerance"),
     Family("normalized", _drawn_by("normalized"), True, sizes.MAX_ITEMS,
            "the partitioner's shape: memories summing to 1, sorted, a budget fraction"),
+    Family("huge_capacity", _scale_drawn_by("huge_capacity"), True, sizes.HUGE_CAPACITY_MAX_ITEMS,
+           "1 to 3 items at capacities of 65 537 to 10**7 units; runtimes float32 sums exactly, or beyond 2**24"),
+    Family("many_items", _scale_drawn_by("many_items"), True, sizes.MANY_ITEMS_MAX_ITEMS,
+           "65 to 2 000 items of 1 to 20 units, small capacities; runtimes float32 sums exactly, or beyond 2**24"),
+    Family("runtime_span", _scale_drawn_by("runtime_span"), False, sizes.RUNTIME_SPAN_MAX_ITEMS,
+           "runtimes from 1e-12 to 1e15 in one instance, or multiples of 2**-40 or 2**26 that float32 sums exactly"),
     Family("harvested", _drawn_by("harvested"), True, 19,
            "instances recorded from torch.compile's partitioner on the toy built-in models"),
     Family("harvested_large", _drawn_by("harvested_large"), True, 239,
@@ -132,6 +151,9 @@ FAMILIES: tuple[Family, ...] = (
     _enumerated("large_capacity", enumerated.large_capacity, enumerated.LARGE_MAX_ITEMS,
                 "1 or 2 items, every order, at capacities just past 1 and 2 blocks of 4 096 units"
                 " (144 instances)"),
+    _enumerated("scale_extremes", enumerated.scale_extremes, enumerated.EXTREMES_MAX_ITEMS,
+                "pairs of items at 65 537 and 10**7 units, 65 and 2 000 items, runtimes from 1e-12 to 1e15;"
+                " float32-exact runtimes and runtimes beyond it (16 instances)", exact=False),
 )
 
 _BY_NAME = {f.name: f for f in FAMILIES}
