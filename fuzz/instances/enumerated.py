@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import combinations_with_replacement, product
 
-from knapcheck.fuzz.instances import scale
+from knapcheck.fuzz.instances import scale, sizes
 from knapcheck.solvers.contract import SCALE, Instance
 
 SMALL_MAX_ITEMS = 3
@@ -43,10 +43,10 @@ EXCLUSIVE_PAIRS = ((2049.0, 2048.0), (70001.0, 70000.0))
 to 2048, and both of the others overflow its largest finite value, 65 504)."""
 ABSORBED_PAIR = (2.0**25 + 1, 1.0)
 """Runtimes of two items that fit together: float32 absorbs the 1 next to 2**25 + 1."""
-EXTREME_ITEM_COUNTS = (scale.MANY_MIN_ITEMS, 2_000)
+EXTREME_ITEM_COUNTS = (scale.MANY_MIN_ITEMS, sizes.MANY_ITEMS_MAX_ITEMS)
 SPAN_RUNTIMES = (1e-12, 3e-10, 7e-08, 2e-05, 0.004, 1.0, 60.0, 9000.0, 2500000.0, 400000000.0, 700000000000.0, 1e15)
 SPAN_MAX_WEIGHT = 40
-EXTREMES_MAX_ITEMS = 2_000
+EXTREMES_MAX_ITEMS = max(EXTREME_ITEM_COUNTS)
 
 
 def _instance(items: tuple[tuple[int, float], ...], capacity: int) -> Instance:

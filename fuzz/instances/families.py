@@ -11,6 +11,7 @@ campaigns and tests) samples from that list. Adding a family is one record here;
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -62,25 +63,12 @@ def _enumerated(
     return Family(name, strategy, exact, max_n, description, listing)
 
 
-def _drawn_by(name: str) -> Callable[[], SearchStrategy[Instance]]:
-    """``knapcheck.fuzz.instances.strategies.NAME``, imported (and Hypothesis with it) when the family first
+def _drawn_by(name: str, module: str = "strategies") -> Callable[[], SearchStrategy[Instance]]:
+    """``knapcheck.fuzz.instances.MODULE.NAME``, imported (and Hypothesis with it) when the family first
     draws: listing the families imports no strategy."""
 
     def strategy() -> SearchStrategy[Instance]:
-        from knapcheck.fuzz.instances import strategies
-
-        return getattr(strategies, name)()
-
-    return strategy
-
-
-def _scale_drawn_by(name: str) -> Callable[[], SearchStrategy[Instance]]:
-    """``knapcheck.fuzz.instances.scale_strategies.NAME``, imported when the family first draws."""
-
-    def strategy() -> SearchStrategy[Instance]:
-        from knapcheck.fuzz.instances import scale_strategies
-
-        return getattr(scale_strategies, name)()
+        return getattr(importlib.import_module(f"knapcheck.fuzz.instances.{module}"), name)()
 
     return strategy
 
@@ -120,11 +108,11 @@ FAMILIES: tuple[Family, ...] = (
            "arbitrary float runtimes: inexact, compared with the derived tolerance"),
     Family("normalized", _drawn_by("normalized"), True, sizes.MAX_ITEMS,
            "the partitioner's shape: memories summing to 1, sorted, a budget fraction"),
-    Family("huge_capacity", _scale_drawn_by("huge_capacity"), True, sizes.HUGE_CAPACITY_MAX_ITEMS,
+    Family("huge_capacity", _drawn_by("huge_capacity", "scale_strategies"), True, sizes.HUGE_CAPACITY_MAX_ITEMS,
            "1 to 3 items at capacities of 65 537 to 10**7 units; runtimes float32 sums exactly, or beyond 2**24"),
-    Family("many_items", _scale_drawn_by("many_items"), True, sizes.MANY_ITEMS_MAX_ITEMS,
+    Family("many_items", _drawn_by("many_items", "scale_strategies"), True, sizes.MANY_ITEMS_MAX_ITEMS,
            "65 to 2 000 items of 1 to 20 units, small capacities; runtimes float32 sums exactly, or beyond 2**24"),
-    Family("runtime_span", _scale_drawn_by("runtime_span"), False, sizes.RUNTIME_SPAN_MAX_ITEMS,
+    Family("runtime_span", _drawn_by("runtime_span", "scale_strategies"), False, sizes.RUNTIME_SPAN_MAX_ITEMS,
            "runtimes from 1e-12 to 1e15 in one instance, or multiples of 2**-40 or 2**26 that float32 sums exactly"),
     Family("harvested", _drawn_by("harvested"), True, 19,
            "instances recorded from torch.compile's partitioner on the toy built-in models"),
