@@ -27,9 +27,9 @@ gate:
   the failures of the named targets (without --targets: of our own solvers) fail the check. With
   --baseline, each target is compared with the baseline of the same function name (else the only
   baseline) on every instance, and only its regressions count: failures where the baseline, on
-  the same instance, does not fail the same way. The enumerated families (listed below) are
-  always checked, as is the regression corpus; without a baseline, failures a corpus case explains
-  are listed apart as known."""
+  the same instance, does not fail the same way. The enumerated families (exhaustive_small,
+  large_capacity) are always checked, as is the regression corpus; without a baseline, failures a
+  corpus case explains are listed apart as known."""
 
 
 DESCRIPTION = (

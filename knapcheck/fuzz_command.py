@@ -69,9 +69,9 @@ gate:
   baseline, on the same instance, does not share. Failures the baseline shares are reported apart.
 
 enumerated families:
-  the enumerated families (listed below) are fixed lists, which check and report always take in
-  full; a campaign samples only the other families, unless one is named with --families: then its
-  whole list is checked once, each instance once, before the sampled families' time slices."""
+  the fixed lists (listed below) are taken in full by check and report; a campaign samples only the
+  other families, unless one is named with --families: then its whole list is checked once, each
+  instance once, before the sampled families' time slices."""
 
 
 def epilog() -> str:

@@ -20,6 +20,7 @@ import pytest
 from knapcheck import exit_status
 from knapcheck.cli import build_parser, main
 from knapcheck.fuzz.instances import enumerated, families
+from knapcheck.fuzz.instances.families import with_enumerated
 from knapcheck.solvers.contract import Instance, exact_runtimes
 from test_export_tests import exported, run_file, verbose_results  # noqa: F401 (exported is a fixture)
 from torch_copies import BACKTRACK_TOLERANCE, FLOAT16_PROFILES, INDEX_MAPPING, write_copy
@@ -84,7 +85,7 @@ def test_check_and_report_reach_every_shape_at_scale_by_default(monkeypatch):
     chosen = []
 
     def choose(selected):
-        chosen.append(list(dict.fromkeys([*selected, *families.names(enumerated=True)])))
+        chosen.append(with_enumerated(selected))
         raise Stop
 
     monkeypatch.setattr("knapcheck.fuzz.instances.families.with_enumerated", choose)

@@ -34,6 +34,9 @@ class Family:
 
     listing: Callable[[], Sequence[Instance]] | None = field(default=None, repr=False)
     """Every instance, in order, for an enumerated family; None for a sampled one."""
+    always: bool = False
+    """An enumerated family `check` and `report` add to any selection (``with_enumerated``): cheap
+    for any solver. The others are checked when selected, as the default selection (all) selects them."""
 
     @property
     def enumerated(self) -> bool:
@@ -53,14 +56,15 @@ class Family:
 
 
 def _enumerated(
-    name: str, listing: Callable[[], Sequence[Instance]], max_n: int, description: str, exact: bool = True
+    name: str, listing: Callable[[], Sequence[Instance]], max_n: int, description: str, *, exact: bool = True,
+    always: bool = True,
 ) -> Family:
     def strategy() -> SearchStrategy[Instance]:
         from hypothesis import strategies as st
 
         return st.sampled_from(listing())
 
-    return Family(name, strategy, exact, max_n, description, listing)
+    return Family(name, strategy, exact, max_n, description, listing, always)
 
 
 def _drawn_by(name: str, module: str = "strategies") -> Callable[[], SearchStrategy[Instance]]:
@@ -141,7 +145,7 @@ FAMILIES: tuple[Family, ...] = (
                 " (144 instances)"),
     _enumerated("scale_extremes", enumerated.scale_extremes, enumerated.EXTREMES_MAX_ITEMS,
                 "pairs of items at 65 537 and 10**7 units, 65 and 2 000 items, runtimes from 1e-12 to 1e15;"
-                " float32-exact runtimes and runtimes beyond it (16 instances)", exact=False),
+                " float32-exact runtimes and runtimes beyond it (16 instances)", exact=False, always=False),
 )
 
 _BY_NAME = {f.name: f for f in FAMILIES}
@@ -175,9 +179,11 @@ def names(*, exact: bool | None = None, max_n: int | None = None, enumerated: bo
 
 
 def with_enumerated(selected: Sequence[str]) -> list[str]:
-    """The selected families with every enumerated one added: `check` and `report` always take
-    them, as they always take the regression corpus."""
-    return list(dict.fromkeys([*selected, *names(enumerated=True)]))
+    """The selected families with the enumerated ones marked ``always`` added (exhaustive_small and
+    large_capacity): `check` and `report` always take them, as they always take the regression
+    corpus. scale_extremes, 2 000 items and 10**7 units that a slow or naive solver spends minutes
+    on, is taken when selected, and by default (every family)."""
+    return list(dict.fromkeys([*selected, *(f.name for f in FAMILIES if f.always)]))
 
 
 def any_instance() -> SearchStrategy[Instance]:
