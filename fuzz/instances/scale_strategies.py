@@ -2,12 +2,13 @@
 
 Sizes are drawn on a logarithmic scale, so that a sample meets every order of magnitude and the
 costly extremes stay rare: a drawn integer ``k`` in ``[0, STEPS]`` gives
-``low * (high / low) ** ((k / STEPS) ** skew)``, and Hypothesis shrinks ``k`` to 0, the smallest size.
-Capacities are skewed further (``skew`` 2) than item counts (1): a call of torch's ``dp_knapsack``
-costs (n + 1) x (C + 1) float32 cells, 10**7 units a few tenths of a second. The many items of an instance come from a
-drawn seed (Python's ``random.Random``), not from one Hypothesis draw each: two thousand items
-would overrun Hypothesis's limit on the choices of one example. Each strategy draws, one time in
-two, runtimes whose total float32 holds exactly (torch's solvers are exact there) and otherwise
+``low * (high / low) ** ((k / STEPS) ** skew)``, and Hypothesis shrinks ``k`` to 0, the smallest
+size. Capacities are skewed further (``CAPACITY_SKEW``) than item counts: a call of torch's
+``dp_knapsack`` costs (n + 1) x (C + 1) float32 cells, a few tenths of a second at 10**7 units.
+The many items of an instance come from a drawn seed (Python's ``random.Random``), not from one
+Hypothesis draw each: two thousand items would overrun Hypothesis's limit on the choices of one
+example. Half of the draws of huge_capacity and many_items, and two in three of runtime_span, have
+runtimes whose total float32 holds exactly (torch's solvers are exact there); the others have
 runtimes beyond float32's reach.
 """
 
@@ -22,6 +23,7 @@ from knapcheck.fuzz.instances.sizes import HUGE_CAPACITY_MAX_ITEMS, MANY_ITEMS_M
 from knapcheck.solvers.contract import SCALE, Instance
 
 STEPS = 1000
+CAPACITY_SKEW = 2
 SPAN_DECADES = range(-12, 15)
 """Runtimes of the span kind besides its two ends: three significant digits times 10**e for these e."""
 SPAN_MAX_WEIGHT = 400
@@ -29,9 +31,6 @@ SPAN_MAX_WEIGHT = 400
 
 def _instance(weights: list[int], runtimes: list[float], capacity: int) -> Instance:
     return Instance(tuple(w / SCALE for w in weights), tuple(float(r) for r in runtimes), capacity / SCALE)
-
-
-CAPACITY_SKEW = 2
 
 
 def logarithmic(low: int, high: int, skew: int = 1) -> st.SearchStrategy[int]:
