@@ -9,7 +9,7 @@ from pathlib import Path
 
 from knapcheck import exit_status
 from knapcheck.durations import SYNTAX, duration
-from knapcheck.output_checks import writable_file
+from knapcheck.output_checks import BENCH_JSON, writable_file, write_output
 from knapcheck.usage import UsageError, positive_int
 from knapcheck.measure import bench
 
@@ -77,6 +77,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time-limit", type=duration, default=bench.DEFAULT_TIME_LIMIT, metavar="DURATION",
                         help=f"how long one run may take before it counts as a timeout: {SYNTAX}"
                         f" (default: {bench.DEFAULT_TIME_LIMIT:g}s)")
+    parser.add_argument("--clock", default="wall", choices=list(bench.CLOCKS),
+                        help="what a time is: wall-clock time, or the CPU time of the measuring process, which"
+                        " other processes on a busy machine do not inflate (default: wall)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write every measurement and median as JSON")
     parser.set_defaults(run=run)
 
@@ -110,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     gpu = args.device == "cuda"
     rows = chosen_rows(args.rows, gpu)
     if args.json:
-        writable_file(args.json, "--json")
+        writable_file(args.json, "--json", BENCH_JSON)
     if args.solvers:
         measured = entries_for(args.solvers, "--solvers")
     else:
@@ -128,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
 
         bandwidth = gpu_bench.copy_bandwidth()
     result = bench.run_bench(
-        entries, rows, args.repeats, time_limit=args.time_limit, progress=lambda m: print(m, file=sys.stderr, flush=True)
+        entries, rows, args.repeats, time_limit=args.time_limit, clock=args.clock,
+        progress=lambda m: print(m, file=sys.stderr, flush=True),
     )
     baseline_names = [b.name for b in baselines]
     print(tables_markdown(bench_tables(result, baseline_names)))
@@ -143,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
         print(gpu_bench.variant_table([r for r in rows if r.capacity >= 10**7]))
     if args.json:
         document = {**bench_json(result, baseline_names), "environment": environment()}
-        args.json.write_text(json.dumps(document, indent=2) + "\n")
+        write_output(args.json, json.dumps(document, indent=2) + "\n", BENCH_JSON)
     return exit_status.OK
 
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from knapcheck import exit_status
 from knapcheck.inputs import add_instance_arguments, checked_families, family_list, stored_instances
-from knapcheck.output_checks import writable_file
+from knapcheck.output_checks import CHECK_JSON, writable_file, write_output
 from knapcheck.solver_log import default_path, solver_log
+from knapcheck.stop_signals import stop_requests
 from knapcheck.targets import SPEC_FORMS, add_targets_argument, load_targets, promise_help, targets_and_baselines
 from knapcheck.usage import non_negative_int, positive_int
 
@@ -26,10 +27,12 @@ GATE = """\
 gate:
   the failures of the named targets (without --targets: of our own solvers) fail the check. With
   --baseline, each target is compared with the baseline of the same function name (else the only
-  baseline) on every instance, and only its regressions count: failures where the baseline, on
-  the same instance, does not fail the same way. The enumerated families (exhaustive_small,
-  large_capacity) are always checked, as is the regression corpus; without a baseline, failures a
-  corpus case explains are listed apart as known."""
+  baseline) on every instance, and only its regressions count: failures whose cause is new,
+  shown where the baseline does not fail that way, outside the reach of every known defect of
+  the baseline (the regression corpus names them); a failure such a defect explains is listed
+  as a known defect made visible, and the baseline failures a target passes as fixed. The
+  enumerated families (exhaustive_small, large_capacity) are always checked, as is the
+  regression corpus; without a baseline, failures a corpus case explains are listed apart as known."""
 
 
 DESCRIPTION = (
@@ -68,7 +71,9 @@ def gated(entries: list, named: bool) -> list[str]:
     return [e.name for e in entries if named or e.ours]
 
 
-def gate_line(names: list[str], decision, named: bool) -> str:
+def gate_line(names: list[str], decision, named: bool, comparisons=None) -> str:
+    """The gate's outcome, and what each target fixes of its baseline's failures."""
+    from knapcheck.reports.check_report import fixed_parts
     from knapcheck.solvers.specs import shown
 
     who = "the named targets" if named else "our solvers (upstream's are shown, not counted: name them with --targets)"
@@ -76,9 +81,11 @@ def gate_line(names: list[str], decision, named: bool) -> str:
     if decision.oracle_findings:
         problems.append(f"an oracle shown wrong {decision.oracle_findings} times, so no verdict can be trusted")
     head = f"gate on {who}, under {decision.rule}"
+    fixes = "".join(f"; {shown(t)} fixes {sum(c.fixed.values())} of the baseline's failures: {'; '.join(fixed_parts(c))}"
+                    for t, c in (comparisons or {}).items() if c.fixed and t in names)
     if not problems:
-        return f"{head}: passed ({len(names)} gated solvers)"
-    return f"{head}: FAILED ({', '.join(problems)})"
+        return f"{head}: passed ({len(names)} gated solvers){fixes}"
+    return f"{head}: FAILED ({', '.join(problems)}){fixes}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,34 +94,43 @@ def run(args: argparse.Namespace) -> int:
     from knapcheck.fuzz.checking.check import run_check
     from knapcheck.fuzz.checking.gate import decide
     from knapcheck.fuzz.instances.families import with_enumerated
-    from knapcheck.reports.check_report import render_json, render_text
+    from knapcheck.reports.check_report import fixes_json, render_json, render_text
 
     family_names = with_enumerated(checked_families(args.families))
     if args.json:
-        writable_file(args.json, "--json")
-    log = writable_file(args.solver_log, "--solver-log") if args.solver_log else default_path("check")
+        writable_file(args.json, "--json", CHECK_JSON)
+    log = writable_file(args.solver_log, "--solver-log", None) if args.solver_log else default_path("check")
     stored = stored_instances(args.regressions, args.instances)
     entries, baselines = targets_and_baselines(args.targets, args.baseline, "--targets")
-    with solver_log(log, "check"):
-        load_targets(entries + baselines)
+    with stop_requests() as stop, solver_log(log, "check"):
+        load_targets(entries + baselines, determinism=True)
         result = run_check(
             entries, family_names, args.per_family, args.seed,
             progress=lambda m: print(m, file=sys.stderr, flush=True), stored=stored.instances,
-            baselines=baselines, known_cases=stored.cases,
+            baselines=baselines, known_cases=stored.cases, stop_requested=stop.requested,
         )
     named = bool(args.targets)
     names = gated(entries, named)
     decision = decide(result.findings, names, len(result.oracle_findings), baseline=bool(baselines))
-    gate = gate_line(names, decision, named)
+    gate = gate_line(names, decision, named, result.comparisons)
+    if result.stopped_by:
+        print(f"PARTIAL ({result.stopped_by}): the run stopped after {result.instances} instances,"
+              f" {result.skipped} not checked; what ran is below")
     print(render_text(result, stored.description(family_names, args.per_family), gate))
     if args.json:
         document = render_json(result)
+        document["partial"] = bool(result.stopped_by)
+        document["stopped_by"] = result.stopped_by or None
+        document["skipped"] = result.skipped
         document["gate"] = {
             "solvers": names,
             "rule": "differential" if baselines else "no baseline",
             "passed": decision.passed,
             "failing": [list(f.differential_signature) for f in decision.failing],
+            "fixes": fixes_json(result),
             "summary": gate,
         }
-        args.json.write_text(json.dumps(document, indent=2) + "\n")
+        write_output(args.json, json.dumps(document, indent=2) + "\n", CHECK_JSON)
+    if stop.reason:
+        return stop.exit_status
     return exit_status.OK if decision.passed else exit_status.FAILED

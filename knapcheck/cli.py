@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 import traceback
 
 from knapcheck import exit_status
+from knapcheck.output_checks import OutputTaken
+from knapcheck.stop_signals import STATUSES, raise_terminated, stopped_by
 from knapcheck.usage import ArgumentParser, UsageError
 
 COMMANDS = {
@@ -81,18 +84,25 @@ def build_parser(command: str | None) -> ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(_command_in(argv)).parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, raise_terminated)
     try:
         return args.run(args)
     except UsageError as exc:
         print(f"knapcheck {args.command}: " + " ".join(str(exc).split()), file=sys.stderr)
         return exit_status.USAGE
-    except KeyboardInterrupt:
-        print(f"knapcheck {args.command}: interrupted", file=sys.stderr)
-        return exit_status.INTERRUPTED
+    except KeyboardInterrupt as interrupt:
+        reason = stopped_by(interrupt)
+        print(f"knapcheck {args.command}: {reason}", file=sys.stderr)
+        return STATUSES[reason]
+    except OutputTaken as exc:
+        print(f"knapcheck {args.command}: {exc}", file=sys.stderr)
+        return exit_status.INCOMPLETE
     except Exception:
         traceback.print_exc()
         print(f"knapcheck {args.command}: stopped by an internal error (above); please report it", file=sys.stderr)
         return exit_status.INCOMPLETE
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ INCOMPLETE = 3
 written, or knapcheck itself failed (a traceback on stderr)."""
 INTERRUPTED = 130
 """Stopped by Ctrl-C (128 + SIGINT, as shells report it)."""
+TERMINATED = 143
+"""Stopped by SIGTERM (128 + SIGTERM)."""
 
 
 def help_text(failed: str | None) -> str:
@@ -27,5 +29,6 @@ def help_text(failed: str | None) -> str:
         "  2    usage error: a bad option or input, a target that cannot be loaded, an output path\n"
         "       that cannot be written (one line on stderr, before any work)\n"
         "  3    incomplete: work lost, results not written, or knapcheck itself failed (traceback)\n"
-        "  130  interrupted (Ctrl-C)"
+        "  130  interrupted (Ctrl-C); check, report and fuzz write a partial report first\n"
+        "  143  terminated (SIGTERM); likewise"
     )

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from knapcheck import exit_status
-from knapcheck.output_checks import writable_file
+from knapcheck.output_checks import EXPORTED_TESTS, writable_file, write_output
 from knapcheck.reports.words import counted
 from knapcheck.usage import UsageError
 
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     from knapcheck.reports.environment import knapcheck_version
     from knapcheck.reports.pytorch_tests import render_test_file
 
-    writable_file(args.out, "--out")
+    writable_file(args.out, "--out", EXPORTED_TESTS)
     corpus = Path(args.regressions or REGRESSION_CORPUS)
     try:
         selected = upstream_cases(load_regression_corpus(corpus))
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         text = render_test_file(plan)
     except ValueError as exc:
         raise UsageError(f"{corpus}: {exc}") from None
-    args.out.write_text(text)
+    write_output(args.out, text, EXPORTED_TESTS)
     expected = sum(len(cause.failing) for cause in plan.causes)
     expected += sum(len(kinds) for test in plan.enumerated for kinds in test.known.values())
     left_out = f"; {counted(selected.left_out, 'case')} of other solvers left out" if selected.left_out else ""

@@ -7,8 +7,8 @@ solvers; or an oracle was shown wrong (then no verdict of the run can be trusted
 option (an unwritable --db, --store or --out, an unreachable Redis or scheduler, a target that
 cannot be loaded, a TLS file that is not a regular file), said in one line before any work; 3
 workers or units were lost, a finding could not be stored, an event was refused or the scheduler
-was lost (the report, written all the same, says which); 130 interrupted by Ctrl-C (the report,
-marked partial, is written first).
+was lost (the report, written all the same, says which); 130 interrupted by Ctrl-C, 143 terminated
+by SIGTERM (the report, marked partial, is written first: ``knapcheck.stop_signals``).
 """
 
 from __future__ import annotations
@@ -16,18 +16,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from knapcheck import exit_status as statuses
 from knapcheck.durations import duration
-from knapcheck.exit_status import FAILED, INCOMPLETE, INTERRUPTED, OK
+from knapcheck.exit_status import FAILED, INCOMPLETE, INTERRUPTED, OK, TERMINATED
 from knapcheck.inputs import checked_families, family_list, stored_instances
-from knapcheck.output_checks import writable_directory
+from knapcheck.output_checks import CAMPAIGN_JSON, CAMPAIGN_MARKDOWN, writable_directory, write_output
 from knapcheck.solvers.isolation.worker import DEFAULT_TIME_LIMIT as DEFAULT_CALL_LIMIT
+from knapcheck.stop_signals import stop_requests, stopped_by
 from knapcheck.targets import SPEC_FORMS, add_targets_argument, load_targets, promise_help, targets_and_baselines
 from knapcheck.usage import UsageError, positive_int
 
@@ -132,7 +131,7 @@ def _plan(args: argparse.Namespace) -> CampaignPlan:
     tls = _tls(args)
     entries, paired = targets_and_baselines(args.targets, args.baseline, "--targets")
     _load_isolated(entries + paired)
-    out = writable_directory(args.out, "--out")
+    out = writable_directory(args.out, "--out", {"campaign.md": CAMPAIGN_MARKDOWN, "campaign.json": CAMPAIGN_JSON, LOG: None})
     if is_redis(args.db):
         if args.store is None:
             raise UsageError("--store DIR is required when --db is a Redis URL (the failure store is a directory)")
@@ -196,19 +195,6 @@ def _load_isolated(entries: list[SolverEntry]) -> None:
         stop_workers()
 
 
-class _CtrlC:
-    """The first Ctrl-C asks the campaign to stop (it then writes a partial report); a second one
-    raises KeyboardInterrupt."""
-
-    def __init__(self) -> None:
-        self.pressed = threading.Event()
-
-    def __call__(self, signum, frame) -> None:
-        if self.pressed.is_set():
-            raise KeyboardInterrupt
-        self.pressed.set()
-
-
 def run(args: argparse.Namespace) -> int:
     from knapcheck.fuzz.campaign.cluster import CampaignCannotStart
     from knapcheck.fuzz.campaign.run import run_campaign
@@ -217,43 +203,40 @@ def run(args: argparse.Namespace) -> int:
     from knapcheck.solvers.isolation.output_capture import STDERR, STDOUT, captured
 
     plan = _plan(args)
-    ctrl_c = _CtrlC()
-    previous = signal.signal(signal.SIGINT, ctrl_c)
     terminal = os.fdopen(os.dup(sys.stderr.fileno()), "w", buffering=1)
     try:
-        with captured(args.out / LOG, (STDOUT, STDERR)), ProgressDisplay(terminal) as display:
+        with stop_requests() as stop, captured(args.out / LOG, (STDOUT, STDERR)), ProgressDisplay(terminal) as display:
             result = run_campaign(
                 plan,
                 on_progress=lambda progress: display.update(progress_view(progress), progress_line(progress)),
                 on_message=display.message,
-                stop_requested=ctrl_c.pressed.is_set,
+                stop_requested=stop.requested,
                 progress_every=1.0 if display.live else PLAIN_PROGRESS_SECONDS,
             )
     except CampaignCannotStart as exc:
         raise UsageError(str(exc)) from None
-    except KeyboardInterrupt:
-        print("knapcheck fuzz: interrupted twice: stopped without a report", file=sys.stderr)
-        return INTERRUPTED
+    except KeyboardInterrupt as interrupt:
+        reason = stopped_by(interrupt)
+        print(f"knapcheck fuzz: {reason} twice: stopped without a report", file=sys.stderr)
+        return TERMINATED if reason == "terminated" else INTERRUPTED
     finally:
-        signal.signal(signal.SIGINT, previous)
         terminal.close()
     return _report(args.out, result)
 
 
 def _report(out: Path, result: CampaignResult) -> int:
-    from knapcheck.fuzz.campaign.store import write_atomically
     from knapcheck.reports.campaign_report import failing_summary, render_json, render_markdown
 
     markdown, report = out / "campaign.md", out / "campaign.json"
     written = True
     try:
-        write_atomically(markdown, render_markdown(result))
-        write_atomically(report, json.dumps(render_json(result), indent=2))
+        write_output(markdown, render_markdown(result), CAMPAIGN_MARKDOWN)
+        write_output(report, json.dumps(render_json(result), indent=2), CAMPAIGN_JSON)
     except OSError as exc:
         print(f"knapcheck fuzz: cannot write the report: {exc}", file=sys.stderr)
         written = False
     print(
-        f"{'PARTIAL (interrupted): ' if result.interrupted else ''}{result.tally.instances} cases in {result.elapsed:.0f} s "
+        f"{f'PARTIAL ({result.stopped_by}): ' if result.interrupted else ''}{result.tally.instances} cases in {result.elapsed:.0f} s "
         f"({result.rate:.1f}/s), {failing_summary(result)}; gate: {'passed' if result.gate().passed else 'FAILED'}"
         + ("" if result.as_asked else f"; NOT as asked: {', '.join(result.problems())}")
         + f"; report: {markdown} and {report}; log: {out / LOG}"
@@ -262,10 +245,11 @@ def _report(out: Path, result: CampaignResult) -> int:
 
 
 def exit_status(result: CampaignResult, report_written: bool = True) -> int:
-    """Interrupted first, then the gate (``knapcheck.fuzz.checking.gate.decide``: a regression against a
-    baseline, without one a failure of ours, or an oracle shown wrong), then anything not as asked."""
+    """Interrupted or terminated first, then the gate (``knapcheck.fuzz.checking.gate.decide``: a
+    regression against a baseline, without one a failure of ours, or an oracle shown wrong), then
+    anything not as asked."""
     if result.interrupted:
-        return INTERRUPTED
+        return TERMINATED if result.stopped_by == "terminated" else INTERRUPTED
     if not result.gate().passed:
         return FAILED
     return OK if result.as_asked and report_written else INCOMPLETE

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from knapcheck import exit_status
-from knapcheck.output_checks import writable_directory
+from knapcheck.output_checks import HARVESTED, writable_directory, write_output
 from knapcheck.usage import UsageError
 
 DEFAULT_BUDGETS = "0.02,0.05,0.1,0.2,0.3,0.4,0.5,0.6"
@@ -68,10 +68,19 @@ def parse_budgets(text: str) -> list[float]:
     return budgets
 
 
+def write_files(files: dict[str, str], out: Path) -> None:
+    """Write each harvested file into ``out``, checked first (``knapcheck.output_checks``): knapcheck
+    replaces its own files, never anyone else's, and writes through no link."""
+    writable_directory(out, "--out", dict.fromkeys(files, HARVESTED))
+    for name, text in files.items():
+        write_output(out / name, text, HARVESTED)
+        print(out / name)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.trace is not None:
         return run_trace(args)
-    from knapcheck.fuzz.corpus.harvest_records import write_harvested
+    from knapcheck.fuzz.corpus.harvest_records import file_name, harvested_files
     from knapcheck.fuzz.harvest.compile_runs import check_budgets, harvest
     from knapcheck.fuzz.harvest.models import MODELS
 
@@ -82,14 +91,13 @@ def run(args: argparse.Namespace) -> int:
         budgets = check_budgets(parse_budgets(args.budgets or DEFAULT_BUDGETS))
     except ValueError as exc:
         raise UsageError(f"--budgets: {exc}") from None
-    writable_directory(args.out, "--out")
+    writable_directory(args.out, "--out", {file_name(model): HARVESTED for model in args.model})
     records = [
         record
         for model in args.model
         for record in harvest(model, budgets, progress=lambda m: print(m, file=sys.stderr, flush=True))
     ]
-    for path in write_harvested(records, args.out):
-        print(path)
+    write_files(harvested_files(records), args.out)
     print(f"{len(records)} instance(s) from {len(args.model)} model(s)")
     return exit_status.OK
 
@@ -99,8 +107,9 @@ def _progress(message: str) -> None:
 
 
 def run_trace(args: argparse.Namespace) -> int:
-    """Read every log first: any bad one is a line on stderr and exit 2, before anything is written."""
-    from knapcheck.fuzz.corpus.harvest_records import write_harvested
+    """Read every log first: any bad one, or a file of the outputs that may not be replaced, is a line
+    on stderr and exit 2, before anything is written."""
+    from knapcheck.fuzz.corpus.harvest_records import harvested_files
     from knapcheck.fuzz.harvest.log_records import TraceError, trace_files
     from knapcheck.fuzz.harvest.logged_answers import judge_trace
     from knapcheck.fuzz.harvest.logged_knapsacks import harvest_trace, unique_models
@@ -126,8 +135,11 @@ def run_trace(args: argparse.Namespace) -> int:
             print("knapcheck harvest: --trace " + " ".join(problem.split()), file=sys.stderr)
         return exit_status.USAGE
     harvests = unique_models(harvests)
-    for path in write_harvested([record for harvest in harvests for record in harvest.records], args.out):
-        print(path)
+    try:
+        files = harvested_files([record for harvest in harvests for record in harvest.records])
+    except ValueError as exc:
+        raise UsageError(f"--trace: {exc}") from None
+    write_files(files, args.out)
     failed = False
     for harvest in harvests:
         _progress(f"judging the {len(harvest.records)} knapsack(s) of {harvest.path}")

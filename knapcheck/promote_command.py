@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from knapcheck import exit_status
-from knapcheck.output_checks import writable_file
+from knapcheck.output_checks import REGRESSION_CORPUS, writable_file
 from knapcheck.reports.words import counted
 from knapcheck.usage import UsageError
 
@@ -85,11 +85,11 @@ def run(args: argparse.Namespace) -> int:
     if not (args.db / "failures").is_dir():
         raise UsageError(f"--db {args.db} holds no failure store (no {args.db / 'failures'})")
     corpus, why = target_corpus(args.corpus)
-    writable_file(corpus, "--corpus")
     try:
         load_regression_corpus(corpus, missing_ok=True)
     except ValueError as exc:
         raise UsageError(f"--corpus: {exc}") from None
+    writable_file(corpus, "--corpus", REGRESSION_CORPUS)
     store = FailureStore(args.db)
     stored = list(store.groups().values())
     for bad in store.bad_files:

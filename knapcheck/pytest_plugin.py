@@ -7,20 +7,26 @@ one test per (target, instance), named ``knapcheck::TARGET::FAMILY[INDEX]`` (so 
 selects a family). A test fails when the target fails its promise on the instance; its message is
 the verdict, what was wrong and a ready-to-run snippet that reproduces it. With a baseline, the
 target is judged beside its counterpart on the same instance (``knapcheck.fuzz.checking.gate``): a failure the
-baseline shares is an expected failure, a regression fails.
+baseline shares, or one a known defect of the baseline explains (the regression corpus names its
+defects and how far each reaches), is an expected failure; a regression fails.
 
 Installed, the plugin is loaded by every pytest run (a ``pytest11`` entry point), and without
 ``--knapcheck-target`` it does nothing: it adds options, and its hooks return at once, importing
 nothing beyond pytest. Instances are drawn with ``knapcheck.fuzz.instances.seeded_draws``: the same seed gives
 the same collection in every process, as pytest-xdist requires of its workers, and no Hypothesis
 database or ``.hypothesis`` directory is used. Isolated targets run in worker processes started
-once per pytest process when the tests are collected and stopped when the session ends.
+once per pytest process when the tests are collected and stopped when the session ends; what
+they print goes to one log per run, capped as a command's is (``_SolverLog``), never to pytest's
+output.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -46,6 +52,8 @@ scale_extremes. exhaustive_small (6 142 instances per target), the harvested and
 families are there to be named."""
 ROOT_NAME = "knapcheck"
 CORPUS = "corpus"
+LOG_KEY = "knapcheck_solver_log"
+"""Where pytest-xdist's workers are told the run's solver log is."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -57,8 +65,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--knapcheck-baseline", dest="knapcheck_baselines", action="extend", nargs="+", default=[], metavar="SPEC",
-        help="judge each target beside a baseline on every instance: a failure the baseline shares is an"
-        " expected failure, a regression fails",
+        help="judge each target beside a baseline on every instance: a failure the baseline shares, or that a"
+        " known defect of the baseline explains, is an expected failure; a regression fails",
     )
     group.addoption(
         "--knapcheck-families", dest="knapcheck_families", action="extend", nargs="+", default=None, metavar="NAME",
@@ -71,6 +79,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--knapcheck-seed", dest="knapcheck_seed", type=int, default=0, metavar="N",
         help="seed of the drawn instances (default: 0): the same seed, the same tests in every process",
+    )
+    group.addoption(
+        "--knapcheck-solver-log", dest="knapcheck_solver_log", default=None, metavar="PATH",
+        help="where what the targets print goes, appended to (default: a new file in the temporary directory,"
+        " named at the end when anything was printed); at most 32 MiB a run, then a note says it was cut",
     )
 
 
@@ -92,7 +105,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption("knapcheck_targets"):
         return
     config.stash[_PLAN] = _plan(config)
-    config.pluginmanager.register(_Session(config.stash[_PLAN]), "knapcheck-session")
+    config.pluginmanager.register(_Session(config.stash[_PLAN], _SolverLog(config)), "knapcheck-session")
 
 
 def _plan(config: pytest.Config) -> Plan:
@@ -123,11 +136,63 @@ def _plan(config: pytest.Config) -> Plan:
     return Plan(tuple(targets), counterparts, tuple(dict.fromkeys(names)), per_family, seed)
 
 
+class _SolverLog:
+    """Where the targets' workers print: one log per pytest run, capped as a command's solver log is
+    (``knapcheck.solver_log``), never pytest's own output.
+
+    The process pytest was started in makes the log (or checks the file --knapcheck-solver-log
+    names) and tells pytest-xdist's workers its path as they start. Every process that runs tests
+    appends to it, each at most its share of LOG_LIMIT, so that one run keeps at most LOG_LIMIT
+    bytes. At the end the log is named in the summary, or removed if the run made it and nothing
+    was printed.
+    """
+
+    def __init__(self, config: pytest.Config) -> None:
+        from knapcheck.solver_log import LOG_LIMIT, capped_worker_output, default_path, open_log
+        from knapcheck.usage import UsageError
+
+        worker = getattr(config, "workerinput", None)
+        given = worker[LOG_KEY] if worker else config.getoption("knapcheck_solver_log")
+        self.path = Path(given) if given else default_path("pytest")
+        try:
+            descriptor, self.created = open_log(self.path, "--knapcheck-solver-log")
+        except UsageError as exc:
+            raise pytest.UsageError(f"knapcheck: {exc}") from None
+        self.discarded = os.path.samestat(os.fstat(descriptor), os.stat(os.devnull))
+        self.owner = worker is None
+        share = LOG_LIMIT // (worker["workercount"] if worker else 1)
+        self._open = ExitStack()
+        self.log = self._open.enter_context(capped_worker_output(descriptor, share))
+
+    def close(self) -> None:
+        """Stop the workers and finish the copy."""
+        self._open.close()
+
+    def summary(self) -> str:
+        """The line that names the log, when this process made or checked it and something was printed; else ''."""
+        if not self.owner or self.discarded:
+            return ""
+        try:
+            if os.lstat(self.path).st_size == 0:
+                return ""
+        except OSError:
+            return ""
+        truncated = f" (truncated at {self.log.limit} bytes; {self.log.dropped} more were dropped)" if self.log.truncated else ""
+        return f"knapcheck: what the targets printed is in {self.path}{truncated}"
+
+    def remove_if_unused(self) -> None:
+        from knapcheck.solver_log import remove_if_empty
+
+        if self.owner and self.created:
+            remove_if_empty(self.path)
+
+
 class _Session:
     """The plugin's hooks while a target is given (registered by pytest_configure, so inert otherwise)."""
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, log: _SolverLog) -> None:
         self.plan = plan
+        self.log = log
 
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector):
@@ -139,10 +204,24 @@ class _Session:
             report.result.append(Suite.from_parent(collector, name=ROOT_NAME, nodeid=ROOT_NAME, plan=self.plan))
         return report
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node) -> None:
+        """pytest-xdist's: each worker it starts appends to this run's log."""
+        node.workerinput[LOG_KEY] = str(self.log.path)
+
     def pytest_sessionfinish(self) -> None:
         from knapcheck.solvers.isolation.worker import stop_workers
 
         stop_workers()
+        self.log.close()
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        line = self.log.summary()
+        if line:
+            terminalreporter.write_line(line)
+
+    def pytest_unconfigure(self) -> None:
+        self.log.remove_if_unused()
 
     def pytest_report_header(self) -> list[str]:
         plan = self.plan
@@ -200,7 +279,8 @@ class Suite(pytest.Collector):
         from knapcheck.solvers.isolation.worker import start_workers
 
         entries = [*self.plan.targets, *self.plan.counterparts.values()]
-        problems = [f"{name}: {outcome.error}" for name, outcome in start_workers([e for e in entries if e.isolate]).items()]
+        unloadable = start_workers([e for e in entries if e.isolate], second_for_exact=True)
+        problems = [f"{name}: {outcome.error}" for name, outcome in unloadable.items()]
         for entry in entries:
             if not entry.isolate:
                 try:
@@ -220,12 +300,15 @@ class TargetTests(pytest.Collector):
     """One target's tests: a test per instance of each source, then one per corpus case."""
 
     def __init__(self, *, entry, counterpart, sources, cases, oracles, **kwargs) -> None:
+        from knapcheck.fuzz.checking.by_cause import Causes
+
         super().__init__(**kwargs)
         self.entry = entry
         self.counterpart = counterpart
         self.sources = sources
         self.cases = cases
         self.oracles = oracles
+        self.causes = Causes([counterpart] if counterpart is not None else [], cases)
 
     def collect(self):
         from knapcheck.fuzz.checking.check import determinism_positions
@@ -270,6 +353,7 @@ class InstanceTest(pytest.Item):
 
     def runtest(self) -> None:
         from knapcheck.fuzz.checking import gate
+        from knapcheck.fuzz.checking.defects import describe
         from knapcheck.fuzz.checking.differential import check_against
         from knapcheck.oracles.verdict import Verdict
 
@@ -285,6 +369,10 @@ class InstanceTest(pytest.Item):
             return
         if gate.is_shared(done):
             pytest.xfail(f"also in baseline {done.counterpart.name}: {done.verdict.value}: {done.judgement.detail}")
+        done = tests.causes.explained(done)
+        if gate.is_visible(done):
+            pytest.xfail(f"known defect of the baseline {done.counterpart.name}, now visible ({describe(done.causes)}):"
+                         f" {done.verdict.value}: {done.judgement.detail}")
         raise KnapcheckFailure(failure_message(done, self.name, tests.cases))
 
     def repr_failure(self, excinfo, style=None):

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         instances = read_instances(args.file)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    log = writable_file(args.solver_log, "--solver-log") if args.solver_log else default_path("solve")
+    log = writable_file(args.solver_log, "--solver-log", None) if args.solver_log else default_path("solve")
     entries = entries_for([args.solver], "SPEC")
     results = []
     with solver_log(log, "solve"):

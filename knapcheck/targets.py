@@ -68,6 +68,7 @@ def targets_and_baselines(
 def functions_of_files(specs: list[str], option: str) -> list[str]:
     """The specs, a bare ``FILE.py`` made into ``FILE.py:NAME`` for each function it defines that is
     named like one of torch's solvers (read from its syntax tree, without running it)."""
+    from knapcheck.fuzz.corpus.reader import read_bytes
     from knapcheck.solvers.registry import TORCH_SOLVER_NAMES
 
     expanded = []
@@ -79,8 +80,8 @@ def functions_of_files(specs: list[str], option: str) -> list[str]:
         if not path.is_file():
             raise ValueError(f"{option} {spec}: no such file" if not path.exists() else f"{option} {spec}: not a regular file")
         try:
-            tree = ast.parse(path.read_bytes(), filename=str(path))
-        except (OSError, SyntaxError, ValueError) as exc:
+            tree = ast.parse(read_bytes(path), filename=str(path))
+        except (SyntaxError, ValueError) as exc:
             raise ValueError(f"{option} {spec}: cannot read the file: {exc}") from None
         defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
         names = [name for name in TORCH_SOLVER_NAMES if name in defined]
@@ -103,13 +104,15 @@ def available(entries: list[SolverEntry]) -> list[SolverEntry]:
     return kept
 
 
-def load_targets(entries: list[SolverEntry]) -> None:
+def load_targets(entries: list[SolverEntry], *, determinism: bool = False) -> None:
     """Load every entry's solver now: isolated ones in their worker processes (started side by
-    side), the others here. UsageError naming each one that cannot be loaded."""
+    side, with ``determinism`` the second workers of exact ones too), the others here. UsageError
+    naming each one that cannot be loaded."""
     from knapcheck.solvers.isolation.worker import start_workers
 
+    isolated = [e for e in entries if e.isolate]
     problems = [
-        _reason(name, outcome.error) for name, outcome in start_workers([e for e in entries if e.isolate]).items()
+        _reason(name, outcome.error) for name, outcome in start_workers(isolated, second_for_exact=determinism).items()
     ]
     for entry in entries:
         if not entry.isolate:

@@ -33,6 +33,9 @@ DEFAULT_TIME_LIMIT = 150.0
 skipped after a timeout, so a solver far slower than the others (upstream's sliding solver at
 C = 1e7) costs one limit per row, not one per repeat."""
 BASELINES = ("torch:dp_knapsack_sliding_hirschberg", "torch:dp_knapsack")
+CLOCKS = {"wall": "wall-clock time", "cpu": "CPU time of the measuring process (all its threads)"}
+"""What a measurement's time is: ``cpu`` leaves out the time other processes take from it on a
+busy machine, and counts every thread of a solver that runs several."""
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -256,6 +259,15 @@ SMALL_ROWS: list[PerCallRow] = [
     *(PerCallRow(f"small n={n}", SMALL_CLASSES, rounds, n, count=5) for n, rounds in ((10, 200), (20, 100), (50, 20))),
 ]
 """Problems of the partitioner's size, per call: real ones, and Pisinger's classic classes (5 seeds each)."""
+TINY_SIZES = (10, 20, 30)
+TINY_ROWS: list[PerCallRow] = [
+    SMALL_ROWS[0],
+    *(PerCallRow(f"tiny n={n}", SMALL_CLASSES, 50, n, count=5) for n in TINY_SIZES),
+]
+"""Problems of at most 30 items, per call, where a call's fixed costs are most of its time: the
+harvested corpus, and 5 instances of each of the small rows' classes at each of ``TINY_SIZES`` items
+(R = 1000). (Not every class: OR-Tools' branch and bound, the baseline these rows are for, takes
+20 ms to 0.1 s a call on even-odd and spanner instances of 20 items, and minutes on some of 30.)"""
 ROW_GROUPS: dict[str, list] = {
     "partitioner": PARTITIONER_ROWS,
     "large": LARGE_ROWS,
@@ -263,6 +275,7 @@ ROW_GROUPS: dict[str, list] = {
     "pisinger": PISINGER_ROWS,
     "pisinger-classes": CLASS_ROWS,
     "small": SMALL_ROWS,
+    "tiny": TINY_ROWS,
 }
 """Names ``knapcheck bench --rows`` takes for a group of rows."""
 GROUP_SUMMARIES: dict[str, str] = {
@@ -319,14 +332,16 @@ class BenchResult:
     repeats: int
     time_limit: float
     cells: dict[tuple[str, str], Cell]
+    clock: str = "wall"
 
     def cell(self, solver: str, row: Row) -> Cell:
         return self.cells[(solver, row.name)]
 
 
-def measure_once(entry: SolverEntry, row: Row, time_limit: float) -> dict:
-    """One fresh child process, one call: a dict with status and, when ok, seconds and peak_bytes."""
-    spec = json.dumps({"solver": entry.name, "row": row.as_dict()})
+def measure_once(entry: SolverEntry, row: Row, time_limit: float, clock: str = "wall") -> dict:
+    """One fresh child process, one call: a dict with status and, when ok, seconds (on ``clock``,
+    one of ``CLOCKS``) and peak_bytes. The time limit is always wall-clock time."""
+    spec = json.dumps({"solver": entry.name, "row": row.as_dict(), "clock": clock})
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     try:
         done = subprocess.run(
@@ -352,10 +367,13 @@ def run_bench(
     repeats: int = 3,
     *,
     time_limit: float = DEFAULT_TIME_LIMIT,
+    clock: str = "wall",
     progress: Callable[[str], None] | None = None,
 ) -> BenchResult:
     if repeats < 1:
         raise ValueError(f"repeats must be at least 1, got {repeats}")
+    if clock not in CLOCKS:
+        raise ValueError(f"clock must be one of {', '.join(CLOCKS)}, got {clock!r}")
     for entry in entries:
         measure_once(entry, PREPARE_ROW, PREPARE_TIME_LIMIT)
     cells: dict[tuple[str, str], Cell] = {}
@@ -365,7 +383,7 @@ def run_bench(
             if not entry.accepts(row.n, row.capacity):
                 cell.failure = "too big"
             for attempt in range(repeats if not cell.failure else 0):
-                result = measure_once(entry, row, time_limit)
+                result = measure_once(entry, row, time_limit, clock)
                 if result["status"] != "ok":
                     cell.failure = result["status"]
                     break
@@ -376,4 +394,4 @@ def run_bench(
             if progress:
                 shown = cell.failure or f"{cell.median_seconds:.3g} s"
                 progress(f"{row.name}: {entry.name}: {shown}")
-    return BenchResult(list(rows), [e.name for e in entries], repeats, time_limit, cells)
+    return BenchResult(list(rows), [e.name for e in entries], repeats, time_limit, cells, clock)

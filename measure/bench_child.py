@@ -1,10 +1,11 @@
 """One benchmark measurement, run as ``python -m knapcheck.measure.bench_child SPEC_JSON`` in a fresh process.
 
-The process imports torch, loads the solver, builds the row's instance and warms the solver up
-on a tiny instance; then it resets the kernel's peak-RSS mark to the current RSS and calls the
-solver once. It prints one JSON line: the wall time of the call, and the peak resident memory
-above the RSS just before the call (the interpreter, torch, the solver's code and its input
-excluded). On CUDA it also reports the peak of torch's CUDA allocator. A per-call row's problems
+The process loads the solver (and with it torch, if the solver uses it: one that does not, such as
+expanding_core, runs without it), builds the row's instance and warms the solver up on a tiny
+instance; then it resets the kernel's peak-RSS mark to the current RSS and calls the solver once.
+It prints one JSON line: the time of the call (wall-clock, or with ``"clock": "cpu"`` in the spec
+the process's CPU time), and the peak resident memory above the RSS just before the call (the
+interpreter, torch, the solver's code and its input excluded). On CUDA it also reports the peak of torch's CUDA allocator. A per-call row's problems
 are each solved ``rounds`` times, round after round, every call timed on its own: the time is
 their median (and each problem's median over its rounds is reported too), the value the first
 round's total, the peak the highest over all calls.
@@ -53,20 +54,20 @@ def _limit_address_space() -> None:
 
 
 def measure(spec: dict) -> dict:
-    import torch
-
     from knapcheck.measure.bench import row_from_dict
     from knapcheck.solvers.registry import resolve
 
     (entry,) = resolve(spec["solver"])
     solver = entry.load()
     row = row_from_dict(spec["row"])
+    clock = time.process_time if spec.get("clock") == "cpu" else time.perf_counter
     problems = [(list(i.memory), list(i.runtimes), i.max_memory) for i in row.instances()]
     for warm_up in WARM_UP:
         solver(*warm_up)
     # Whatever its registry entry says (a module:NAME spec says cpu), a solver that used CUDA in its
     # warm-up has its kernels synchronized before the clock stops and its device peak reported.
-    cuda = torch.cuda.is_initialized()
+    torch = sys.modules.get("torch")
+    cuda = torch is not None and torch.cuda.is_initialized()
     calls = [0.0] * (row.rounds * len(problems))
     values = [0.0] * len(problems)
     gc.collect()
@@ -80,11 +81,11 @@ def measure(spec: dict) -> dict:
     call = 0
     for _ in range(row.rounds):
         for k, problem in enumerate(problems):
-            start = time.perf_counter()
+            start = clock()
             value, _, _ = solver(*problem)
             if cuda:
                 torch.cuda.synchronize()
-            calls[call] = time.perf_counter() - start
+            calls[call] = clock() - start
             values[k] = value
             call += 1
     seconds = statistics.median(calls)

@@ -1,53 +1,39 @@
-"""The process where a candidate and its baseline are timed side by side (``knapcheck.measure.paired``).
+"""One solver's process in the paired benchmark (``knapcheck.measure.paired``): it loads the solver
+and calls it when told to, and measures nothing itself.
 
-Run as ``python -m knapcheck.measure.paired_child PARENT_PID FD``. The parent sends one message on
-the socket FD, the job: both solvers' specs, the rows' instances, a memory cap, a number of rounds
-and torch's thread count. The child answers one message per event: ``loading`` (which solver) and
-``loaded``; for every call a ``call`` (which solver, which row, which round) before it and a
-``done`` (seconds, peak bytes) after it; ``finished`` once every round has run, or ``failed`` when
-a solver raised. Messages are JSON. A target that dies takes the process with it, and the parent
-knows from the last ``call`` whose call it was.
+Run as ``python -m knapcheck.measure.paired_child PARENT_PID FD [CGROUP]``. It joins CGROUP when
+given, and splits into a keeper and the process that serves (``knapcheck.solvers.isolation.lifetime``:
+in a PID namespace of its own where the kernel allows it), so that the candidate and the baseline
+run in processes that cannot reach each other: a candidate that rebinds torch's functions, fills
+memory or starts processes does so in its own tree only.
 
-Both solvers live in this one process, so they are measured under the same load, with the same
-torch, the same threads and the same caches. Each is first called once on every row (round -1, the
-warm-up: torch's lazy initialization and first-call costs stay out of the figures). Then each round
-times both on every row in the order A B B A, the solver that goes first alternating from round to
-round (``block_order``): whatever a call leaves behind for the next one (caches, the allocator's
-free lists) favours each solver equally within a round. torch runs on ``threads`` intra-op threads
-(one by default: on a loaded machine a second thread waits for the first through whole time
-slices, and the figures would measure the scheduler, not the solvers). Before every call the heap is trimmed and
-the peak-RSS mark reset (``knapcheck.measure.peak_rss``); the call is timed with the garbage
-collector off, on fresh copies of the instance's lists.
+Messages are JSON on the socket FD. The parent sends the job (the solver's spec, the rows'
+instances, an address-space cap and torch's thread count: torch is set to it once the solver is
+loaded, if the solver imported it, and starts with it otherwise, through ``OMP_NUM_THREADS``); the process answers ``loaded`` (with its
+process id as the parent's /proc names it) or ``failed``. Then, for every call, the parent sends
+``{"call": ROW}`` and the process calls the solver on fresh copies of that row's lists, with the
+garbage collector off, and answers ``done`` (or ``failed`` when the solver raised); the parent reads
+the figures (``knapcheck.measure.tree_meter``) and sends ``{"tidy": SETTLE}``: the process collects
+its garbage (and after the warm-up, ``SETTLE``, freezes what survives, as the benchmark always
+did), returns its free heap to the kernel (``malloc_trim``) and answers ``idle``. It ends at EOF.
 """
 
 from __future__ import annotations
 
 import gc
 import json
+import os
 import sys
-import time
 from multiprocessing.connection import Connection
 from typing import Callable, Sequence
 
-from knapcheck.measure.peak_rss import PeakMeter
+from knapcheck.measure.peak_rss import trim_heap
 from knapcheck.solvers import specs
 from knapcheck.solvers.contract import ProblemTooLarge
-from knapcheck.solvers.isolation import lifetime
+from knapcheck.solvers.isolation import lifetime, tree_caps
 from knapcheck.solvers.isolation.worker import cap_address_space
 
-CANDIDATE = "candidate"
-BASELINE = "baseline"
-ROLES = (CANDIDATE, BASELINE)
-WARM_UP_ROUND = -1
-
 Problem = tuple[Sequence[float], Sequence[float], float]
-Send = Callable[[dict], None]
-
-
-def block_order(rows: int, round_index: int) -> list[tuple[int, str]]:
-    """The calls of one round: for each row A B B A, the candidate first in even rounds."""
-    first, second = (CANDIDATE, BASELINE) if round_index % 2 == 0 else (BASELINE, CANDIDATE)
-    return [(row, role) for row in range(rows) for role in (first, second, second, first)]
 
 
 def failure_status(exc: Exception) -> str:
@@ -61,81 +47,83 @@ def failure_status(exc: Exception) -> str:
     return "error"
 
 
-def timed_call(solver: Callable, problem: Problem, clock: Callable[[], float], meter: PeakMeter,
-               synchronize: Callable[[], None]) -> tuple[float, int]:
+def failed(exc: Exception) -> dict:
+    return {"event": "failed", "status": failure_status(exc), "error": f"{type(exc).__name__}: {exc}"[:500]}
+
+
+def call(solver: Callable, problem: Problem, synchronize: Callable[[], None]) -> None:
+    """One call on fresh copies of the lists, with the garbage collector off."""
     memory, runtimes, budget = list(problem[0]), list(problem[1]), problem[2]
-    meter.start()
     gc.disable()
     try:
-        start = clock()
         solver(memory, runtimes, budget)
         synchronize()
-        seconds = clock() - start
     finally:
         gc.enable()
-    return seconds, meter.added()
 
 
-def run_rounds(solvers: dict[str, Callable], problems: Sequence[Problem], rounds: int, send: Send, *,
-               clock: Callable[[], float] = time.perf_counter, meter: PeakMeter | None = None,
-               synchronize: Callable[[], None] = lambda: None) -> None:
-    """The warm-up, then ``rounds`` rounds of ``block_order``, every call announced and reported."""
-    meter = meter or PeakMeter()
-
-    def call(round_index: int, row: int, role: str) -> bool:
-        send({"event": "call", "role": role, "row": row, "round": round_index})
-        try:
-            seconds, peak = timed_call(solvers[role], problems[row], clock, meter, synchronize)
-        except Exception as exc:
-            send({"event": "failed", "role": role, "row": row, "status": failure_status(exc),
-                  "error": f"{type(exc).__name__}: {exc}"[:500]})
-            return False
-        send({"event": "done", "seconds": seconds, "peak_bytes": peak})
-        return True
-
-    for row in range(len(problems)):
-        for role in ROLES:
-            if not call(WARM_UP_ROUND, row, role):
-                return
+def tidy(settle: bool) -> None:
+    """Collect, after the warm-up freeze what survives, and return the free heap to the kernel."""
     gc.collect()
-    gc.freeze()
-    for round_index in range(rounds):
-        for row, role in block_order(len(problems), round_index):
-            if not call(round_index, row, role):
+    if settle:
+        gc.freeze()
+    trim_heap()
+
+
+def serve_calls(solver: Callable, problems: Sequence[Problem], receive: Callable[[], dict],
+                send: Callable[[dict], None], synchronize: Callable[[], None] = lambda: None) -> None:
+    """Answer the parent's calls and tidies until EOF, or until the solver raises."""
+    while True:
+        try:
+            message = receive()
+        except EOFError:
+            return
+        if "call" in message:
+            try:
+                call(solver, problems[message["call"]], synchronize)
+            except Exception as exc:
+                send(failed(exc))
                 return
-    send({"event": "finished"})
+            send({"event": "done"})
+        else:
+            tidy(bool(message.get("tidy")))
+            send({"event": "idle"})
 
 
 def serve(conn: Connection) -> None:
     def send(message: dict) -> None:
         conn.send_bytes(json.dumps(message).encode())
 
-    job = json.loads(conn.recv_bytes())
-    solvers = {}
-    for role in ROLES:
-        send({"event": "loading", "role": role})
-        try:
-            solvers[role] = specs.load(job["specs"][role])
-        except Exception as exc:
-            send({"event": "failed", "role": role, "row": None, "status": "error", "error": str(exc)[:500]})
-            return
-    import torch
+    def receive() -> dict:
+        return json.loads(conn.recv_bytes())
 
-    torch.set_num_threads(job["threads"])
+    job = receive()
+    try:
+        solver = specs.load(job["spec"])
+    except Exception as exc:
+        send({"event": "failed", "status": "error", "error": str(exc)[:500]})
+        return
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(job["threads"])
     problems = [(row["memory"], row["runtimes"], row["max_memory"]) for row in job["rows"]]
     if job["memory_limit"] is not None:
         cap_address_space(job["memory_limit"])
-    send({"event": "loaded"})
+    tidy(settle=False)
+    send({"event": "loaded", "pid": int(os.readlink("/proc/self"))})
+
     def synchronize() -> None:
-        """A solver that used CUDA has its kernels finished before the clock stops."""
-        if torch.cuda.is_initialized():
+        """A solver that used CUDA has its kernels finished before it answers."""
+        torch = sys.modules.get("torch")
+        if torch is not None and torch.cuda.is_initialized():
             torch.cuda.synchronize()
 
-    run_rounds(solvers, problems, job["rounds"], send, synchronize=synchronize)
+    serve_calls(solver, problems, receive, send, synchronize)
 
 
 def main(argv: list[str]) -> int:
     parent, fd = int(argv[0]), int(argv[1])
+    if len(argv) > 2 and argv[2]:
+        tree_caps.join(argv[2])
     lifetime.keep_tree(parent)
     serve(Connection(fd))
     return 0

@@ -16,8 +16,7 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-from knapcheck.measure.paired import PairResult
-from knapcheck.measure.paired_child import CANDIDATE
+from knapcheck.measure.paired import CANDIDATE, PairResult
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Sequence
 
-from knapcheck.measure.bench import BenchResult, Cell
+from knapcheck.measure.bench import CLOCKS, BenchResult, Cell
 from knapcheck.reports.tables import Table
 from knapcheck.solvers.specs import shown
 
@@ -105,6 +105,7 @@ def bench_tables(result: BenchResult, baselines: Sequence[str]) -> BenchTables:
     notes = [
         f"Each cell: median time and peak memory of {result.repeats} fresh process{'es' if result.repeats > 1 else ''}"
         f" (time limit {result.time_limit:g} s per run); memory is the peak resident memory the call added."
+        + ("" if result.clock == "wall" else f" Times are the {CLOCKS[result.clock]}.")
     ]
     legend = [f"{label[s]} = {shown(s)}" for s in result.solvers if label[s] != shown(s)]
     if legend:
@@ -180,6 +181,7 @@ def bench_json(result: BenchResult, baselines: Sequence[str]) -> dict:
         "schema_version": SCHEMA_VERSION,
         "repeats": result.repeats,
         "time_limit": result.time_limit,
+        "clock": result.clock,
         "solvers": list(result.solvers),
         "baselines": [b for b in baselines if b in result.solvers],
         "rows": [{**row.as_dict(), "capacity": row.capacity} for row in result.rows],

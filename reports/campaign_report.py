@@ -122,19 +122,19 @@ def _as_asked(result: CampaignResult) -> str:
     problems = result.problems()
     if result.interrupted:
         lost = f"; and NOT as asked: {', '.join(problems)} (see below)" if problems else "; nothing was lost"
-        return f"- ran as asked: interrupted (partial){lost}"
+        return f"- ran as asked: {result.stopped_by} (partial){lost}"
     return f"- ran as asked: {'yes' if not problems else 'NO: ' + ', '.join(problems) + ' (see below)'}"
 
 
 def render_markdown(result: CampaignResult) -> str:
     failing = result.failing()
-    title = "# knapcheck fuzz campaign" + (" (PARTIAL: interrupted)" if result.interrupted else "")
+    title = "# knapcheck fuzz campaign" + (f" (PARTIAL: {result.stopped_by})" if result.interrupted else "")
     lines = [
         title,
         "",
         *([f"**INCOMPLETE: {result.scheduler_lost}.** What it did before is below.", ""] if result.scheduler_lost else []),
         f"- ran {result.elapsed:.0f} s of {result.duration:.0f} s on a {result.cluster}"
-        + (", then was interrupted: what ran is below" if result.interrupted else ""),
+        + (f", then was {result.stopped_by}: what ran is below" if result.interrupted else ""),
         f"- {result.tally.instances} cases, {result.rate:.1f} cases/s, {result.verified} verified by a proven oracle",
         f"- families: {', '.join(result.families)}",
         f"- seed {result.seed}; per-call limit {result.call_limit:g} s; grace after the deadline {result.grace:g} s",
@@ -227,6 +227,7 @@ def render_json(result: CampaignResult) -> dict:
     return {
         "schema_version": SCHEMA_VERSION,
         "partial": result.interrupted,
+        "stopped_by": result.stopped_by if result.interrupted else None,
         "as_asked": result.as_asked,
         "problems": result.problems(),
         "scheduler_lost": result.scheduler_lost or None,

@@ -2,15 +2,27 @@
 baseline, the real-budget table, minimal reproductions grouped by what they mean, JSON.
 
 Findings are grouped as the gate reads them (``knapcheck.fuzz.checking.gate``): against a baseline,
-regressions first, then failures the baseline shares; without one, new failures first, then
-the ones a regression-corpus case explains; the baselines' own failures last.
+regressions first, then failures the baseline shares, then known defects of the baseline made
+visible; without one, new failures first, then the ones a regression-corpus case explains; the
+baselines' own failures last.
 """
 
 from __future__ import annotations
 
 from knapcheck.fuzz.checking.comparison import Comparison
 from knapcheck.fuzz.checking.differential import Check, CheckResult, instance_id
-from knapcheck.fuzz.checking.gate import BASELINE, CANDIDATE, KNOWN, NEW, OF_BASELINE, REGRESSION, SHARED, status
+from knapcheck.fuzz.checking.defects import describe as describe_causes
+from knapcheck.fuzz.checking.gate import (
+    BASELINE,
+    CANDIDATE,
+    KNOWN,
+    NEW,
+    OF_BASELINE,
+    REGRESSION,
+    SHARED,
+    VISIBLE,
+    status,
+)
 from knapcheck.fuzz.instances import families
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports import real_budget
@@ -23,11 +35,13 @@ from knapcheck.solvers.specs import shown, shown_in
 
 SCHEMA_VERSION = 2
 WHERE_TO_RUN = "each reproduction below runs as shown with Python from this directory"
-ORDER = (REGRESSION, NEW, SHARED, KNOWN, OF_BASELINE)
+ORDER = (REGRESSION, NEW, SHARED, VISIBLE, KNOWN, OF_BASELINE)
 HEADINGS = {
-    REGRESSION: "regressions: failures the baseline does not share on the same instance",
+    REGRESSION: "regressions: failures whose cause is new (the baseline does not fail that way, and no known defect"
+                " of it explains them)",
     NEW: "new failures: no case of the regression corpus explains them",
     SHARED: "failures the baseline shares (same verdict on the same instance)",
+    VISIBLE: "known defects of the baseline, now visible: a defect the baseline has explains them (information)",
     KNOWN: "known failures: a case of the regression corpus has the same solver, verdict and cause",
     OF_BASELINE: "the baselines' own failures",
 }
@@ -81,19 +95,66 @@ def _verdict_pairs(counter) -> str:
     return ", ".join(f"{v} where the baseline is {b} on {n}" for (v, b), n in sorted(counter.items()))
 
 
-def comparison_lines(target: str, comparison: Comparison) -> list[str]:
-    """A target against its baseline: shared, regressed and fixed instances, and selection changes."""
+def causes_text(causes: tuple[str, ...]) -> str:
+    return describe_causes(causes) if causes else "no known defect of the baseline"
+
+
+def _by_causes(counter, words) -> list[str]:
+    """Counts keyed by (..., causes) grouped by their causes: "VERDICT ... on N, ... (the causes)"."""
+    grouped: dict[tuple[str, ...], list[str]] = {}
+    for key, n in sorted(counter.items()):
+        grouped.setdefault(key[-1], []).append(f"{words(*key[:-1])} on {n}")
+    return [f"{', '.join(parts)} ({causes_text(causes)})" for causes, parts in grouped.items()]
+
+
+def visible_parts(comparison: Comparison) -> list[str]:
+    """The target's failures a known defect of the baseline explains, grouped by the defects."""
+    return _by_causes(comparison.visible, lambda v, b: f"{v} where the baseline is {b}")
+
+
+def fixed_parts(comparison: Comparison) -> list[str]:
+    """The baseline's failures the target passes, grouped by the baseline's defects behind them."""
+    return _by_causes(comparison.fixed_causes, lambda b: b)
+
+
+def percent(share: float) -> str:
+    return f"{100 * share:.3g} %"
+
+
+def quality_line(comparison: Comparison, max_loss: float | None = None) -> str:
+    """Where both answers are valid, how often and by how much the target saves less runtime."""
+    quality = comparison.quality
+    line = (f"quality (information{'' if max_loss is None else ', a failure past --max-quality-loss'}):"
+            f" saves less runtime than the baseline on {quality.less} of {quality.compared} instances where both"
+            " answers are valid")
+    if quality.worst is not None:
+        worst = quality.worst
+        line += (f", by {percent(quality.median)} of it at the median and {percent(worst.loss)} at worst"
+                 f" ({worst.value!r} against {worst.baseline_value!r} on {worst.instance.as_dict()})")
+    if quality.more:
+        line += f"; more on {quality.more}"
+    if max_loss is not None:
+        line += f"; limit {percent(max_loss)}"
+    return line
+
+
+def comparison_lines(target: str, comparison: Comparison, max_quality_loss: float | None = None) -> list[str]:
+    """A target against its baseline: regressed, explained, shared and fixed instances, the
+    quality of a target that saves less, and selection changes."""
     lines = [
         f"{shown(target)} against {shown(comparison.baseline)}: {comparison.instances} instances run on both,"
         f" the same verdict on {comparison.same_verdict}"
     ]
     if comparison.regressed:
         lines.append(f"  regressions (instances): {_verdict_pairs(comparison.regressed)}")
+    if comparison.visible:
+        lines.append("  known defects of the baseline, now visible (instances): " + "; ".join(visible_parts(comparison)))
     if comparison.shared:
         lines.append("  shared failures (instances): " + ", ".join(f"{v} on {n}" for v, n in sorted(comparison.shared.items())))
     if comparison.fixed:
-        lines.append("  passes where the baseline fails (instances): "
-                     + ", ".join(f"{b} on {n}" for b, n in sorted(comparison.fixed.items())))
+        lines.append("  passes where the baseline fails (instances): " + "; ".join(fixed_parts(comparison)))
+    if comparison.quality.less or max_quality_loss is not None:
+        lines.append("  " + quality_line(comparison, max_quality_loss))
     lines.append("  " + selection_line(comparison))
     return lines
 
@@ -125,6 +186,8 @@ def detail(failure: Check) -> str:
 def describe(failure: Check, state: str = "", known_case: str | None = None) -> str:
     returned = failure.outcome.answer if failure.outcome.returned else shown_in(failure.outcome.error, _names(failure))
     label = f", {state}" if state else ""
+    if failure.causes:
+        label += f" ({describe_causes(failure.causes)})"
     if known_case:
         label += f" ({'' if state == KNOWN else 'known, '}corpus case {known_case})"
     lines = [
@@ -232,6 +295,7 @@ def failure_json(failure: Check, state: str = "", known_case: str | None = None)
         "signature": list(failure.differential_signature),
         "status": state,
         "known_case": known_case,
+        "causes": list(failure.causes),
         "family": failure.family,
         "detail": failure.judgement.detail,
         "gap": failure.judgement.gap,
@@ -255,8 +319,12 @@ def comparison_json(comparison: Comparison) -> dict:
         "instances": comparison.instances,
         "same_verdict": comparison.same_verdict,
         "regressed": [{"verdict": v, "baseline_verdict": b, "instances": n} for (v, b), n in sorted(comparison.regressed.items())],
+        "known_visible": [{"verdict": v, "baseline_verdict": b, "causes": list(c), "instances": n}
+                          for (v, b, c), n in sorted(comparison.visible.items())],
         "shared": dict(sorted(comparison.shared.items())),
         "fixed": dict(sorted(comparison.fixed.items())),
+        "fixed_causes": [{"verdict": b, "causes": list(c), "instances": n} for (b, c), n in sorted(comparison.fixed_causes.items())],
+        "quality": quality_json(comparison),
         "selection_changes": {
             "both_valid": comparison.both_valid,
             "changed": comparison.selection_changes,
@@ -269,6 +337,32 @@ def comparison_json(comparison: Comparison) -> dict:
             },
         },
     }
+
+
+def quality_json(comparison: Comparison) -> dict:
+    quality = comparison.quality
+    worst = quality.worst
+    return {
+        "compared": quality.compared,
+        "less": quality.less,
+        "more": quality.more,
+        "median_loss": quality.median if quality.less else None,
+        "worst": None if worst is None else {
+            "loss": worst.loss,
+            "instance": instance_json(instance_id(worst.instance), worst.instance),
+            "value": worst.value,
+            "baseline_value": worst.baseline_value,
+        },
+    }
+
+
+def fixes_json(result: CheckResult) -> list[dict]:
+    """What each target fixes: the baseline's failures it passes, by verdict and the defects behind them."""
+    return [
+        {"candidate": target, "baseline": comparison.baseline, **fixed}
+        for target, comparison in result.comparisons.items()
+        for fixed in comparison_json(comparison)["fixed_causes"]
+    ]
 
 
 def solver_json(result: CheckResult, entry: SolverEntry) -> dict:

@@ -1,6 +1,6 @@
 """The performance part of `knapcheck report`: each candidate against its baseline, ratio and interval.
 
-The measurements come from ``knapcheck.measure.paired`` (both solvers interleaved in one process), the
+The measurements come from ``knapcheck.measure.paired`` (the two solvers interleaved, each in its own process), the
 rule from ``knapcheck.measure.perf_gate``; this module only renders them, for report.md, report.html
 and report.json, and draws time and peak memory against capacity.
 """
@@ -10,10 +10,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from html import escape
 
-from knapcheck.measure.paired import STOP_FAILURE, STOP_ROUNDS, STOP_TIGHT, STOP_TIME, PairResult, RowComparison
-from knapcheck.measure.paired_child import BASELINE, CANDIDATE
+from knapcheck.measure.paired import (
+    BASELINE,
+    CANDIDATE,
+    STOP_ASKED,
+    STOP_FAILURE,
+    STOP_ROUNDS,
+    STOP_TIGHT,
+    STOP_TIME,
+    PairResult,
+    RowComparison,
+)
 from knapcheck.measure.perf_gate import PerformanceLimits
 from knapcheck.measure.ratio_interval import CONFIDENCE, RatioEstimate
+from knapcheck.measure.tree_meter import CGROUP, SAMPLE_SECONDS, SAMPLED
 from knapcheck.reports.bench_table import duration, size
 from knapcheck.reports.svg_plot import line_chart
 from knapcheck.reports.markdown import prose
@@ -25,6 +35,16 @@ _STOPPED = {
     STOP_ROUNDS: "the most rounds were run",
     STOP_TIME: "the time limit ran out",
     STOP_FAILURE: "a solver could not be measured",
+    STOP_ASKED: "the run was asked to stop",
+}
+_TIME_MEASURES = {
+    "cpu": "time is the CPU time of each solver's whole process tree (its threads and child processes included)",
+    "wall": "time is wall-clock time (a CUDA solver's work is not CPU time)",
+}
+_MEMORY_MEASURES = {
+    CGROUP: "memory is each tree's cgroup memory.peak, reset before every call",
+    SAMPLED: (f"memory is each tree's proportional anonymous and shared memory, sampled every {SAMPLE_SECONDS * 1000:g} ms"
+                " during a call, with the calling process's own peak between samples"),
 }
 HEADER = ["row", "candidate time", "baseline time", "time ratio", "candidate peak", "baseline peak", "memory ratio"]
 
@@ -121,18 +141,21 @@ def _pair_title(pair: PairResult) -> str:
 def _pair_line(pair: PairResult) -> str:
     line = (f"{pair.rounds} rounds in {pair.seconds:.0f} s (limit {pair.time_limit:g} s after loading), stopped because"
             f" {_STOPPED[pair.stopped]}; load average {pair.load_before:.2f} at the start and"
-            f" {pair.load_after:.2f} at the end, on {pair.cpus} cores.")
+            f" {pair.load_after:.2f} at the end, on {pair.cpus} cores; {_TIME_MEASURES.get(pair.time_measure, '')},"
+            f" {_MEMORY_MEASURES.get(pair.memory_measure, '')}.")
     if pair.failure is not None:
         line += f" Not measured: {shown_in(pair.failure.describe(), [pair.candidate, pair.baseline])}."
     return line
 
 
 EXPLANATION = (
-    "Each candidate is timed against its baseline in one process, the two called in turn on the same"
-    " instances round after round (one torch thread), so that both see the same load. Ratios are"
-    " candidate / baseline (above 1 the candidate is slower or needs more memory): the median of the"
-    f" paired ratios, with its {CONFIDENCE:.0%} interval in parentheses. Times are medians per call;"
-    " peaks are the resident memory a call adds (under 1 MiB counts as 1 MiB in the ratio)."
+    "Each candidate is timed against its baseline, each in a process of its own that the other cannot"
+    " reach, the two called in turn on the same instances round after round (one torch thread), so that"
+    " both see the same load. Ratios are candidate / baseline (above 1 the candidate is slower or needs"
+    f" more memory): the median of the paired ratios, with its {CONFIDENCE:.0%} interval in parentheses."
+    " Times are medians per call; a peak is the most a solver's whole process tree held during a call"
+    " above what it held once the solver was loaded, what it keeps from earlier calls included (under"
+    " 1 MiB counts as 1 MiB in the ratio)."
 )
 
 
@@ -180,6 +203,7 @@ def _row_json(row: RowComparison) -> dict:
         "time": row.time.as_dict() if row.time else None,
         "memory": row.memory.as_dict() if row.memory else None,
         "median_seconds": dict(row.seconds), "median_peak_bytes": dict(row.peak_bytes),
+        "median_retained_bytes": dict(row.retained_bytes),
     }
 
 
@@ -189,6 +213,7 @@ def _pair_json(pair: PairResult) -> dict:
         "candidate": pair.candidate, "baseline": pair.baseline, "rounds": pair.rounds, "stopped": pair.stopped,
         "seconds": pair.seconds, "time_limit": pair.time_limit,
         "load": {"before": pair.load_before, "after": pair.load_after, "cpus": pair.cpus},
+        "measured": {"time": pair.time_measure, "memory": pair.memory_measure},
         "failure": None if failure is None else {
             "role": failure.role, "solver": failure.solver, "status": failure.status, "row": failure.row,
             "error": failure.error,

@@ -23,7 +23,9 @@ import re
 import textwrap
 from typing import Sequence
 
-from knapcheck.fuzz.checking.export_plan import CaseData, CauseTest, EnumeratedTest, ExportPlan, identifier
+from knapcheck.fuzz.checking.export_plan import (
+    CaseData, CauseTest, EnumeratedTest, ExportPlan, file_tests, identifier, parametrized,
+)
 
 OWNER = 'module: functorch'
 CLASS_NAME = "TestKnapsackSolvers"
@@ -90,6 +92,7 @@ from torch.testing._internal.common_utils import (
 SCALE = {scale}  # upstream's quantization: weight = round(memory * SCALE)
 SOLVERS = {solvers}
 HEURISTICS = {heuristics}  # promise a valid selection, not the optimum
+TEST_COUNT = {test_count}  # the tests this file defines, each solver's counted apart
 
 
 def solvers(*failing):
@@ -243,6 +246,12 @@ class {class_name}(TestCase):
             for memory, runtimes, max_memory, optimum, _ in cases:
                 if len(memory) <= 16:
                     self.assertEqual(brute_force_optimum(memory, runtimes, max_memory), optimum, msg=name)
+
+    def test_every_test_is_defined(self):
+        # Of two tests with one name only the last is run: the file must define each of its tests.
+        names = unittest.TestLoader().getTestCaseNames(type(self))
+        if len(names) != TEST_COUNT:
+            self.fail(f"the file defines {{len(names)}} tests, not the {{TEST_COUNT}} it was exported with: {{names}}")
 '''
 
 _EXTREMES = '''\
@@ -441,7 +450,7 @@ def _enumerated_tests(test: EnumeratedTest, solvers: Sequence[str]) -> list[str]
             "            if len(memory) <= 16:",
             "                self.assertEqual(brute_force_optimum(memory, runtimes, max_memory), optimum)",
         ]
-    groups = [(solver, kind) for solver in solvers for kind in KINDS if test.known.get(solver, {}).get(kind)]
+    groups = _known_groups(test, solvers)
     if groups:
         entries = [
             line
@@ -467,6 +476,20 @@ def _enumerated_tests(test: EnumeratedTest, solvers: Sequence[str]) -> list[str]
     return lines
 
 
+def _known_groups(test: EnumeratedTest, solvers: Sequence[str]) -> list[tuple[str, str]]:
+    """The (solver, kind) groups of an enumerated family's known failures: a known-defect test each."""
+    return [(solver, kind) for solver in solvers for kind in KINDS if test.known.get(solver, {}).get(kind)]
+
+
+def test_count(plan: ExportPlan, solvers: Sequence[str]) -> int:
+    """The tests the file defines once parametrized: each cause and enumerated family once per
+    solver, each known group of a family once, the brute-force check of each family's written
+    optima, and the two tests of the file itself."""
+    per_solver = len(solvers) * (len(plan.causes) + len(plan.enumerated))
+    per_family = sum(len(_known_groups(test, solvers)) + bool(test.optima) for test in plan.enumerated)
+    return per_solver + per_family + 2
+
+
 def render_test_file(plan: ExportPlan) -> str:
     """The test file of ``plan``; ValueError when anything in it is not a valid identifier or number."""
     solvers = [identifier(s) for s in plan.solvers]
@@ -490,10 +513,14 @@ def render_test_file(plan: ExportPlan) -> str:
         large_capacities=numbers(plan.large["capacities"]),
         large_runtimes=numbers(plan.large["runtimes"]),
         extremes=_extremes(plan),
+        test_count=number(test_count(plan, solvers)),
     )
-    names = [identifier(cause.name) for cause in plan.causes]
-    if len(set(names)) != len(names):
-        raise ValueError(f"two causes share a test name: {names}")
+    taken = file_tests(solvers)
+    for cause in plan.causes:
+        names = parametrized(identifier(cause.name), solvers)
+        if names & taken:
+            raise ValueError(f"the test {cause.name} would share a name with another test of the file: {sorted(names & taken)}")
+        taken |= names
     data = ["", "", "# The corpus's cases by cause: [memory, runtimes, max_memory, optimum, atol].", "CASES = {"]
     for cause in plan.causes:
         data.append(f"    {name_literal(cause.name)}: [")

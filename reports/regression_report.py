@@ -22,7 +22,8 @@ from html import escape
 
 from knapcheck.fuzz.checking.candidate_run import CandidateRun
 from knapcheck.fuzz.checking.differential import Check
-from knapcheck.fuzz.checking.gate import BASELINE, CANDIDATE, KNOWN, REGRESSION, Decision
+from knapcheck.fuzz.checking.defects import describe as describe_causes
+from knapcheck.fuzz.checking.gate import BASELINE, CANDIDATE, KNOWN, REGRESSION, VISIBLE, Decision
 from knapcheck.reports import real_budget
 from knapcheck.reports.performance_report import Performance, gate_sentence
 from knapcheck.reports.performance_report import html_parts as performance_html
@@ -34,13 +35,17 @@ from knapcheck.reports.check_report import (
     describe_oracle_finding,
     detail,
     failure_json,
+    fixed_parts,
+    fixes_json,
     oracle_finding_json,
     ordered_findings,
+    percent,
     promise,
     solver_json,
     source,
     sources_json,
     verdict_rows,
+    visible_parts,
 )
 from knapcheck.reports.markdown import code, fenced, prose
 from knapcheck.reports.reproduction import snippet
@@ -60,12 +65,15 @@ class Report:
     environment: dict
     performance: Performance
     strict: bool = False
+    max_quality_loss: float | None = None
+    stopped_by: str = ""
+    """Why the run stopped before it was done ("interrupted", "terminated"): a partial report."""
 
     @property
     def gate(self) -> Decision:
-        """The gate fails on the rule's failures, and whenever an oracle was shown wrong (then no
-        verdict of the run can be trusted, a pass included)."""
-        return self.run.gate(self.strict)
+        """The gate fails on the rule's failures, whenever an oracle was shown wrong (then no
+        verdict of the run can be trusted, a pass included), and on a quality loss past the limit asked for."""
+        return self.run.gate(self.strict, self.max_quality_loss)
 
     @property
     def gate_failures(self) -> list[Check]:
@@ -84,7 +92,8 @@ def _specs(report: Report, role: str) -> str:
 def _title(report: Report) -> str:
     candidates = report.run.entries(CANDIDATE)
     named = shown(candidates[0].name) if len(candidates) == 1 else f"{len(candidates)} candidates"
-    return f"knapcheck report: {named}"
+    partial = f" (PARTIAL: {report.stopped_by})" if report.stopped_by else ""
+    return f"knapcheck report: {named}{partial}"
 
 
 def _signature_text(failure: Check) -> str:
@@ -100,36 +109,57 @@ def _gate(report: Report) -> tuple[str, str]:
     failing = gate.failing
     candidate = report.run.findings(CANDIDATE)
     decided = []
+    fixes = sum(sum(c.fixed.values()) for c in report.run.result.comparisons.values())
     if failing:
         what = "regression" if any(f.counterpart is not None for f in failing) and not report.strict else "failure"
         listed = "; ".join(_signature_text(f) for f in failing)
         decided.append(f"{counted(len(failing), what, what + 's')}: {listed}.")
+    elif fixes:
+        decided.append(f"It fixes {counted(fixes, 'failure', 'failures')} of the baseline and regresses nothing.")
     elif candidate:
-        decided.append(f"The baseline shares each of the candidate's {counted(len(candidate), 'distinct failure', 'distinct failures')}"
-                       " on the same instances.")
+        decided.append(f"No regression: the baseline shares, or a known defect of it explains, each of the candidate's"
+                       f" {counted(len(candidate), 'distinct failure', 'distinct failures')}.")
     else:
         decided.append("The candidate passed every check.")
+    for target in gate.quality_failing:
+        worst = report.run.result.comparisons[target].quality.worst
+        decided.append(f"{shown(target)} saves less runtime than its baseline, by {percent(worst.loss)} of it at worst"
+                       f" ({worst.value!r} against {worst.baseline_value!r}), past --max-quality-loss"
+                       f" {report.max_quality_loss:g}.")
     if gate.oracle_findings:
         decided.append(f"The oracle was shown wrong {counted(gate.oracle_findings, 'time', 'times')}, so no verdict can be trusted.")
     if gate_sentence(report.performance):
         decided.append(gate_sentence(report.performance))
-    decided.append(f"Exit status {1 if report.gate_failed else 0}.")
+    if report.stopped_by:
+        decided.append(f"The run was {report.stopped_by} before it was done: what ran is below.")
+    else:
+        decided.append(f"Exit status {1 if report.gate_failed else 0}.")
     return f"Gate: {'FAILED' if report.gate_failed else 'passed'}", f" under {gate.rule}. {' '.join(decided)}"
 
 
-def _summary(report: Report) -> str:
-    """Besides the gate: on how many instances each candidate passes where its baseline fails."""
-    parts = []
-    for target, comparison in report.run.result.comparisons.items():
-        fixed = sum(comparison.fixed.values())
-        if fixed:
-            parts.append(f"{shown(target)} passes on {counted(fixed, 'instance', 'instances')} where"
-                         f" {shown(comparison.baseline)} fails.")
-    return " ".join(parts)
+def outcome_lines(report: Report) -> list[tuple[str, str]]:
+    """What the candidates fix, the known defects of the baseline they make visible, and how much
+    less a heuristic saves: (a bold lead, the rest), each a line of report.md's opening."""
+    lines = []
+    comparisons = report.run.result.comparisons
+    fixes = [f"{shown(t)} passes on {counted(sum(c.fixed.values()), 'instance', 'instances')} where {shown(c.baseline)}"
+             f" fails: {'; '.join(fixed_parts(c))}." for t, c in comparisons.items() if c.fixed]
+    if fixes:
+        lines.append(("Fixes:", " " + " ".join(fixes)))
+    visible = [f"{shown(t)}: {'; '.join(visible_parts(c))}." for t, c in comparisons.items() if c.visible]
+    if visible:
+        lines.append(("Known defects of the baseline, now visible", f" (information, instances): {' '.join(visible)}"))
+    worse = [f"{shown(t)} saves less runtime than {shown(c.baseline)} on {c.quality.less} of {c.quality.compared} instances"
+             f" where both are valid, by {percent(c.quality.median)} of it at the median and {percent(c.quality.worst.loss)}"
+             " at worst." for t, c in comparisons.items() if c.quality.less]
+    if worse:
+        lines.append(("Quality", f" ({'information' if report.max_quality_loss is None else 'a failure past --max-quality-loss'}):"
+                      f" {' '.join(worse)}"))
+    return lines
 
 
 def _roles_line(report: Report) -> str:
-    return f"Candidate: {_specs(report, CANDIDATE)}. Baseline: {_specs(report, BASELINE)}. {_summary(report)}".rstrip()
+    return f"Candidate: {_specs(report, CANDIDATE)}. Baseline: {_specs(report, BASELINE)}."
 
 
 def _correctness_line(report: Report) -> str:
@@ -175,7 +205,7 @@ def _verdict_table(report: Report) -> Table:
 def _comparison_lines(report: Report) -> list[str]:
     lines = []
     for target, comparison in report.run.result.comparisons.items():
-        lines += comparison_lines(target, comparison)
+        lines += comparison_lines(target, comparison, report.max_quality_loss)
     return lines
 
 
@@ -184,10 +214,16 @@ def _returned(failure: Check) -> str:
 
 
 def _status_text(report: Report, failure: Check, status: str) -> str:
+    """The status, with the known defects that explain the failure and the corpus case it matches."""
+    text = status
+    if failure.causes and status in (VISIBLE, BASELINE):
+        text += f": {describe_causes(failure.causes)}"
     case = report.run.result.known.get(failure.differential_signature)
     if not case:
-        return status
-    return f"{status}: corpus case {case}" if status == KNOWN else f"{status}, known: corpus case {case}"
+        return text
+    if status == KNOWN:
+        return f"{text}: corpus case {case}"
+    return f"{text}{'; ' if text != status else ', '}known: corpus case {case}"
 
 
 def _found_in(failure: Check) -> str:
@@ -260,6 +296,7 @@ def _markdown(report: Report, with_snippets: int) -> str:
         "",
         f"**{outcome}**{prose(rest)}",
         "",
+        *(f"**{lead}**{prose(text)}\n" for lead, text in outcome_lines(report)),
         prose(_roles_line(report)),
         "",
         *_verdict_table(report).markdown(),
@@ -319,6 +356,8 @@ def render_json(report: Report) -> dict:
     return {
         "schema_version": SCHEMA_VERSION,
         "command": report.command,
+        "partial": bool(report.stopped_by),
+        "stopped_by": report.stopped_by or None,
         "working_directory": os.getcwd(),
         "environment": report.environment,
         "correctness": {
@@ -342,6 +381,12 @@ def render_json(report: Report) -> dict:
             "rule": "strict" if report.strict else "differential" if report.run.entries(BASELINE) else "no baseline",
             "passed": not report.gate_failed,
             "failing": [list(f.differential_signature) for f in report.gate_failures],
+            "fixes": fixes_json(result),
+            "known_visible": [
+                {"candidate": t, **v} for t, c in result.comparisons.items() for v in comparison_json(c)["known_visible"]
+            ],
+            "max_quality_loss": report.max_quality_loss,
+            "quality_failing": report.gate.quality_failing,
         },
         "performance": performance_json(report.performance),
     }
@@ -408,6 +453,7 @@ def render_html(report: Report) -> str:
         f"<style>{_STYLE}</style></head><body>",
         f"<h1>{escape(title)}</h1>",
         f"<p><strong>{escape(outcome)}</strong>{escape(rest)}</p>",
+        *(f"<p><strong>{escape(lead)}</strong>{escape(text)}</p>" for lead, text in outcome_lines(report)),
         f"<p>{escape(_roles_line(report))}</p>",
         _verdict_table(report).html(breaks_after=BREAKS),
         f"<p>{escape(_correctness_line(report))}. {escape(_isolation_line(report))} {escape(METHOD)}</p>",

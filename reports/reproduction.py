@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import ast
 import math
-from pathlib import Path
 
 from knapcheck.fuzz.checking.differential import Check
+from knapcheck.fuzz.corpus.reader import read_bytes
 from knapcheck.solvers import specs
 from knapcheck.solvers.contract import SCALE, UPSTREAM, float_tolerance, rounding_named
+from knapcheck.solvers.isolation import hash_seeds
 from knapcheck.solvers.isolation.worker import limits_for
 
 
@@ -47,8 +48,8 @@ def _imports_relatively(path: str) -> bool:
     """Whether the file has a relative import (``from . import x``); a file that cannot be read or
     parsed counts as having one, so that its reproduction loads it the way knapcheck did."""
     try:
-        tree = ast.parse(Path(path).read_bytes())
-    except (OSError, SyntaxError, ValueError):
+        tree = ast.parse(read_bytes(path))
+    except (SyntaxError, ValueError):
         return True
     return any(isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(tree))
 
@@ -118,6 +119,39 @@ def _limit_lines(failure: Check) -> list[str]:
 REPEATS = 20
 """Calls a NONDETERMINISTIC reproduction makes: two answers that differ show in far fewer."""
 CALL = "value, saved, recomputable = solve(list(memory), list(runtimes), max_memory)"
+ANSWER = "(float(value), tuple(sorted(int(i) for i in saved)))"
+
+
+def _across_processes(failure: Check) -> bool:
+    """Whether knapcheck called the solver in a second process too (an isolated NONDETERMINISTIC one)."""
+    return failure.verdict.value == "NONDETERMINISTIC" and failure.solver.isolate
+
+
+def _program(spec: str, failure: Check) -> str:
+    """A program that prints the answer of the solver ``spec`` names on the failure's instance."""
+    return "\n".join([
+        *import_lines(spec), f"memory, runtimes, max_memory = {_instance_literal(failure)}", CALL, f"print(repr({ANSWER}))",
+    ])
+
+
+def _other_processes(failure: Check) -> list[str]:
+    """``program``, a solver's own, run in fresh interpreters with the two hash seeds knapcheck
+    used: their answers must agree with the ones above."""
+    if not _across_processes(failure):
+        return []
+    seeds = (str(hash_seeds.FIRST), str(hash_seeds.SECOND))
+    return [
+        f"for seed in {seeds!r}:  # fresh processes whose str hashes differ (PYTHONHASHSEED), as knapcheck called it",
+        "    done = subprocess.run([sys.executable, '-c', program], env=dict(os.environ, PYTHONHASHSEED=seed),",
+        "                          capture_output=True, text=True, check=True)",
+        "    answers.add(ast.literal_eval(done.stdout.splitlines()[-1]))",
+        f"assert len(answers) == 1, f'NONDETERMINISTIC: in processes with PYTHONHASHSEED {seeds[0]} and {seeds[1]}: {{answers}}'",
+    ]
+
+
+def _instance_literal(failure: Check) -> str:
+    instance = failure.instance
+    return f"{list(instance.memory)!r}, {list(instance.runtimes)!r}, {instance.max_memory!r}"
 
 
 def _body(failure: Check) -> list[str]:
@@ -128,8 +162,9 @@ def _body(failure: Check) -> list[str]:
             "answers = set()",
             f"for _ in range({REPEATS}):",
             f"    {CALL}",
-            "    answers.add((value, tuple(sorted(saved))))",
+            f"    answers.add({ANSWER})",
             f"assert len(answers) == 1, f'NONDETERMINISTIC: {{len(answers)}} different answers in {REPEATS} calls: {{answers}}'",
+            *_other_processes(failure),
         ]
     if verdict == "MUTATED_INPUT":
         return [
@@ -155,27 +190,32 @@ def _baseline_lines(failure: Check) -> list[str]:
     base = failure.baseline
     if base is None or base.failed or base.verdict.value == "UNVERIFIED" or base.verdict is failure.verdict:
         return []
+    called = f"reproduce(baseline, {_program(base.solver.spec, failure)!r})" if _across_processes(failure) else "reproduce(baseline)"
     return [
         f"# the baseline, {_comment(specs.shown(base.solver.name))}, passes on this instance ({base.verdict.value}):",
         *import_lines(base.solver.spec, "baseline"),
-        "reproduce(baseline)",
+        called,
     ]
 
 
 def snippet(failure: Check) -> str:
     instance = failure.instance
-    lines = ["import math", *import_lines(failure.solver.spec), *_limit_lines(failure)]
+    imports, signature, called = ["import math"], "reproduce(solve)", "reproduce(solve)"
+    if _across_processes(failure):
+        imports = ["import ast", "import math", "import os", "import subprocess", "import sys"]
+        signature, called = "reproduce(solve, program)", f"reproduce(solve, {_program(failure.solver.spec, failure)!r})"
+    lines = [*imports, *import_lines(failure.solver.spec), *_limit_lines(failure)]
     lines += [
         f"memory = {list(instance.memory)!r}",
         f"runtimes = {list(instance.runtimes)!r}",
         f"max_memory = {instance.max_memory!r}",
         "",
         "",
-        "def reproduce(solve):",
+        f"def {signature}:",
         *("    " + line for line in _body(failure)),
         "",
         "",
         *_baseline_lines(failure),
-        f"reproduce(solve)  # {_comment(specs.shown(failure.solver.name))}: {failure.verdict.value}",
+        f"{called}  # {_comment(specs.shown(failure.solver.name))}: {failure.verdict.value}",
     ]
     return "\n".join(lines)

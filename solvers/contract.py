@@ -152,6 +152,7 @@ def _real(value: object, name: str) -> float:
 
 
 _PLAIN_TYPES = frozenset({float, int})
+_PLAIN_SEQUENCES = frozenset({list, tuple})
 
 
 def _plain_floats(
@@ -232,6 +233,29 @@ def _check_runtime_total(runtimes: list[float]) -> None:
 def quantize(memory: Sequence[float], max_memory: float, scale: int = SCALE) -> tuple[list[int], int]:
     """Upstream's quantization: Python's round (ties to even) of the float product m * scale."""
     return [round(m * scale) for m in memory], round(max_memory * scale)
+
+
+def quantized(memory: float, scale: int) -> int:
+    """``quantize``'s formula for one memory, as a function numba compiles as it is (numba's ``round``
+    of a float is Python's, ties to even): the compiled search's entry quantizes with it."""
+    return round(memory * scale)
+
+
+def plain_arrays(memory: object, runtimes: object, max_memory: object):
+    """``(memory, runtimes, max_memory)`` as two float64 numpy arrays and a float when both are lists
+    or tuples of Python floats and ints and ``max_memory`` is one: read whole, not item by item, and
+    not checked (a caller that uses them checks their values, or takes ``validate``'s path). None
+    otherwise, and when an int is beyond float64's range."""
+    if type(memory) not in _PLAIN_SEQUENCES or type(runtimes) not in _PLAIN_SEQUENCES or len(memory) != len(runtimes):
+        return None
+    if type(max_memory) not in _PLAIN_TYPES or not set(map(type, memory)).union(map(type, runtimes)) <= _PLAIN_TYPES:
+        return None
+    import numpy as np
+
+    try:
+        return np.array(memory, dtype=np.float64), np.array(runtimes, dtype=np.float64), float(max_memory)
+    except OverflowError:
+        return None
 
 
 def quantize_budget_safe(memory: Sequence[float], max_memory: float, scale: int = SAFE_SCALE) -> tuple[list[int], int]:

@@ -1,6 +1,9 @@
 """expanding_core: an exact solver that grows a core of items around the LP solution's break item.
 
-The contract's validation and quantization first; then runtimes <= 0 are never taken, zero-weight
+The contract's validation and quantization first (for lists of plain floats with integer runtimes,
+the usual case, checked and quantized inside one compiled call, ``compiled_solve``: item-by-item
+Python work and a call's fixed cost are most of a small problem's time); then
+runtimes <= 0 are never taken, zero-weight
 items with a positive runtime always are, items heavier than the budget never are, and when the
 rest fit together they are all taken (``core.search.select``). What is left goes to the search of
 ``knapcheck.solvers.core.search`` (the algorithm and why it is exact are described there) with the
@@ -13,12 +16,19 @@ Memory: the search's states and its checkpoints, O(n) besides; nothing grows wit
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 import math
+from pathlib import Path
 from typing import Sequence
 
+import numba
 import numpy as np
+from numba.extending import register_jitable
 
-from knapcheck.solvers.contract import SCALE, Solution, exact_runtimes, quantize, validate
+from knapcheck.solvers.contract import SCALE, Solution, exact_runtimes, plain_arrays, quantize, quantized, validate
+from knapcheck.solvers.core import search as core_search
+from knapcheck.solvers.core.arith import integers
 from knapcheck.solvers.core.search import compiled_select, select
 
 COMPILED_LIMIT = 2**59
@@ -30,6 +40,11 @@ common unit) are below this, and every weight and runtime fits too: its sums the
 def expanding_core(
     memory: Sequence[float], runtimes: Sequence[float], max_memory: float, *, scale: int = SCALE
 ) -> Solution:
+    plain = plain_arrays(memory, runtimes, max_memory)
+    if plain is not None:
+        solved, saved, recomputable, total = compiled_solve(*plain, scale)
+        if solved:
+            return Solution(float(total), saved.tolist(), recomputable.tolist())
     memory, runtimes, max_memory = validate(memory, runtimes, max_memory)
     weights, capacity = quantize(memory, max_memory, scale)
     values, _ = exact_runtimes(runtimes)
@@ -51,3 +66,55 @@ def _fits_int64(weights: list[int], values: list[int], capacity: int) -> bool:
         and min(values) > -COMPILED_LIMIT
         and max(weights) < COMPILED_LIMIT
     )
+
+
+PLAIN_LIMIT = 2.0**58
+"""``compiled_solve`` takes a problem as it is only when every quantized weight, the capacity, every
+runtime, and n times the capacity and n times the largest runtime are below this (with room to
+spare under ``COMPILED_LIMIT``, as float products are rounded)."""
+
+
+def solve_plain(memory, runtimes, max_memory, scale):
+    """``select`` on float64 memories and runtimes, quantized as the contract says: ``(True, saved,
+    recomputable, total)``, ``total`` the saved runtimes' sum, when every memory is non-negative,
+    every runtime an integer, and all of it small enough for int64 (``PLAIN_LIMIT``); otherwise
+    ``(False, ...)`` and the caller takes the general path, which also names what is invalid.
+    (Compiled, as ``compiled_solve``; the sum of integers below 2**63 is exact, so it rounds to the
+    float the contract's ``math.fsum`` of the saved runtimes gives.)"""
+    n = len(memory)
+    none = integers(0)
+    limit = PLAIN_LIMIT / (n + 1)
+    if not (0 <= max_memory * scale < limit):
+        return False, none, none, 0
+    capacity = quantized(max_memory, scale)
+    weights = integers(n)
+    values = integers(n)
+    for i in range(n):
+        product = memory[i] * scale
+        runtime = runtimes[i]
+        if not (0 <= product < PLAIN_LIMIT and -limit < runtime < limit and runtime == int(runtime)):
+            return False, none, none, 0
+        weights[i] = quantized(memory[i], scale)
+        values[i] = int(runtime)
+    saved, recomputable = select(weights, values, capacity)
+    total = 0
+    for i in saved:
+        total += values[i]
+    return True, saved, recomputable, total
+
+
+ENTRY_DIGEST = "7882480142047f294d859bf4fd9c39e4ab07ca8c1744790373eb17d28687dcc0"
+"""``entry_digest()``: numba's cache notices changes to this file only, not to the search and the
+contract's formula ``solve_plain`` compiles with them, so it is used only while this matches
+(``tests/test_expanding_core.py`` says when it is stale)."""
+
+
+def entry_digest() -> str:
+    """sha256 of ``core/search.py``, its helpers' digest and ``contract.quantized``'s source."""
+    search_source = Path(core_search.__file__).read_bytes() + core_search.helpers_digest().encode()
+    return hashlib.sha256(search_source + inspect.getsource(quantized).encode()).hexdigest()
+
+
+register_jitable(quantized)
+compiled_solve = numba.njit(cache=entry_digest() == ENTRY_DIGEST)(solve_plain)
+"""``solve_plain`` compiled for float64 arrays."""

@@ -1,13 +1,19 @@
 """The pisinger-classes rows of a ``knapcheck bench --json`` run as a class-by-size matrix.
 
     knapcheck bench --solvers expanding_core --baselines --rows pisinger-classes --json classes.json
-    python studies/pisinger_classes.py classes.json [--solver expanding_core]
+    python studies/pisinger_classes.py classes.json [--solver expanding_core] [--baseline OTHER]
 
 Each row holds several instances of its (class, n, R) cell; an instance's time is its median over
 the run's repeats, a cell's the geometric mean of its instances'. Prints, in Markdown, each cell's
 time, then each cell's over the uncorrelated class's at the same n and R, and the goals' tallies:
 instances over 100 ms, and cells over 3x the uncorrelated one. A row that failed (a time-out)
 prints as "failed" (the reasons are listed) and counts as over both. Rows of other groups in the file are ignored.
+
+With ``--baseline`` (another solver of the same run) it prints each cell's time over the
+baseline's instead (the geometric mean of its instances' ratios), and the tallies against it: cells
+at most 1.0x, the worst cell, and the instances over 1.25x where the baseline takes 1 ms or more.
+A cell the baseline failed and the solver did not counts as at most 1.0x ("base failed"); one the
+solver failed counts as over.
 """
 
 from __future__ import annotations
@@ -139,14 +145,71 @@ def _names(keys: list[tuple[str, int, int]]) -> str:
     return "; ".join(map(_name, sorted(keys))) or "none"
 
 
+CELL_LIMIT = 1.0
+INSTANCE_LIMIT = 1.25
+INSTANCE_FLOOR = 0.001
+"""Against a baseline: each cell at most ``CELL_LIMIT`` times its time, and no instance over
+``INSTANCE_LIMIT`` times it where it takes ``INSTANCE_FLOOR`` seconds or more."""
+
+
+def versus(instances: dict[Key, list[float] | None], baseline: dict[Key, list[float] | None], name: str) -> list[str]:
+    """The cells' ratios to the baseline's, as a matrix, and the tallies against it."""
+    keys = sorted(set(instances) & set(baseline))
+    families = sorted({f for f, _, _ in keys}, key=lambda f: (f != REFERENCE, f))
+    sizes = sorted({(n, r) for _, n, r in keys})
+    ratios: dict[Key, float | None] = {}
+    shown_cells: dict[Key, str] = {}
+    over_instances = []
+    for key in keys:
+        ours, theirs = instances[key], baseline[key]
+        if ours is None:
+            ratios[key], shown_cells[key] = None, "failed" if theirs is not None else "both failed"
+        elif theirs is None:
+            ratios[key], shown_cells[key] = 0.0, "base failed"
+        else:
+            ratios[key] = geometric_mean([a / b for a, b in zip(ours, theirs)])
+            shown_cells[key] = f"{ratios[key]:.2g}x"
+            over_instances += [
+                (_name(key), seed, a, b) for seed, (a, b) in enumerate(zip(ours, theirs))
+                if b >= INSTANCE_FLOOR and a > INSTANCE_LIMIT * b
+            ]
+    header = "| class | " + " | ".join(f"n={n} R={r:.0e}".replace("e+0", "e") for n, r in sizes) + " |"
+    lines = [f"Over {name} (geometric mean of each cell's instance ratios):", "", header, "|---" * (len(sizes) + 1) + "|"]
+    for family in families:
+        cells = [shown_cells.get((family, n, r), "") for n, r in sizes]
+        lines.append(f"| {family.removeprefix('pisinger_')} | " + " | ".join(cells) + " |")
+    within = [key for key in keys if ratios[key] is not None and ratios[key] <= CELL_LIMIT]
+    over = [key for key in keys if ratios[key] is None or ratios[key] > CELL_LIMIT]
+    measured = [key for key in keys if ratios[key]]
+    worst = max(measured, key=lambda key: ratios[key]) if measured else None
+    finished = [(a, b) for key in keys if instances[key] and baseline[key] for a, b in zip(instances[key], baseline[key])]
+    lines += [
+        "",
+        f"Cells at most {CELL_LIMIT:g}x {name}: {len(within)} of {len(keys)}; over: "
+        + ("; ".join(f"{_name(key)} ({shown_cells[key]})" for key in sorted(over, key=lambda k: -(ratios[k] or math.inf))) or "none") + ".",
+        f"Worst cell: {_name(worst)} ({ratios[worst]:.3g}x)." if worst else "Worst cell: none measured.",
+        f"Geometric mean of the {len(finished)} instances both finished: "
+        + (f"{geometric_mean([a / b for a, b in finished]):.3g}x." if finished else "none."),
+        f"Instances over {INSTANCE_LIMIT:g}x where {name} takes {INSTANCE_FLOOR * 1000:g} ms or more: {len(over_instances)}"
+        + (" (" + "; ".join(f"{cell} seed {seed}: {shown(a)} against {shown(b)}" for cell, seed, a, b in over_instances) + ")" if over_instances else "")
+        + ".",
+    ]
+    return lines
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("json", type=Path, help="a knapcheck bench --json file with pisinger-classes rows")
     parser.add_argument("--solver", help="the solver's column (default: the first solver of the run)")
+    parser.add_argument("--baseline", help="another solver of the run: each cell over its time, and the tallies against it")
     args = parser.parse_args(argv)
     solver, instances, failures, limit = load(args.json, args.solver)
     print(f"{solver}, time limit {limit:g} s per run:\n")
     print("\n".join(tables(instances, failures)))
+    if args.baseline:
+        _, baseline, _, _ = load(args.json, args.baseline)
+        print()
+        print("\n".join(versus(instances, baseline, args.baseline.rsplit("/", 1)[-1])))
     return 0
 
 

@@ -88,7 +88,7 @@ def test_by_default_our_solvers_are_measured_with_the_dp_only_variant(capsys, mo
     """Which solvers a plain run measures (the fresh-process measurement itself is tested above)."""
     measured = []
 
-    def measure_once(entry, row, time_limit):
+    def measure_once(entry, row, time_limit, clock="wall"):
         measured.append(entry.name)
         return {"status": "ok", "seconds": 0.01, "problem_seconds": [0.01], "peak_bytes": 0, "value": 0.0}
 
@@ -102,6 +102,28 @@ def test_by_default_our_solvers_are_measured_with_the_dp_only_variant(capsys, mo
     for solver in ("full_table", "sliding_hirschberg", "sliding_hirschberg_dp_only"):
         assert f"| {solver} |" in header
     assert "sliding_hirschberg_dp_only = knapcheck.solvers.variants:sliding_hirschberg_dp_only" in out
+
+
+def test_the_clock_reaches_every_child_and_is_named_in_the_outputs(tmp_path, capsys, monkeypatch):
+    clocks = []
+
+    def measure_once(entry, row, time_limit, clock="wall"):
+        clocks.append(clock)
+        return {"status": "ok", "seconds": 0.01, "problem_seconds": [0.01], "peak_bytes": 0, "value": 0.0}
+
+    monkeypatch.setattr("knapcheck.measure.bench.measure_once", measure_once)
+    monkeypatch.setattr("knapcheck.measure.bench.ROWS", [SMALL])
+    path = tmp_path / "bench.json"
+    assert main(["bench", "--solvers", "expanding_core", "--baselines", "--repeats", "2", "--clock", "cpu", "--json", str(path)]) == 0
+    assert clocks[1:] == ["cpu", "cpu"], "both repeats (the first run only prepares numba's cache, untimed)"
+    assert "Times are the CPU time of the measuring process" in capsys.readouterr().out
+    assert json.loads(path.read_text())["clock"] == "cpu"
+
+
+def test_a_child_on_the_cpu_clock_measures_as_on_the_wall_clock():
+    (entry,) = resolve("expanding_core")
+    result = measure_once(entry, SMALL, time_limit=120, clock="cpu")
+    assert result["status"] == "ok" and result["seconds"] >= 0 and result["problem_seconds"] == [result["seconds"]]
 
 
 def test_the_child_returns_the_solver_s_value():

@@ -51,3 +51,13 @@ def test_the_group_and_its_rows_are_chosen_by_name_and_listed_in_one_line():
     listing = row_list()
     assert "circle n=50 R=1000" not in listing
     assert "168 rows" in listing and "5 instances each" in listing and all(str(n) in listing for n in CLASS_SIZES + CLASS_RANGES)
+
+
+def test_the_tiny_rows_are_the_harvested_corpus_and_the_small_rows_classes_up_to_30_items():
+    from knapcheck.measure.bench import SMALL_CLASSES, TINY_ROWS
+
+    assert ROW_GROUPS["tiny"] == TINY_ROWS and chosen_rows(["tiny", "small"], gpu=False)[0] is TINY_ROWS[0]
+    assert TINY_ROWS[0].source == "harvested" and max(i.n for i in TINY_ROWS[0].instances()) <= 30
+    classes = SMALL_CLASSES.split(",")
+    for row, n in zip(TINY_ROWS[1:], (10, 20, 30)):
+        assert row.n == n and row.source.split(",") == classes and len(row.instances()) == 5 * len(classes)

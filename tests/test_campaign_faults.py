@@ -8,6 +8,7 @@ and outputs that cannot be written.
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -33,7 +34,7 @@ from planted.misbehaving import HANG_AFTER_SECONDS
 from test_store import BAD_FILES
 
 from knapcheck.cli import main
-from knapcheck.exit_status import INCOMPLETE, INTERRUPTED, OK, FAILED, USAGE
+from knapcheck.exit_status import INCOMPLETE, INTERRUPTED, OK, FAILED, TERMINATED, USAGE
 from knapcheck.fuzz.campaign import cluster as campaign_cluster
 from knapcheck.fuzz.campaign.store import FailureStore, group_name
 from knapcheck.fuzz.checking.differential import check
@@ -124,24 +125,33 @@ def test_a_target_that_hangs_late_keeps_its_timeout_and_the_campaign_still_ends_
     assert data["elapsed_s"] < data["duration_s"] + 2 * data["call_limit_s"], "a TIMEOUT is not checked again"
 
 
-def test_ctrl_c_stops_the_workers_and_writes_a_partial_report(tmp_path):
-    """Ctrl-C at the terminal reaches the whole process group: the workers used to die of it, and the
-    report listed workers lost and units retried that no fault had caused."""
+def _sigterm(campaign) -> None:
+    """SIGTERM to the whole process group, as ``timeout`` and systemd send it."""
+    os.killpg(campaign.pid, signal.SIGTERM)
+
+
+@pytest.mark.parametrize("stop, status, word", [(interrupt, INTERRUPTED, "interrupted"), (_sigterm, TERMINATED, "terminated")],
+                         ids=["Ctrl-C", "SIGTERM"])
+def test_ctrl_c_or_sigterm_stops_the_workers_and_writes_a_partial_report(tmp_path, stop, status, word):
+    """Ctrl-C at the terminal, or SIGTERM from ``timeout``, reaches the whole process group: the workers
+    used to die of it, and the report listed workers lost and units retried that no fault had caused.
+    SIGTERM used to end the command at once, without a report."""
     campaign = start("--time", "120s", "--jobs", "2", "--seed", "0", "--db", str(tmp_path / "db"), "--out", str(tmp_path / "out"),
                      "--targets", PLANTED_MODULE_SPEC, "--families", PLANT_FAMILY)
     seen: list[str] = []
     read_until(campaign, "stored ", seen)
     processes = descendants(campaign.pid)
-    interrupt(campaign)
+    stop(campaign)
     out, rest = campaign.communicate(timeout=120)
-    assert campaign.returncode == INTERRUPTED
+    assert campaign.returncode == status
     assert "Traceback" not in rest
     data = report(tmp_path / "out")
-    assert data["partial"] and data["elapsed_s"] < 120
-    assert "PARTIAL" in (tmp_path / "out" / "campaign.md").read_text() and out.startswith("PARTIAL")
+    assert data["partial"] and data["stopped_by"] == word and data["elapsed_s"] < 120
+    markdown = (tmp_path / "out" / "campaign.md").read_text()
+    assert f"PARTIAL: {word}" in markdown and out.startswith(f"PARTIAL ({word})")
     assert [(f["solver"], f["verdict"]) for f in data["findings"]] == [PLANTED_SIGNATURE]
     assert data["workers_lost"] == [] and data["units_retried"] == [] and data["units_lost"] == [] and data["as_asked"]
-    assert "- ran as asked: interrupted (partial); nothing was lost" in (tmp_path / "out" / "campaign.md").read_text()
+    assert f"- ran as asked: {word} (partial); nothing was lost" in markdown
     assert all(path.exists() or path.parent.exists() for path in stored_paths(seen + rest.splitlines()))
     assert_all_gone(processes)
 

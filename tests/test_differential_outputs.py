@@ -16,8 +16,10 @@ from knapcheck.fuzz.checking.differential import answers_differ, check
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports.check_report import finding_status, render_text
+from knapcheck.reports.reproduction import snippet
 from knapcheck.solvers import specs
 from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.isolation import hash_seeds
 from knapcheck.solvers.isolation.outcome import CRASHED, RETURNED, Outcome
 from knapcheck.solvers.registry import promise_basis, resolve_one
 from torch_copies import write_copy
@@ -164,3 +166,18 @@ def test_check_with_a_baseline_refuses_a_target_without_a_counterpart_in_one_lin
     assert main(["check", "--targets", "full_table", "--baseline", "torch"]) == exit_status.USAGE
     err = capsys.readouterr().err
     assert "has no counterpart" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_tie_break_that_follows_str_hashes_is_nondeterministic_across_two_processes(monkeypatch):
+    """Stable within one process, so two calls in one worker agree; the second worker, whose
+    PYTHONHASHSEED differs, answers otherwise. The reproduction shows it the same way."""
+    monkeypatch.setattr(hash_seeds, "FIRST", 0)
+    monkeypatch.setattr(hash_seeds, "SECOND", 1)
+    target = resolve_one(f"{Path(__file__).parent / 'planted' / 'hash_tie_break.py'}:hash_tie_break")
+    assert check(target, TIE).verdict is Verdict.OPTIMAL, "one call alone looks right"
+    twice = check(target, TIE, calls=2)
+    assert twice.verdict is Verdict.NONDETERMINISTIC and twice.failed, twice.judgement.detail
+    assert "in two processes whose str hashes differ (PYTHONHASHSEED 0, then 1) disagree" in twice.judgement.detail
+    run = subprocess.run([sys.executable, "-c", snippet(twice)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1
+    assert "AssertionError: NONDETERMINISTIC: in processes with PYTHONHASHSEED 0 and 1" in run.stderr

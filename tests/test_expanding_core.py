@@ -73,12 +73,12 @@ def test_optimal_when_the_best_state_is_older_than_a_checkpoint_window(integral)
 def test_recovery_through_many_checkpoints(instance):
     # A window of two steps makes nearly every answer go through checkpoints. Only the plain
     # Python search runs here: it reads WINDOW at run time, while compiling would freeze it.
-    saved = core_states.WINDOW, expanding_core_module.COMPILED_LIMIT
-    core_states.WINDOW, expanding_core_module.COMPILED_LIMIT = 2, 0
+    saved = core_states.WINDOW, expanding_core_module.COMPILED_LIMIT, expanding_core_module.plain_arrays
+    core_states.WINDOW, expanding_core_module.COMPILED_LIMIT, expanding_core_module.plain_arrays = 2, 0, lambda *_: None
     try:
         assert_optimal(instance)
     finally:
-        core_states.WINDOW, expanding_core_module.COMPILED_LIMIT = saved
+        core_states.WINDOW, expanding_core_module.COMPILED_LIMIT, expanding_core_module.plain_arrays = saved
 
 
 def test_the_compiled_and_plain_python_searches_find_the_same_optimum():
@@ -89,6 +89,51 @@ def test_the_compiled_and_plain_python_searches_find_the_same_optimum():
         for saved in (compiled, plain):
             assert sum(weights[i] for i in saved) <= capacity
         assert sum(profits[i] for i in compiled) == sum(profits[i] for i in plain)
+
+
+def test_the_compiled_entry_quantizes_with_the_contract_s_formula():
+    import numba
+
+    from knapcheck.solvers.contract import quantize, quantized
+
+    compiled = numba.njit(lambda memory, scale: quantized(memory, scale))
+    ties = [(k + 0.5) / SCALE for k in range(40)]
+    around = [k / SCALE + d for k in (1, 7, 12345) for d in (0.5 / SCALE, -0.5 / SCALE, 1e-17, -1e-17)]
+    memory = ties + around + [0.0, -0.0, 0.49999999999999994 / SCALE, 1e9 + 0.5 / SCALE, 2.0**40 / 3]
+    assert [compiled(m, SCALE) for m in memory] == quantize(memory, 0.0)[0]
+
+
+def test_plain_lists_are_solved_in_one_compiled_call_as_the_general_path_solves_them(monkeypatch):
+    import numpy as np
+
+    instances = [_pisinger(name, 40, 1000, seed, integral=True) for name in CLASSES for seed in range(2)]
+    instances.append(Instance((0.0, 0.0, 0.0002, 0.0001, 0.3), (5.0, -3.0, 4.0, 0.0, 1.0), 0.0002))
+    general = [expanding_core(np.array(i.memory), np.array(i.runtimes), i.max_memory) for i in instances]
+    monkeypatch.setattr(expanding_core_module, "validate", None)
+    for instance, answer in zip(instances, general):
+        assert expanding_core(list(instance.memory), list(instance.runtimes), instance.max_memory) == answer
+        assert expanding_core(tuple(instance.memory), tuple(instance.runtimes), instance.max_memory) == answer
+
+
+@pytest.mark.parametrize(
+    "memory, runtimes, max_memory",
+    [
+        ([0.1, -0.1], [1.0, 2.0], 0.1),
+        ([0.1, float("nan")], [1.0, 2.0], 0.1),
+        ([0.1, 0.2], [1.0, float("inf")], 0.1),
+        ([0.1, 0.2], [1.0, 2.5], 0.1),
+        ([0.1, 0.2], [1.0, 2.0**60], 0.1),
+        ([0.1, 0.2], [1.0, 2.0], 1e15),
+        ([0.1, 1e15], [1.0, 2.0], 0.1),
+        ([0.1, 0.2], [1.0, 2.0], -0.1),
+    ],
+    ids=["negative", "nan", "infinite", "fraction", "beyond-int64", "huge-budget", "huge-memory", "negative-budget"],
+)
+def test_the_compiled_entry_declines_what_it_cannot_take_as_it_is(memory, runtimes, max_memory):
+    import numpy as np
+
+    solved, *_ = expanding_core_module.compiled_solve(np.array(memory), np.array(runtimes), max_memory, SCALE)
+    assert not solved
 
 
 def _int64(values):
@@ -187,4 +232,8 @@ def test_the_compiled_cache_is_keyed_to_every_module_of_the_search():
     # sources of the modules it calls, and the cache is used only while it matches.
     assert core_search.helpers_digest() == core_search.HELPERS_DIGEST, (
         f"a module of the search changed: set core_search.HELPERS_DIGEST to {core_search.helpers_digest()!r}"
+    )
+    # Likewise expanding_core's compiled entry, for the search and the contract's formula it calls.
+    assert expanding_core_module.entry_digest() == expanding_core_module.ENTRY_DIGEST, (
+        f"the search or contract.quantized changed: set expanding_core.ENTRY_DIGEST to {expanding_core_module.entry_digest()!r}"
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tokenize
@@ -116,3 +117,44 @@ def test_test_names_come_from_the_cause_and_stay_distinct():
 def test_comments_hold_printable_ascii_on_lines_of_their_own():
     lines = pytorch_tests.comment_lines("one\ntwo\r\nthree\u2028four\x0cfive", "    ")
     assert lines == ["    # one two three four five"]
+
+
+SOLVERS = ["greedy_knapsack", "ilp_knapsack", "dp_knapsack", "dp_knapsack_sliding_hirschberg"]
+
+
+def test_no_cause_takes_the_name_of_one_of_the_files_own_tests():
+    """Parametrized over the solvers, a cause called "large capacity" would be test_large_capacity_SOLVER,
+    as the file's own test of that family is; "exhaustive small known defect dp knapsack" would take a
+    known-defect test's name."""
+    causes = ["large capacity", "exhaustive small", "exhaustive small known defect dp knapsack",
+              "corpus optima match brute force", "every test is defined", "large capacity"]
+    names = export_plan.test_names([export_plan.cause_words(text) for text in causes], SOLVERS)
+    taken = [name for cause in names for name in export_plan.parametrized(cause, SOLVERS)]
+    assert len(set(taken)) == len(taken) and not set(taken) & export_plan.file_tests(SOLVERS), names
+
+
+def run_file(path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, path.name, "-v"], capture_output=True, text=True, timeout=300,
+                          cwd=path.parent, env=WITHOUT_CI)
+
+
+def test_a_cause_named_like_a_test_of_the_file_is_run_and_the_file_counts_its_tests(tmp_path, monkeypatch):
+    """A cause called "large capacity" used to replace the file's own test_large_capacity, and the
+    file still said OK. Its test now has a name of its own, the file runs both, and a file that
+    lost a test to another of the same name fails."""
+    monkeypatch.setattr(export_plan, "ENUMERATED", {"large_capacity": export_plan.ENUMERATED["large_capacity"]})
+    corpus = write_corpus(tmp_path / "corpus.json", [case(why="large capacity")])
+    out = tmp_path / "test_exported.py"
+    assert main(["export-tests", "--regressions", corpus, "--out", str(out)]) == 0
+    done = run_file(out)
+    assert done.returncode == 0, done.stderr[-3000:]
+    ran = re.findall(r"^(test_\w+) ", done.stderr, re.M)
+    assert {f"test_large_capacity_{solver}" for solver in SOLVERS} <= set(ran)
+    assert {f"test_large_capacity_2_{solver}" for solver in SOLVERS} <= set(ran)
+    count = int(re.search(r"^TEST_COUNT = (\d+)", out.read_text(), re.M).group(1))
+    assert len(ran) == count and "test_every_test_is_defined" in ran
+
+    out.write_text(out.read_text().replace("def test_large_capacity_2(self, solver)", "def test_large_capacity(self, solver)"))
+    done = run_file(out)
+    assert done.returncode == 1
+    assert f"AssertionError: the file defines {count - 4} tests, not the {count} it was exported with" in done.stderr

@@ -10,6 +10,7 @@ import gzip
 import hashlib
 import json
 import os
+import resource
 import subprocess
 import sys
 import textwrap
@@ -347,3 +348,52 @@ def test_a_stored_trace_origin_is_validated(trace, tmp_path):
     written.write_text(json.dumps(document))
     with pytest.raises(ValueError, match=r"records\[0\] is malformed: trace.saved must be a list of item indices"):
         read_harvested_file(written)
+
+
+def test_a_gzip_bomb_in_a_payload_is_one_line_within_a_memory_cap(tmp_path):
+    """2 GiB of payload lines in 2 MB of gzip, read by the command under a 1.5 GiB address-space
+    limit: it stops at the payload cap with one line, where it used to grow to a MemoryError."""
+    header = json.dumps({"artifact": {"name": "min_cut_information", "encoding": "json"}, "frame_id": 0,
+                         "frame_compile_id": 0, "attempt": 0, "has_payload": "0" * 32})
+    line = gzip.compress(b"\t" + b"0" * 2**26 + b"\n", compresslevel=9)
+    bomb = tmp_path / "bomb.log.gz"
+    bomb.write_bytes(gzip.compress(f"V1201 10:19:20.105000 1 torch/x.py:1] {header}\n".encode()) + line * 32)
+    limit = 1536 * 2**20
+    run = subprocess.run(
+        [sys.executable, "-m", "knapcheck", "harvest", "--trace", str(bomb), "--out", str(tmp_path / "out")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)),
+    )
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert run.stderr.splitlines() == [
+        f"knapcheck harvest: --trace {bomb}: the payload of the record at line 1 holds more than"
+        f" {trace_log.MAX_PAYLOAD_BYTES:,} bytes, the most a payload is read to"
+    ]
+
+
+def test_a_log_whose_name_is_too_long_for_a_file_name_is_written_under_a_shortened_one(trace, tmp_path, capsys):
+    """A valid log named with 251 characters: MODEL.json would be 256 bytes, over the 255 a file
+    name may have. The file takes the start of the name and a digest of it, the same every time."""
+    long = tmp_path / ("x" * 251 + ".log")
+    long.write_bytes(trace.read_bytes())
+    names = []
+    for out in ("out", "again"):
+        assert main(["harvest", "--trace", str(long), "--out", str(tmp_path / out)]) in (0, 1)
+        assert "Traceback" not in capsys.readouterr().err
+        (written,) = (tmp_path / out).iterdir()
+        names.append(written.name)
+        assert [record.model for record in read_harvested_file(written)] == ["x" * 251] * 2
+    assert names[0] == names[1] and len(names[0]) == 255 and names[0].startswith("x" * 200)
+
+
+def test_a_link_where_a_log_file_goes_is_refused_and_nothing_is_written(trace, tmp_path, capsys):
+    """The link pointed outside --out, and the file there used to be overwritten."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("the user's own file\n")
+    link = tmp_path / "out" / (trace.stem + ".json")
+    link.parent.mkdir()
+    link.symlink_to(outside)
+    assert main(["harvest", "--trace", str(trace), "--out", str(tmp_path / "out")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines() == [f"knapcheck harvest: --out {link}: is a symbolic link; knapcheck writes through none"]
+    assert outside.read_text() == "the user's own file\n" and list(link.parent.iterdir()) == [link]

@@ -19,6 +19,7 @@ import pytest
 from knapcheck.fuzz.checking.differential import check
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
+from knapcheck.solver_log import solver_log
 from knapcheck.solvers.registry import resolve_one
 
 PLANTED = Path(__file__).parent / "planted"
@@ -169,3 +170,31 @@ def test_a_campaign_keeps_the_findings_of_tensors_and_payloads(tmp_path, marker)
     assert signatures == [(targets[0], "OVER_BUDGET"), (targets[1], "OVER_BUDGET")], signatures
     verdicts = {solver["name"]: solver["verdicts"] for solver in campaign["solvers"]}
     assert set(verdicts[targets[2]]) == {"OPTIMAL"}, verdicts
+
+
+INTERRUPTS = [
+    ("value_that_interrupts", Verdict.WRONG_VALUE,
+     "cannot be read as a float (KeyboardInterrupt: planted: reading this number interrupts)"),
+    ("interrupts", Verdict.REJECTED, "KeyboardInterrupt: planted: the solver interrupts at "),
+]
+
+
+@pytest.mark.parametrize("name, verdict, detail", INTERRUPTS, ids=[i[0] for i in INTERRUPTS])
+def test_a_keyboard_interrupt_a_target_raises_is_a_verdict_like_any_exception(name, verdict, detail, tmp_path, marker):
+    """In its worker, where no Ctrl-C reaches it, a KeyboardInterrupt is the target's own doing: the
+    verdict says so in one line, and the worker prints no traceback (its log stays empty)."""
+    log = tmp_path / "solvers.log"
+    with solver_log(log, "test"):
+        done = check(resolve_one(f"{HOSTILE}:{name}"), INSTANCE)
+        again = check(resolve_one(f"{HOSTILE}:numpy_values"), INSTANCE)
+    assert (done.verdict, done.failed) == (verdict, True), done.judgement.detail
+    assert detail in done.judgement.detail and "\n" not in done.judgement.detail
+    assert again.verdict is Verdict.OPTIMAL
+    assert not log.exists(), log.read_text()[-2000:]
+
+
+def test_in_the_judging_process_a_keyboard_interrupt_stops_the_run():
+    """There it may be a real Ctrl-C, which must never become a verdict."""
+    entry = replace(resolve_one(f"{HOSTILE}:value_that_interrupts"), isolate=False)
+    with pytest.raises(KeyboardInterrupt):
+        check(entry, INSTANCE)

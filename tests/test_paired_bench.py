@@ -1,36 +1,48 @@
 """The paired benchmark engine: the interleaving order, the intervals, and every way a target can fail it.
 
-No test here times anything: solvers and clocks are fakes with fixed costs, or the assertions are
-about what happened (who failed, how), never about how long it took.
+No test here times anything: the calls are fakes with fixed costs on a fake clock, or the assertions
+are about what happened (who failed, how, what memory a solver holds, whether a baseline ran the
+code it names), never about how long it took.
 """
 
 from __future__ import annotations
 
 import math
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from knapcheck.measure import paired
+from knapcheck.measure import bench_worker, tree_meter
 from knapcheck.measure.bench import BenchRow
+from knapcheck.measure.bench_worker import BenchWorker, Failed, Measured
 from knapcheck.measure.paired import (
+    BASELINE,
+    CANDIDATE,
     MEMORY_FLOOR,
     MIN_ROUNDS,
     STOP_FAILURE,
     STOP_ROUNDS,
     STOP_TIGHT,
     STOP_TIME,
+    WARM_UP_ROUND,
     Recording,
+    block_order,
     drive,
     measure_pair,
+    schedule,
 )
-from knapcheck.measure.paired_child import BASELINE, CANDIDATE, WARM_UP_ROUND, block_order, failure_status, run_rounds
+from knapcheck.measure.paired_child import failure_status, serve_calls
+from knapcheck.measure.perf_gate import PerformanceLimits, performance_failures
 from knapcheck.measure.ratio_interval import CONFIDENCE, MIN_SAMPLES_FOR_CONFIDENCE, estimate
 from knapcheck.solvers.contract import ProblemTooLarge
 from knapcheck.solvers.entry import SolverEntry
 
 TINY_ROWS = [BenchRow("tiny a", 6, 0.01), BenchRow("tiny b", 8, 0.02)]
 PLANTED = Path(__file__).resolve().parent / "planted"
+MIB = 2**20
 
 
 # --- the interleaving order -------------------------------------------------------------------
@@ -48,6 +60,15 @@ def test_each_round_calls_both_solvers_twice_on_every_row_in_the_order_abba():
         assert [r for r, _ in order] == sorted(r for r, _ in order), "a row's four calls are adjacent"
 
 
+def test_the_warm_up_calls_each_solver_once_on_every_row_before_the_rounds():
+    calls = list(schedule(2, 2))
+    warm_up = [(WARM_UP_ROUND, row, role) for row in (0, 1) for role in (CANDIDATE, BASELINE)]
+    assert calls == warm_up + [(k, row, role) for k in (0, 1) for row, role in block_order(2, k)]
+
+
+# --- the parent: driving the calls ------------------------------------------------------------
+
+
 class FakeClock:
     def __init__(self) -> None:
         self.now = 0.0
@@ -56,113 +77,48 @@ class FakeClock:
         return self.now
 
 
-class FakeMeter:
-    """Peak memory as the fake solvers declare it."""
+class FakeCalls:
+    """Each role's calls cost fixed seconds (per item of the row) on a fake clock and hold fixed
+    memory; ``script`` replaces the reply of the n-th call (counting from 0) by a Failed or None."""
 
-    def __init__(self) -> None:
-        self.peak = 0
-
-    def start(self) -> None:
-        self.peak = 0
-
-    def added(self) -> int:
-        return self.peak
-
-
-def fake_solver(clock: FakeClock, meter: FakeMeter, seconds: float, peak: int, log: list, name: str):
-    def solve(memory, runtimes, max_memory):
-        log.append((name, len(memory)))
-        clock.now += seconds * len(memory)
-        meter.peak = peak
-        return 0.0, [], list(range(len(memory)))
-
-    return solve
-
-
-def test_the_child_warms_up_each_solver_on_each_row_then_times_the_rounds_in_order():
-    clock, meter, log, messages = FakeClock(), FakeMeter(), [], []
-    solvers = {CANDIDATE: fake_solver(clock, meter, 0.5, 3 * 2**20, log, CANDIDATE),
-               BASELINE: fake_solver(clock, meter, 0.1, 2**20, log, BASELINE)}
-    problems = [([0.1] * n, [1.0] * n, 0.5) for n in (2, 3)]
-    run_rounds(solvers, problems, 2, messages.append, clock=clock, meter=meter)
-    calls = [(m["round"], m["row"], m["role"]) for m in messages if m["event"] == "call"]
-    warm_up = [(WARM_UP_ROUND, row, role) for row in (0, 1) for role in (CANDIDATE, BASELINE)]
-    assert calls == warm_up + [(k, row, role) for k in (0, 1) for row, role in block_order(2, k)]
-    assert [name for name, _ in log] == [role for _, _, role in calls]
-    done = [m for m in messages if m["event"] == "done"]
-    assert [m["seconds"] for m in done[:2]] == [pytest.approx(1.0), pytest.approx(0.2)]
-    assert [m["peak_bytes"] for m in done[:2]] == [3 * 2**20, 2**20]
-    assert messages[-1] == {"event": "finished"}
-    assert all(m["event"] in ("call", "done") for m in messages[:-1])
-
-
-def test_a_solver_that_raises_in_the_child_ends_the_rounds_with_a_failed_message():
-    messages = []
-
-    def refuses(memory, runtimes, max_memory):
-        raise ProblemTooLarge("the table would need 10 GiB")
-
-    run_rounds({CANDIDATE: lambda *a: (0.0, [], []), BASELINE: refuses}, [([0.1], [1.0], 0.5)], 5, messages.append)
-    assert messages[-1] == {"event": "failed", "role": BASELINE, "row": 0, "status": "too big",
-                            "error": "ProblemTooLarge: the table would need 10 GiB"}
-    assert failure_status(MemoryError()) == failure_status(RuntimeError("can't allocate memory")) == "out of memory"
-    assert failure_status(ValueError("memory[3] is NaN")) == "error"
-
-
-# --- the parent: reading the child's messages -------------------------------------------------
-
-
-class ScriptedChild:
-    """A child whose messages arrive at fixed times on a fake clock; EOF (a death) after the last one,
-    unless it hangs there."""
-
-    def __init__(self, messages: list[tuple[float, object]], *, hangs: bool = False, death: str = "the benchmark process was killed by SIGSEGV") -> None:
-        self.messages = list(messages)
+    def __init__(self, seconds: dict[str, float], peaks: dict[str, int], rows: list[int],
+                 script: dict[int, Failed | None] | None = None) -> None:
         self.clock = FakeClock()
-        self.hangs = hangs
-        self.death = death
+        self.seconds, self.peaks, self.rows = seconds, peaks, rows
+        self.script = script or {}
+        self.log: list[tuple[str, int, bool]] = []
 
-    def receive(self, timeout: float) -> object:
-        if not self.messages:
-            if self.hangs:
-                self.clock.now += timeout
-                return None
-            raise EOFError(self.death)
-        at, message = self.messages[0]
-        if at > self.clock.now + timeout:
-            self.clock.now += timeout
+    def __call__(self, role: str, row: int, seconds_left: float, settle: bool) -> Measured | Failed | None:
+        self.log.append((role, row, settle))
+        if len(self.log) - 1 in self.script:
+            reply = self.script[len(self.log) - 1]
+            self.clock.now += seconds_left if reply is None else 0.0
+            return reply
+        cost = self.seconds[role] * self.rows[row]
+        if cost > seconds_left:
+            self.clock.now += seconds_left
             return None
-        self.clock.now = max(self.clock.now, at)
-        self.messages.pop(0)
-        return message
+        self.clock.now += cost
+        return Measured(cost, cost, self.peaks[role], 0)
 
 
-def child_messages(rounds: int, rows: int, seconds: dict[str, float], peaks: dict[str, int], *, start: float = 1.0,
-                   finished: bool = True) -> list[tuple[float, dict]]:
-    """What a well-behaved child sends, timestamped: loading, warm-up, ``rounds`` rounds."""
-    now, out = start, [(0.0, {"event": "loading", "role": CANDIDATE}), (0.0, {"event": "loading", "role": BASELINE}),
-                       (start, {"event": "loaded"})]
-    schedule = [(WARM_UP_ROUND, row, role) for row in range(rows) for role in (CANDIDATE, BASELINE)]
-    schedule += [(k, row, role) for k in range(rounds) for row, role in block_order(rows, k)]
-    for round_index, row, role in schedule:
-        out.append((now, {"event": "call", "role": role, "row": row, "round": round_index}))
-        now += seconds[role]
-        out.append((now, {"event": "done", "seconds": seconds[role], "peak_bytes": peaks[role]}))
-    if finished:
-        out.append((now, {"event": "finished"}))
-    return out
-
-
-def run_script(child: ScriptedChild, rows: int, time_limit: float = 20.0) -> tuple[str, dict | None, Recording]:
-    recording = Recording(rows)
-    stopped, failure = drive(child.receive, recording, time_limit, clock=child.clock)
+def run_calls(calls: FakeCalls, max_rounds: int = 100, time_limit: float = 20.0) -> tuple[str, dict | None, Recording]:
+    recording = Recording(len(calls.rows))
+    stopped, failure = drive(calls, recording, time_limit, max_rounds, clock=calls.clock)
     return stopped, failure, recording
 
 
+def test_the_parent_makes_every_call_in_order_and_says_which_ones_are_the_warm_up():
+    calls = FakeCalls({CANDIDATE: 0.01, BASELINE: 0.01}, {CANDIDATE: 0, BASELINE: 0}, [2, 3])
+    stopped, failure, recording = run_calls(calls, max_rounds=2)
+    assert (stopped, failure, recording.complete_rounds()) == (STOP_ROUNDS, None, 2)
+    assert [(role, row) for role, row, _ in calls.log] == [(role, row) for _, row, role in schedule(2, 2)]
+    assert [settle for _, _, settle in calls.log] == [True] * 4 + [False] * 16
+
+
 def test_a_candidate_five_times_slower_reads_5x_and_the_rounds_stop_once_the_interval_is_tight():
-    seconds = {CANDIDATE: 0.05, BASELINE: 0.01}
-    child = ScriptedChild(child_messages(50, 2, seconds, {CANDIDATE: 10 * 2**20, BASELINE: 2**20}))
-    stopped, failure, recording = run_script(child, 2)
+    calls = FakeCalls({CANDIDATE: 0.05, BASELINE: 0.01}, {CANDIDATE: 10 * MIB, BASELINE: MIB}, [1, 1])
+    stopped, failure, recording = run_calls(calls)
     assert (stopped, failure) == (STOP_TIGHT, None)
     assert recording.complete_rounds() == MIN_ROUNDS, "identical samples are tight as soon as enough rounds ran"
     times, memories = recording.samples(0)
@@ -170,86 +126,99 @@ def test_a_candidate_five_times_slower_reads_5x_and_the_rounds_stop_once_the_int
     assert time_ratio.ratio == pytest.approx(5.0) and time_ratio.low == pytest.approx(5.0)
     assert memory_ratio.ratio == pytest.approx(10.0)
     assert time_ratio.confidence == CONFIDENCE and time_ratio.samples == MIN_ROUNDS
-    assert recording.medians(1, 0) == {CANDIDATE: 0.05, BASELINE: 0.01}
+    assert recording.medians(1, "seconds") == {CANDIDATE: 0.05, BASELINE: 0.01}
 
 
 def test_peaks_under_the_floor_compare_as_equal():
-    child = ScriptedChild(child_messages(10, 1, {CANDIDATE: 0.01, BASELINE: 0.01}, {CANDIDATE: 8192, BASELINE: 4096}))
-    _, _, recording = run_script(child, 1)
+    calls = FakeCalls({CANDIDATE: 0.01, BASELINE: 0.01}, {CANDIDATE: 8192, BASELINE: 4096}, [1])
+    _, _, recording = run_calls(calls, max_rounds=10)
     assert estimate(recording.samples(0)[1]).ratio == 1.0
     assert MEMORY_FLOOR == 2**20
 
 
 def test_the_rounds_stop_at_the_time_limit_and_keep_what_was_measured():
-    child = ScriptedChild(child_messages(100, 1, {CANDIDATE: 1.0, BASELINE: 1.0}, {CANDIDATE: 0, BASELINE: 0}), hangs=True)
-    stopped, failure, recording = run_script(child, 1, time_limit=20.0)
+    calls = FakeCalls({CANDIDATE: 1.0, BASELINE: 1.0}, {CANDIDATE: 0, BASELINE: 0}, [1])
+    stopped, failure, recording = run_calls(calls, time_limit=20.0)
     assert (stopped, failure) == (STOP_TIME, None)
     assert recording.complete_rounds() == 4, "warm-up 2 s, then 4 s per round within 20 s"
 
 
 def test_all_rounds_run_ends_as_rounds():
-    child = ScriptedChild(child_messages(3, 1, {CANDIDATE: 0.01, BASELINE: 0.02}, {CANDIDATE: 0, BASELINE: 0}))
-    stopped, failure, recording = run_script(child, 1)
+    calls = FakeCalls({CANDIDATE: 0.01, BASELINE: 0.02}, {CANDIDATE: 0, BASELINE: 0}, [1])
+    stopped, failure, recording = run_calls(calls, max_rounds=3)
     assert (stopped, failure, recording.complete_rounds()) == (STOP_ROUNDS, None, 3)
     assert estimate(recording.samples(0)[0]).confidence < CONFIDENCE, "3 samples give no 99 % interval"
 
 
-def test_a_crash_during_a_call_is_that_solvers_crash():
-    messages = child_messages(2, 2, {CANDIDATE: 0.01, BASELINE: 0.01}, {CANDIDATE: 0, BASELINE: 0}, finished=False)
-    messages.append((5.0, {"event": "call", "role": BASELINE, "row": 1, "round": 2}))
-    stopped, failure, _ = run_script(ScriptedChild(messages), 2)
+def test_a_failed_call_is_that_solvers_failure_on_its_row():
+    # calls 0-3 are the warm-up of rows 0 and 1; call 5 is round 0's second call of row 0: the baseline's
+    calls = FakeCalls({CANDIDATE: 0.01, BASELINE: 0.01}, {CANDIDATE: 0, BASELINE: 0}, [1, 1],
+                      {5: Failed("crash", "the benchmark process was killed by SIGSEGV")})
+    stopped, failure, _ = run_calls(calls)
     assert stopped == STOP_FAILURE
-    assert failure == {"role": BASELINE, "status": "crash", "row": 1, "error": "the benchmark process was killed by SIGSEGV"}
-
-
-def test_a_crash_while_loading_is_the_loading_solvers():
-    messages = [(0.0, {"event": "loading", "role": CANDIDATE})]
-    stopped, failure, _ = run_script(ScriptedChild(messages, death="the benchmark process exited with status 3"), 1)
-    assert stopped == STOP_FAILURE and failure["role"] == CANDIDATE and failure["row"] is None
-    assert failure["error"] == "the benchmark process exited with status 3"
+    assert failure == {"role": BASELINE, "status": "crash", "row": 0, "error": "the benchmark process was killed by SIGSEGV"}
 
 
 def test_a_hang_in_the_warm_up_is_a_timeout_of_the_solver_that_spent_the_time():
-    messages = child_messages(0, 1, {CANDIDATE: 0.01, BASELINE: 0.01}, {CANDIDATE: 0, BASELINE: 0}, finished=False)[:4]
-    assert messages[-1][1] == {"event": "call", "role": CANDIDATE, "row": 0, "round": WARM_UP_ROUND}
-    stopped, failure, _ = run_script(ScriptedChild(messages, hangs=True), 1, time_limit=3.0)
+    calls = FakeCalls({CANDIDATE: 0.01, BASELINE: 0.01}, {CANDIDATE: 0, BASELINE: 0}, [1], {0: None})
+    stopped, failure, _ = run_calls(calls, time_limit=3.0)
     assert stopped == STOP_FAILURE and failure["role"] == CANDIDATE and failure["status"] == "timeout"
-    assert "the time limit (3 s) ran out before every row was measured once" in failure["error"]
+    assert failure["row"] == 0 and "the time limit (3 s) ran out before every row was measured once" in failure["error"]
 
 
 def test_a_solver_too_slow_for_even_one_round_is_blamed_not_the_one_in_flight():
     """The baseline's call happens to be under way when the limit runs out; the candidate spent the time."""
-    # loaded at 1 s; warm-up: candidate to 7 s, baseline to 10 s; round 0: candidate to 16 s, baseline
-    # to 19 s, and the baseline's second call is under way when the limit runs out at 21 s
-    messages = child_messages(1, 1, {CANDIDATE: 6.0, BASELINE: 3.0}, {CANDIDATE: 0, BASELINE: 0}, finished=False)
-    child = ScriptedChild(messages, hangs=True)
-    recording = Recording(1)
-    stopped, failure = drive(child.receive, recording, 20.0, clock=child.clock)
-    assert recording.in_flight == (BASELINE, 0, 0)
+    # warm-up: candidate to 6 s, baseline to 9 s; round 0: candidate to 15 s, baseline to 18 s, and the
+    # baseline's second call (3 s) does not fit in the 2 s left
+    calls = FakeCalls({CANDIDATE: 6.0, BASELINE: 3.0}, {CANDIDATE: 0, BASELINE: 0}, [1])
+    stopped, failure, recording = run_calls(calls, time_limit=20.0)
+    assert [role for role, _, _ in calls.log][-1] == BASELINE
     assert stopped == STOP_FAILURE and failure["status"] == "timeout" and failure["role"] == CANDIDATE
     assert "the candidate's calls took 12 s in all, the baseline's 8 s" in failure["error"]
 
 
-def test_a_solver_that_raises_is_reported_with_its_row():
-    messages = child_messages(0, 2, {CANDIDATE: 0.01, BASELINE: 0.01}, {CANDIDATE: 0, BASELINE: 0}, finished=False)[:10]
-    assert messages[-1][1] == {"event": "call", "role": BASELINE, "row": 1, "round": WARM_UP_ROUND}
-    messages.append((2.0, {"event": "failed", "role": BASELINE, "row": 1, "status": "out of memory", "error": "MemoryError: "}))
-    stopped, failure, _ = run_script(ScriptedChild(messages), 2)
-    assert stopped == STOP_FAILURE
-    assert failure == {"role": BASELINE, "status": "out of memory", "error": "MemoryError: ", "row": 1}
+# --- the solver's process: serving calls ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("garbage", [b"not json", ["a", "list"], {"event": "done", "seconds": -1.0, "peak_bytes": 0},
-                                     {"event": "done", "seconds": float("nan"), "peak_bytes": 0},
-                                     {"event": "call", "role": "someone", "row": 0, "round": 0},
-                                     {"event": "call", "role": CANDIDATE, "row": 7, "round": 0},
-                                     {"event": "party"}])
-def test_a_message_outside_the_protocol_is_a_crash_of_the_solver_under_way(garbage):
-    messages = child_messages(0, 1, {CANDIDATE: 0.01, BASELINE: 0.01}, {CANDIDATE: 0, BASELINE: 0}, finished=False)[:4]
-    messages.append((1.5, garbage))
-    stopped, failure, _ = run_script(ScriptedChild(messages), 1)
-    assert stopped == STOP_FAILURE and failure["status"] == "crash" and failure["role"] == CANDIDATE
-    assert failure["error"].startswith("the benchmark process sent ")
+def test_the_solvers_process_calls_the_solver_on_the_row_asked_and_tidies_when_told():
+    seen, sent = [], []
+    messages = iter([{"call": 1}, {"tidy": True}, {"call": 0}, {"tidy": False}])
+
+    def receive() -> dict:
+        try:
+            return next(messages)
+        except StopIteration:
+            raise EOFError from None
+
+    def solver(memory, runtimes, max_memory):
+        seen.append((list(memory), max_memory))
+        memory.clear()
+        return 0.0, [], []
+
+    problems = [([0.1], [1.0], 0.5), ([0.2, 0.3], [1.0, 2.0], 0.4)]
+    serve_calls(solver, problems, receive, sent.append)
+    assert seen == [([0.2, 0.3], 0.4), ([0.1], 0.5)], "fresh copies of the lists, every call"
+    assert sent == [{"event": "done"}, {"event": "idle"}, {"event": "done"}, {"event": "idle"}]
+
+
+def test_a_solver_that_raises_in_its_process_ends_the_calls_with_a_failed_message():
+    sent = []
+
+    def refuses(memory, runtimes, max_memory):
+        raise ProblemTooLarge("the table would need 10 GiB")
+
+    serve_calls(refuses, [([0.1], [1.0], 0.5)], lambda: {"call": 0}, sent.append)
+    assert sent == [{"event": "failed", "status": "too big", "error": "ProblemTooLarge: the table would need 10 GiB"}]
+    assert failure_status(MemoryError()) == failure_status(RuntimeError("can't allocate memory")) == "out of memory"
+    assert failure_status(ValueError("memory[3] is NaN")) == "error"
+
+
+@pytest.mark.parametrize("garbage", [b"not json", b'["a", "list"]', b'{"event": "idle"}', b'{"event": "party"}'])
+def test_a_message_outside_the_protocol_is_a_crash_of_the_solver_that_sent_it(garbage):
+    worker = BenchWorker("unused", [], output=None, threads=1, wall_time=False, capped=False)
+    failed = worker._read(garbage, "done")
+    assert failed.status == "crash" and failed.error.startswith("the benchmark process sent ")
+    assert failed.error.endswith("where it should have said 'done'")
 
 
 # --- the intervals ----------------------------------------------------------------------------
@@ -274,39 +243,40 @@ def test_few_samples_give_their_range_and_say_how_sure_it_is():
         estimate([0.0, float("inf")])
 
 
-# --- the real child: targets that misbehave -------------------------------------------------
+# --- the real processes: targets that misbehave --------------------------------------------
 
 
-def planted(name: str) -> SolverEntry:
-    return SolverEntry(f"planted.misbehaving:{name}", f"planted.misbehaving:{name}", exact=True, origin="test")
+def planted(name: str, module: str = "misbehaving") -> SolverEntry:
+    return SolverEntry(f"planted.{module}:{name}", f"planted.{module}:{name}", exact=True, origin="test")
 
 
 REFERENCE = SolverEntry("full_table", "knapcheck.solvers.full_table:full_table", exact=True, origin="ours")
 
 
-def test_two_solvers_measured_in_the_real_child_give_every_row_a_ratio():
+def test_two_solvers_measured_in_their_processes_give_every_row_a_ratio():
     result = measure_pair(REFERENCE, REFERENCE, TINY_ROWS, max_rounds=2)
     assert (result.stopped, result.failure, result.rounds) == (STOP_ROUNDS, None, 2)
     for row in result.rows:
         assert row.time.samples == row.memory.samples == 2
-        assert set(row.seconds) == set(row.peak_bytes) == {CANDIDATE, BASELINE}
+        assert set(row.seconds) == set(row.peak_bytes) == set(row.retained_bytes) == {CANDIDATE, BASELINE}
     assert result.cpus >= 1 and result.load_before >= 0 and result.load_after >= 0
+    assert result.time_measure == "cpu" and result.memory_measure in (tree_meter.CGROUP, tree_meter.SAMPLED)
 
 
 @pytest.mark.parametrize("target, role, status, error", [
     ("segfault", CANDIDATE, "crash", "killed by SIGSEGV"),
     ("exits", CANDIDATE, "crash", "exited with status 3"),
-    ("allocates_without_bound", CANDIDATE, "out of memory", "MemoryError"),
+    ("allocates_without_bound", CANDIDATE, "out of memory", "MemoryError|over the cap"),
     ("segfault", BASELINE, "crash", "killed by SIGSEGV"),
 ])
 def test_a_target_that_dies_or_runs_out_of_memory_in_the_benchmark_is_a_result_that_names_it(target, role, status, error, monkeypatch):
-    monkeypatch.setattr(paired, "MEMORY_LIMIT", 256 * 2**20)
+    monkeypatch.setattr(bench_worker, "MEMORY_LIMIT", 256 * MIB)
     candidate, baseline = (planted(target), REFERENCE) if role == CANDIDATE else (REFERENCE, planted(target))
     result = measure_pair(candidate, baseline, TINY_ROWS, max_rounds=3)
     assert result.stopped == STOP_FAILURE and result.rounds == 0
     failure = result.failure
     assert (failure.role, failure.status, failure.row) == (role, status, "tiny a")
-    assert error in failure.error and failure.solver == planted(target).name
+    assert re.search(error, failure.error) and failure.solver == planted(target).name
     assert all(row.time is None for row in result.rows)
 
 
@@ -337,3 +307,49 @@ def test_a_row_either_solver_refuses_is_not_run():
 def test_bad_limits_are_refused(options, message):
     with pytest.raises(ValueError, match=message):
         measure_pair(REFERENCE, REFERENCE, TINY_ROWS, **options)
+
+
+# --- the candidate cannot reach its baseline; memory is what a solver holds ---------------------
+
+
+def test_a_candidate_that_rebinds_torchs_solver_at_import_leaves_its_baseline_alone(tmp_path, monkeypatch):
+    """The baseline torch:dp_knapsack is torch's own function, in a process the candidate never ran in."""
+    marker = tmp_path / "marker"
+    monkeypatch.setenv("KNAPCHECK_PLANTED_MARKER", str(marker))
+    torch_solver = SolverEntry("torch:dp_knapsack", "torch:dp_knapsack", exact=True, origin="torch")
+    result = measure_pair(planted("dp_knapsack", "rebinds_torch"), torch_solver, TINY_ROWS[:1], max_rounds=1)
+    assert result.failure is None and result.rounds == 1
+    assert not marker.exists(), marker.read_text()
+
+
+@pytest.mark.parametrize("target", ["keeps_a_workspace", "computes_in_a_forked_child"])
+def test_memory_a_solver_keeps_or_holds_in_a_child_is_its_memory(target, monkeypatch):
+    """64 MiB kept from the first call on, or held by a forked child while it solves: each call's peak
+    counts it, and a tiny row's full table (under the 1 MiB floor) makes that 64 times the baseline's."""
+    monkeypatch.setenv("KNAPCHECK_PLANTED_MIB", "64")
+    result = measure_pair(planted(target, "holds_memory"), REFERENCE, TINY_ROWS[:1], max_rounds=1)
+    assert result.failure is None
+    (row,) = result.rows
+    assert row.peak_bytes[CANDIDATE] >= 64 * MIB and row.memory.low > 32
+    if target == "keeps_a_workspace":
+        assert row.retained_bytes[CANDIDATE] >= 64 * MIB
+    (failure,) = performance_failures([result], PerformanceLimits(max_memory=2))
+    assert "peak memory" in failure and "--max-memory 2" in failure
+
+
+def test_the_cpu_time_of_a_tree_counts_a_child_it_has_reaped():
+    """A process whose child burns a quarter of a second of CPU and is reaped: the tree's CPU time
+    grows by that much, though the child is gone (its time is in its parent's ``cutime``)."""
+    burn = "import time\nend = time.process_time() + 0.25\nwhile time.process_time() < end: pass"
+    parent = subprocess.Popen(
+        [sys.executable, "-c", f"import subprocess, sys; subprocess.run([sys.executable, '-c', {burn!r}]);"
+                               " print('reaped', flush=True); sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        before = tree_meter.tree_cpu_seconds(parent.pid)
+        assert parent.stdout.readline() == "reaped\n"
+        assert tree_meter.tree_cpu_seconds(parent.pid) - before >= 0.24
+    finally:
+        parent.kill()
+        parent.wait()

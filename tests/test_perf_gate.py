@@ -13,8 +13,7 @@ import pytest
 
 from knapcheck import exit_status
 from knapcheck.cli import main
-from knapcheck.measure.paired import STOP_FAILURE, STOP_TIGHT, BenchFailure, PairResult, RowComparison
-from knapcheck.measure.paired_child import BASELINE, CANDIDATE
+from knapcheck.measure.paired import BASELINE, CANDIDATE, STOP_FAILURE, STOP_TIGHT, BenchFailure, PairResult, RowComparison
 from knapcheck.measure.perf_gate import PerformanceLimits, performance_failures
 from knapcheck.measure.ratio_interval import RatioEstimate
 from knapcheck.reports.performance_report import Performance, markdown_lines
@@ -129,6 +128,7 @@ def five_times_slower(monkeypatch):
     calls = []
 
     def measure_pair(candidate, baseline, **options):
+        assert options.pop("stop_requested")() == "", "the benchmark stops when the run is asked to"
         calls.append((candidate.name, baseline.name, options))
         return pair(time=ratio(4.6, 5.3), candidate=candidate.name)
 
@@ -150,11 +150,13 @@ def test_a_slowdown_past_the_limit_fails_the_report_and_every_output_says_so(tmp
     assert measured["rows"][0]["time"] == {"ratio": pytest.approx(4.94, abs=0.01), "low": 4.6, "high": 5.3,
                                            "samples": 20, "confidence": 0.99}
     assert measured["load"] == {"before": 1.25, "after": 1.5, "cpus": 2}
+    assert measured["measured"] == {"time": "cpu", "memory": "sampled"}
     headline = markdown.splitlines()[2]
     assert headline.startswith("**Gate: FAILED**") and "Performance is past its limits (--max-slowdown 2) in 1 case" in headline
     section = markdown[markdown.index("## Performance"):markdown.index("## Environment")]
     assert "| n=200 C=1e+04 | 10 ms | 10 ms | 4.94x (4.60x-5.30x) |" in section
-    assert "load average 1.25 at the start and 1.50 at the end, on 2 cores" in section
+    assert "load average 1.25 at the start and 1.50 at the end, on 2 cores; time is the CPU time of each solver's" in section
+    assert "memory is each tree's proportional anonymous and shared memory, sampled every 10 ms" in section
     assert "Performance gate: FAILED (--max-slowdown 2):" in section
     assert "--max-slowdown 2" in data["command"]
     html = (tmp_path / "out" / "report.html").read_text()

@@ -8,6 +8,7 @@ Each test runs under every cap this machine offers.
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ import pytest
 
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.isolation import lifetime, tree_caps
+from knapcheck.solvers.isolation import worker as worker_module
 from knapcheck.solvers.isolation.outcome import CRASHED, OUT_OF_MEMORY, RETURNED
 from knapcheck.solvers.isolation.worker import Limits, call_isolated, stop_workers
 from knapcheck.solvers.registry import resolve_one
@@ -79,6 +81,45 @@ def test_a_setsid_grandchild_dies_with_its_worker(cap, tmp_path, monkeypatch):
     assert _gone(grandchild.pid)
 
 
+def _pid_namespaces() -> bool:
+    """Whether a worker's keeper gets a PID namespace for its target on this machine."""
+    probe = "import sys; from knapcheck.solvers.isolation.lifetime import new_pid_namespace; sys.exit(not new_pid_namespace())"
+    return subprocess.run([sys.executable, "-c", probe]).returncode == 0
+
+
+PID_NAMESPACES = _pid_namespaces()
+
+
+def test_a_target_that_kills_its_keeper_leaves_no_setsid_daemon(cap, tmp_path, monkeypatch):
+    """The target signals every process above it that it can name; in a PID namespace none of them
+    dies (the call answers), and its daemon still ends with the worker."""
+    if cap == "sampled" and not PID_NAMESPACES:
+        pytest.skip("no PID namespace and no cgroup here: a target can kill its keeper and orphan its tree")
+    record = tmp_path / "grandchild"
+    monkeypatch.setenv("KNAPCHECK_PLANTED_CHILD_PID", str(record))
+    outcome = call_isolated(resolve_one(f"{MISBEHAVING}:kills_its_keeper"), INSTANCE)
+    daemon = int(record.read_text())
+    if PID_NAMESPACES:
+        assert outcome.kind == RETURNED, outcome
+    stop_workers()
+    assert _gone(daemon)
+
+
+@pytest.mark.skipif(not PID_NAMESPACES, reason="no PID namespace here: a keeper killed by SIGKILL orphans its tree")
+def test_a_keeper_killed_by_sigkill_still_takes_a_setsid_daemon_along(tmp_path, monkeypatch):
+    """As the kernel's OOM killer would: the namespace's init dies with the keeper, and the namespace with it."""
+    record = tmp_path / "grandchild"
+    monkeypatch.setenv("KNAPCHECK_PLANTED_CHILD_PID", str(record))
+    entry = resolve_one(f"{MISBEHAVING}:setsid_grandchild")
+    assert call_isolated(entry, INSTANCE).kind == RETURNED
+    (worker,) = [w for (spec, *_), w in worker_module._WORKERS.items() if spec == entry.spec]
+    os.kill(worker._process.pid, signal.SIGKILL)
+    try:
+        assert _gone(int(record.read_text()))
+    finally:
+        stop_workers()
+
+
 def test_too_many_processes_are_killed(cap, tmp_path, monkeypatch):
     monkeypatch.setattr(tree_caps, "TASK_LIMIT", 8)
     monkeypatch.setenv("KNAPCHECK_PLANTED_PIDS", str(tmp_path))
@@ -131,11 +172,13 @@ def test_descendants_are_found_through_every_generation(children_files, monkeypa
     monkeypatch.setattr(lifetime, "_CHILDREN_FILES", children_files and lifetime._CHILDREN_FILES)
     shell = subprocess.Popen(["sh", "-c", "sleep 30 & sleep 30 & wait"])
     try:
+        # This process may have workers of earlier tests as descendants too: look for the shell's.
         for _ in range(500):
-            found = lifetime.descendants(os.getpid())
-            if len([p for p in found if p != shell.pid]) == 2:
+            found = set(lifetime.descendants(os.getpid()))
+            sleeps = {child.pid for child in psutil.Process(shell.pid).children()}
+            if len(sleeps) == 2 and sleeps <= found:
                 break
-        assert shell.pid in found and len(found) == 3
+        assert shell.pid in found and len(sleeps) == 2 and sleeps <= found
     finally:
         for pid in lifetime.descendants(shell.pid):
             os.kill(pid, 9)

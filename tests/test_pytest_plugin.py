@@ -7,15 +7,18 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
-from torch_copies import ITEM_REUSE, write_copy
+from knapcheck.solver_log import LOG_LIMIT
+from torch_copies import ITEM_REUSE, SPLIT_FIX, write_copy
 
 pytest_plugins = ["pytester"]
 
 TIME_LIMIT = 600
+PLANTED = Path(__file__).parent / "planted"
 SMALL = ["--knapcheck-families", "tiny", "--knapcheck-per-family", "3"]
 """A small selection: three tiny instances and the corpus's cases per target."""
 CORPUS_CASES = len(load_regression_corpus())
@@ -92,6 +95,19 @@ def test_a_planted_bug_fails_with_a_reproduction_that_fails_when_run(pytester):
     assert "    reproduce(solve)" in pasted.stderr and "reproduce(baseline)" not in pasted.stderr
 
 
+def test_a_known_defect_of_the_baseline_a_fix_makes_visible_is_an_expected_failure(pytester):
+    """The split fix is SUBOPTIMAL on float32_limits where torch is OPTIMAL or OVER_BUDGET: torch's
+    float32 defect, no longer hidden behind the split's. Those tests used to fail as regressions."""
+    write_copy(pytester.path / "knapsack.py", SPLIT_FIX)
+    result = run(pytester, "--knapcheck-target", "knapsack.py:dp_knapsack_sliding_hirschberg", "--knapcheck-baseline",
+                 "torch", "--knapcheck-families", "float32_limits", "--knapcheck-per-family", "40", "-rx")
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    visible = [line for line in result.outlines if "now visible" in line]
+    assert len(visible) == 2 and all(
+        "known defect of the baseline torch:dp_knapsack_sliding_hirschberg, now visible (float32 arithmetic:" in line
+        and "SUBOPTIMAL" in line for line in visible)
+
+
 def test_the_collection_is_the_same_with_xdist_workers_and_without(pytester):
     write_copy(pytester.path / "knapsack.py")
     options = ["--knapcheck-target", "knapsack.py:dp_knapsack_sliding_hirschberg", "--knapcheck-baseline", "torch",
@@ -146,3 +162,22 @@ def test_a_target_that_cannot_be_loaded_is_one_collection_error(pytester):
     text = result.stdout.str()
     assert "knapcheck: cannot load" in text and "No module named 'nosuchmodule'" in text
     assert text.count("ERROR knapcheck") == 1
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one process", "two xdist workers"])
+def test_what_targets_print_goes_to_one_capped_log_not_into_pytests_output(pytester, workers):
+    """A target printing 96 MiB a call (it went into pytest's output, 192 MiB of it for two calls):
+    pytest's output stays small, and the run keeps at most LOG_LIMIT bytes in one log, each process
+    its share, with the note that says where it was cut."""
+    result = run(pytester, "--knapcheck-target", f"{PLANTED / 'chatty.py'}:floods", *SMALL[:2],
+                 "--knapcheck-per-family", "2", "-k", "tiny", *workers)
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    assert len(result.stdout.str()) + len(result.stderr.str()) < 10_000
+    (line,) = [line for line in result.outlines if "what the targets printed" in line]
+    log = Path(line.split(" is in ", 1)[1].split(" (truncated", 1)[0])
+    try:
+        text = log.read_bytes()
+        assert LOG_LIMIT <= len(text) < LOG_LIMIT + 1000
+        assert text.count(b"[knapcheck: log truncated at ") == max(1, len(workers))
+    finally:
+        log.unlink()

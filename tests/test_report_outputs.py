@@ -163,7 +163,7 @@ def test_failures_and_the_gate_come_before_information_in_every_output(workdir, 
           "--families", "tight_budget", "--per-family", "5", "--regressions", "empty.json"])
     out = capsys.readouterr().out.splitlines()
     gate = next(i for i, line in enumerate(out) if line.startswith("gate on "))
-    failures = next(i for i, line in enumerate(out) if "regressions: failures the baseline does not share" in line)
+    failures = next(i for i, line in enumerate(out) if "regressions: failures whose cause is new" in line)
     information = [next(i for i, line in enumerate(out) if marker in line)
                    for marker in ("selection changes (information, not failures)", "Real memory against max_memory")]
     assert failures < gate < min(information)

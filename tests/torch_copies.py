@@ -44,6 +44,68 @@ ITEM_REUSE = (
 one below it already updated, so an item is taken more than once."""
 
 
+SPLIT_FIX = (
+    "        right_capacity = capacity - best_split\n",
+    "        right_capacity = (capacity - 1) - best_split\n",
+)
+"""The fix of torch's Hirschberg split: the two halves share the segment's capacity, not one unit more."""
+
+ILP_HALF = (
+    "        if i == 1:\n",
+    "        if i > 0.5:\n",
+)
+"""ilp_knapsack reads HiGHS' solution with ``x > 0.5`` instead of ``x == 1`` (a fix of the items at
+0.9999999 it dropped from the saved set)."""
+
+GREEDY_ZERO_MEMORY = (
+    "    items = sorted(items, key=lambda i: runtimes[i] / memory[i], reverse=True)\n",
+    "    items = sorted(items, key=lambda i: runtimes[i] / memory[i] if memory[i] else float(\"inf\"), reverse=True)\n",
+)
+"""greedy_knapsack ranks a zero-memory item first instead of dividing by its zero memory."""
+
+DP_FLOAT64 = (
+    ("    runtimes = torch.tensor(runtime, dtype=torch.float32, device=\"cpu\")\n",
+     "    runtimes = torch.tensor(runtime, dtype=torch.float64, device=\"cpu\")\n"),
+    ("        (n + 1, quantized_max_memory + 1), dtype=torch.float32, device=\"cpu\"\n",
+     "        (n + 1, quantized_max_memory + 1), dtype=torch.float64, device=\"cpu\"\n"),
+)
+"""dp_knapsack's table and runtimes in float64 instead of float32."""
+
+DP_ASCENDING_MEMORY = (
+    ("""    quantized_memory = torch.tensor(
+        [round(m * S) for m in memory], dtype=torch.long, device="cpu"
+    )
+    runtimes = torch.tensor(runtime, dtype=torch.float32, device="cpu")
+""", """    order = sorted(range(len(memory)), key=lambda i: round(memory[i] * S))
+    quantized_memory = torch.tensor(
+        [round(memory[i] * S) for i in order], dtype=torch.long, device="cpu"
+    )
+    runtimes = torch.tensor([runtime[i] for i in order], dtype=torch.float32, device="cpu")
+"""),
+    ("            saved_items.append(i - 1)  # Include this item (indexing from 0)\n",
+     "            saved_items.append(order[i - 1])  # Include this item (indexing from 0)\n"),
+    ("            recomputable_items.append(i - 1)\n",
+     "            recomputable_items.append(order[i - 1])\n"),
+)
+"""A refactor of dp_knapsack: the items in ascending memory order, their indices mapped back.
+Exact wherever torch's dp_knapsack is exact; float32 absorbs other runtimes than torch's order does."""
+
+GREEDY_STRICT_FIT = (
+    "        if total_memory + memory[i] <= max_memory:\n",
+    "        if total_memory + memory[i] < max_memory:\n",
+)
+"""greedy_knapsack's fit test with ``<``: an item that fills the budget exactly is left out (valid,
+saves less)."""
+
+
+BACKTRACK_TOLERANCE = (
+    "        if dp[i][j] != dp[i - 1][j]:\n",
+    "        if abs(dp[i][j] - dp[i - 1][j]) > 1e-6:\n",
+)
+"""dp_knapsack's backtrack compares table cells with a tolerance of 1e-6: an item whose runtime is
+below it is never saved."""
+
+
 def torch_source() -> str:
     from torch._functorch._activation_checkpointing import knapsack
 
@@ -79,13 +141,6 @@ FLOAT16_PROFILES = (
 )
 """dp_knapsack_sliding_hirschberg keeps its profiles in float16 when the capacity exceeds 65 536
 units: float16 rounds 2049 to 2048 and overflows past 65 504, so the split picks the wrong item."""
-
-BACKTRACK_TOLERANCE = (
-    "        if dp[i][j] != dp[i - 1][j]:\n",
-    "        if abs(dp[i][j] - dp[i - 1][j]) > 1e-6:\n",
-)
-"""dp_knapsack's backtrack compares table cells with a tolerance of 1e-6: an item whose runtime is
-below it is never saved."""
 
 INDEX_MAPPING = (
     ("""    # Quantize the memory weights

@@ -6,9 +6,10 @@ for this one cluster (``security=True``: Dask's temporary credentials, held in m
 process, on this machine or another, can connect to it, submit work or put anything on the
 campaign's queue. Its workers are forked from a forkserver that has already imported Hypothesis,
 OR-Tools, our code and (when a target runs in the worker) torch, so a worker starts (or restarts,
-after it died) in about a second. The forkserver is started ignoring SIGINT, and its workers inherit
-that: Ctrl-C at the terminal reaches the campaign process alone, which stops its units and then the
-cluster, so an interrupted campaign loses no worker. Its scheduler gives up a unit at the first death
+after it died) in about a second. The forkserver is started ignoring SIGINT and SIGTERM, and its
+workers inherit that: Ctrl-C at the terminal, or a SIGTERM sent to the whole process group (by
+``timeout``, by systemd), reaches the campaign process alone, which stops its units and then the
+cluster, so a campaign stopped that way loses no worker. Its scheduler gives up a unit at the first death
 of its worker (``allowed-failures`` 0) and hands each worker one unit at a time, so the campaign
 itself decides what to retry (``knapcheck.fuzz.campaign.unit_ledger``). The workers write their output,
 solver chatter included (the isolated targets they start inherit it), to a log file through a
@@ -60,6 +61,8 @@ CONNECT_SECONDS = 30.0
 CLOSE_SECONDS = 10.0
 PLUGIN = "knapcheck-campaign"
 WORKER_LOG_LIMIT = 16 * 2**20
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""What the local cluster's processes ignore: they reach the campaign, which stops the cluster itself."""
 """Bytes of output each local worker process (with the isolated targets it started) adds to the log."""
 
 
@@ -117,7 +120,8 @@ class CampaignWorkers(WorkerPlugin):
         else:
             self.log = _capped(self.output, self.log_limit)
         try:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            for signum in STOP_SIGNALS:
+                signal.signal(signum, signal.SIG_IGN)
         except ValueError:
             pass
 
@@ -130,8 +134,8 @@ class CampaignWorkers(WorkerPlugin):
 
 def _capped(path: str, limit: int) -> CappedLog:
     """This process's stdout and stderr (and what its children inherit) sent to the end of the file
-    ``path`` through a capped pipe."""
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+    ``path`` (never through a symbolic link) through a capped pipe."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     log = CappedLog(descriptor, limit)
     _send_to(os.dup(log.writer))
     return log
@@ -170,16 +174,18 @@ def warm_up_workers(client: Client, entries: tuple[SolverEntry, ...]) -> None:
 
 
 def _start_forkserver_ignoring_sigint(preload: list[str]) -> None:
-    """Start the forkserver that forks the local workers (if it is not running) with SIGINT ignored:
-    a process started with SIGINT ignored keeps ignoring it, and so do the workers it forks."""
+    """Start the forkserver that forks the local workers (if it is not running) with SIGINT and
+    SIGTERM ignored: a process started with a signal ignored keeps ignoring it, and so do the
+    workers it forks."""
     get_mp_context().set_forkserver_preload(preload)
     if threading.current_thread() is not threading.main_thread():
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in STOP_SIGNALS}
     try:
         multiprocessing.forkserver.ensure_running()
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _close(client: Client) -> None:

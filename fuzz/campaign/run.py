@@ -179,6 +179,9 @@ class CampaignResult:
     store_errors: list[str] = field(default_factory=list)
     bad_files: list[BadFile] = field(default_factory=list)
     interrupted: bool = False
+    """Stopped early when asked (a partial result); ``stopped_by`` says by what."""
+    stopped_by: str = "interrupted"
+    """Why it was asked to stop: "interrupted" (Ctrl-C) or "terminated" (SIGTERM)."""
     refused_events: int = 0
     """Items on the campaign's queue that were not well-formed events: counted, never acted on."""
     refused_examples: list[str] = field(default_factory=list)
@@ -282,6 +285,7 @@ class _Campaign:
         self.futures: dict[int, tuple[Unit, object]] = {}
         self.next_id = 0
         self.stopping_since: float | None = None
+        self.stopped_by = "interrupted"
         self.unreachable_since: float | None = None
         self.exhausted = False
         """No sampled family, and every list, replay and shrink handed out: the work ends before the time."""
@@ -361,6 +365,7 @@ class _Campaign:
             store_errors=self.troubles.store_errors,
             bad_files=list(self.store.bad_files),
             interrupted=self.stopping_since is not None,
+            stopped_by=self.stopped_by,
             refused_events=self.troubles.refused_events,
             refused_examples=self.troubles.refused_examples,
             scheduler_lost=self.troubles.scheduler_lost,
@@ -388,8 +393,9 @@ class _Campaign:
                 try:
                     self._drain()
                     self._collect()
-                    if self.stopping_since is None and self.stop_requested():
-                        self._stop(now)
+                    reason = self.stop_requested() if self.stopping_since is None else None
+                    if reason:
+                        self._stop(now, reason if isinstance(reason, str) else "interrupted")
                     if now - polled >= WORKERS_POLL_SECONDS:
                         polled = now
                         self._poll_workers(client)
@@ -430,11 +436,12 @@ class _Campaign:
         self.troubles.scheduler_lost = f"the Dask scheduler {where} was lost after {time.monotonic() - self.start:.0f} s: {why}"
         self.say(f"{self.troubles.scheduler_lost}; ending the campaign with what it has (report marked incomplete)")
 
-    def _stop(self, now: float) -> None:
-        """Ctrl-C: units are asked to stop and send what they have; the loop then ends."""
+    def _stop(self, now: float, reason: str) -> None:
+        """Ctrl-C or SIGTERM: units are asked to stop and send what they have; the loop then ends."""
         self.stopping_since = now
+        self.stopped_by = reason
         self.stop_event.set()
-        self.say("stopping: interrupted")
+        self.say(f"stopping: {reason}")
 
     def _fill(self, client, shards: Iterator[Unit], now: float, deadline: float) -> None:
         threads = sum(self.workers.values())
@@ -596,10 +603,11 @@ def run_campaign(
     *,
     on_progress: Callable[[Progress], None] = lambda progress: None,
     on_message: Callable[[str], None] = lambda message: None,
-    stop_requested: Callable[[], bool] = lambda: False,
+    stop_requested: Callable[[], bool | str] = lambda: False,
     progress_every: float = 1.0,
 ) -> CampaignResult:
-    """Run a campaign; ``stop_requested`` (polled) ends it early with a partial result (Ctrl-C).
+    """Run a campaign; ``stop_requested`` (polled) ends it early with a partial result: what it
+    returns says why ("interrupted" by Ctrl-C, "terminated" by SIGTERM; ``True``: interrupted).
 
     CampaignCannotStart (``knapcheck.fuzz.campaign.cluster``, one line) when the scheduler cannot be reached
     or a target cannot be loaded.

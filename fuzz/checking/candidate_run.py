@@ -4,7 +4,8 @@ Every target runs isolated (knapcheck.solvers.isolation.worker), whatever its en
 under review, and a crash, a hang or a runaway allocation must end in a verdict, not end the run.
 Candidate and baseline are checked in one run_check, so the oracle answers each instance once and
 each candidate solver carries its counterpart baseline's check of every instance
-(``knapcheck.fuzz.checking.gate`` pairs them and holds the rule). Workers are started before the clock of the
+(``knapcheck.fuzz.checking.gate`` pairs them and holds the rule; the regression corpus's causes
+are the baselines' known defects). Workers are started before the clock of the
 time budget starts: importing torch five times over must not eat the first family's share. A
 target that cannot even be loaded, or a candidate without a single counterpart, stops the run
 with a ValueError: a table of verdicts about code that never ran, or compared with the wrong
@@ -45,13 +46,15 @@ class CandidateRun:
     def findings(self, role: str) -> list[Check]:
         return [f for f in self.result.findings if self.roles[f.solver.name] == role]
 
-    def gate(self, strict: bool = False) -> Decision:
+    def gate(self, strict: bool = False, max_quality_loss: float | None = None) -> Decision:
         return decide(
             self.result.findings,
             [e.name for e in self.entries(CANDIDATE)],
             len(self.result.oracle_findings),
             baseline=bool(self.entries(BASELINE)),
             strict=strict,
+            comparisons=self.result.comparisons,
+            max_quality_loss=max_quality_loss,
         )
 
 
@@ -65,10 +68,12 @@ def run_candidate(
     progress: Callable[[str], None] = lambda message: None,
     stored: dict[str, Sequence[Instance]] | None = None,
     known_cases: Sequence[RegressionCase] = (),
+    stop_requested: Callable[[], str] = lambda: "",
 ) -> CandidateRun:
     """``stored``: instances to check besides the families' samples, by source (the regression
     corpus); ``known_cases``: the corpus cases that tell known failures from new ones when there
-    is no baseline."""
+    is no baseline, and whose causes are the baselines' known defects; ``stop_requested``: see
+    ``run_check``."""
     candidate = [with_isolation(e) for e in candidate]
     baseline = [with_isolation(e) for e in baseline]
     if not candidate:
@@ -78,13 +83,14 @@ def run_candidate(
     entries = candidate + baseline
     families = names() if family_names is None else list(family_names)
     progress(f"starting {len(entries)} worker processes")
-    unloadable = start_workers(entries)
+    unloadable = start_workers(entries, second_for_exact=True)
     if unloadable:
         raise ValueError(
             "cannot load " + "; ".join(f"{name} ({outcome.error})" for name, outcome in unloadable.items())
         )
     start = time.monotonic()
     stored = stored or {}
-    result = run_check(candidate, families, per_family, seed_value, progress, time_budget, stored, baseline, known_cases)
+    result = run_check(candidate, families, per_family, seed_value, progress, time_budget, stored, baseline, known_cases,
+                       stop_requested)
     counts = {name: len(instances) for name, instances in stored.items()}
     return CandidateRun(roles, result, families, counts, time.monotonic() - start, time_budget)

@@ -5,9 +5,11 @@ enumerated family all of its instances. The oracle answers each instance once an
 is judged on it. A target given a counterpart baseline carries the baseline's check of the same
 instance, and its failures are told apart by their differential signature (target, verdict,
 baseline verdict): OVER_BUDGET where the baseline is OPTIMAL is another finding than OVER_BUDGET
-where the baseline is over budget too. Solvers that promise the optimum are called twice on an
-evenly spaced sample of each source and on every shrunk reproduction; answers that differ are the
-verdict NONDETERMINISTIC. The result is data (``knapcheck.fuzz.checking.differential.CheckResult``);
+where the baseline is over budget too. Each failure is judged by cause against the baseline's
+known defects, as the regression corpus names them (``knapcheck.fuzz.checking.by_cause``): on each
+instance, and for each finding by a search for a reproduction outside their reach. Solvers that
+promise the optimum are called twice on an evenly spaced sample of each source and on every
+shrunk reproduction; answers that differ are the verdict NONDETERMINISTIC. The result is data (``knapcheck.fuzz.checking.differential.CheckResult``);
 ``reports`` renders it.
 """
 
@@ -16,9 +18,9 @@ from __future__ import annotations
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from functools import partial
 from typing import Callable, Iterable, Sequence
 
+from knapcheck.fuzz.checking.by_cause import Causes
 from knapcheck.fuzz.checking.comparison import Comparison
 from knapcheck.fuzz.instances import families
 from knapcheck.fuzz.checking.differential import (
@@ -34,9 +36,9 @@ from knapcheck.fuzz.checking.differential import (
     size_allows,
     with_baseline,
 )
-from knapcheck.fuzz.checking.gate import pair, record
+from knapcheck.fuzz.checking.gate import is_regression, pair, record
 from knapcheck.fuzz.checking.known import known_case
-from knapcheck.fuzz.checking.shrink import complexity, minimal_reproduction
+from knapcheck.fuzz.checking.shrink import complexity
 from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.oracles.optimum import optimum
 from knapcheck.oracles.verdict import Verdict
@@ -81,17 +83,22 @@ def run_check(
     stored: dict[str, Sequence[Instance]] | None = None,
     baselines: Sequence[SolverEntry] = (),
     known_cases: Sequence[RegressionCase] = (),
+    stop_requested: Callable[[], str] = lambda: "",
 ) -> CheckResult:
     """Judge every entry and every baseline on each family's instances (and on ``stored``
     instances, by source name, such as the regression corpus), then shrink each distinct failure.
 
     Each entry is compared with its counterpart among ``baselines`` (``knapcheck.fuzz.checking.gate.pair``;
     ValueError when an entry has no single one). ``known_cases``: the corpus cases that tell a
-    failure without a baseline known or new (``CheckResult.known``). With ``time_budget``
-    (seconds), each source gets its ``time_shares`` of the checking share (time one source leaves
-    unused carries over), the instances it did not reach are counted in ``skipped``, and the rest
-    of the budget is split evenly among the failures to shrink; without one, each failure is
-    shrunk for at most SHRINK_SECONDS.
+    failure without a baseline known or new (``CheckResult.known``), and whose causes are the
+    baselines' known defects. With ``time_budget`` (seconds), each source gets its
+    ``time_shares`` of the checking share (time one source leaves unused carries over), the
+    instances it did not reach are counted in ``skipped``, and the rest of the budget is split
+    evenly among the failures to shrink; without one, each failure is shrunk for at most
+    SHRINK_SECONDS. ``stop_requested`` (polled before every instance and every shrink) ends the
+    run early once it says why ("interrupted", "terminated"): the instances not reached are
+    counted in ``skipped``, the failures not yet shrunk are kept as found (judged on their own
+    instance), and ``stopped_by`` says why.
     """
     targets = list(entries)
     counterparts = pair(targets, baselines)
@@ -102,7 +109,7 @@ def run_check(
         family = families.get(name)
         sources.append((name, "enumerated" if family.enumerated else "sampled", family.draw(per_family, seed_value)))
     sources += [(name, "stored", list(instances)) for name, instances in (stored or {}).items()]
-    run = _Run(entries, counterparts, [b.name for b in baselines], time_budget, progress)
+    run = _Run(entries, counterparts, baselines, Causes(baselines, known_cases), time_budget, progress, stop_requested)
     run.result.sources = [Source(name, kind, len(instances), digest(instances)) for name, kind, instances in sources]
     with ThreadPoolExecutor(max_workers=max(1, len(entries)), thread_name_prefix="knapcheck-call") as pool:
         run.check_sources(sources, pool)
@@ -118,38 +125,52 @@ class _Run:
         self,
         entries: list[SolverEntry],
         counterparts: dict[str, SolverEntry],
-        baselines: list[str],
+        baselines: Sequence[SolverEntry],
+        causes: Causes,
         time_budget: float | None,
         progress: Callable[[str], None],
+        stop_requested: Callable[[], str],
     ) -> None:
         self.entries = entries
+        self.stop_requested = stop_requested
         self.counterparts = counterparts
+        self.causes = causes
         self.time_budget = time_budget
         self.progress = progress
         self.start = time.monotonic()
-        self.result = CheckResult(entries, counterparts={t: b.name for t, b in counterparts.items()}, baselines=baselines)
+        self.result = CheckResult(entries, counterparts={t: b.name for t, b in counterparts.items()},
+                                  baselines=[b.name for b in baselines])
         self.result.comparisons = {target: Comparison(baseline.name) for target, baseline in counterparts.items()}
         self.smallest: dict[Signature, Check] = {}
         """The smallest failing check of each differential signature seen."""
+        self.smallest_regression: dict[Signature, Check] = {}
+        """The smallest of each signature that no known defect of the baseline explains."""
 
     def check_sources(self, sources: list[tuple[str, str, Sequence[Instance]]], pool: ThreadPoolExecutor) -> None:
         """Every source's instances in order, each source stopped at its share of the time budget."""
         shares = time_shares([len(instances) for _, _, instances in sources])
         for index, (name, _, instances) in enumerate(sources):
+            if self._stopping():
+                self.result.skipped += len(instances)
+                continue
             self.progress(f"{name}: {len(instances)} instances")
             stop = None
             if self.time_budget is not None:
                 stop = self.start + CHECK_SHARE * self.time_budget * sum(shares[: index + 1])
             twice = determinism_positions(len(instances))
             for position, instance in enumerate(instances):
+                if self._stopping():
+                    self.result.skipped += len(instances) - position
+                    break
                 if stop is not None and time.monotonic() > stop:
                     self.result.skipped += len(instances) - position
                     self.progress(f"{name}: time is up after {position} instances")
                     break
                 for done in self.check_instance(instance, name, position in twice, pool):
-                    known = self.smallest.get(done.differential_signature)
-                    if done.failed and (known is None or complexity(instance) < complexity(known.instance)):
-                        self.smallest[done.differential_signature] = done
+                    if done.failed:
+                        _keep_smallest(self.smallest, done)
+                    if is_regression(done):
+                        _keep_smallest(self.smallest_regression, done)
 
     def check_instance(self, instance: Instance, family: str, twice: bool, pool: ThreadPoolExecutor) -> list[Check]:
         """Every entry on one instance, tallied; targets carry their baseline's check."""
@@ -167,29 +188,46 @@ class _Run:
             if checked.oracle_disagreement:
                 result.oracle_findings.append(checked)
             result.overshoots.add(entry.name, family, instance, checked.judgement.memory_slack)
-            done[entry.name] = checked
+            done[entry.name] = self.causes.explained(checked)
         for name, checked in done.items():
             baseline = self.counterparts.get(name)
             if baseline is not None:
-                done[name] = with_baseline(checked, baseline, done.get(baseline.name))
+                done[name] = self.causes.explained(with_baseline(checked, baseline, done.get(baseline.name)))
                 record(result.comparisons[name], done[name])
         return list(done.values())
 
     def shrink(self, seed_value: int) -> None:
-        """Each distinct failure shrunk within its time, then called twice on its shrunk instance."""
+        """Each distinct failure judged by cause and shrunk within its time, then called twice on its
+        shrunk instance. Two signatures whose reproductions meet on one signature and status are one
+        finding, the smaller."""
         failures = sorted(self.smallest.items())
+        findings: dict[tuple[Signature, bool], Check] = {}
         for index, (signature, failure) in enumerate(failures):
+            if self._stopping():
+                _keep_smallest(findings, failure, (signature, is_regression(failure)))
+                continue
             self.progress(f"shrinking {' '.join(s for s in signature if s)}")
             now = time.monotonic()
             seconds = SHRINK_SECONDS
             if self.time_budget is not None:
                 seconds = max(0.0, self.start + self.time_budget - now) / (len(failures) - index)
-            shrunk = minimal_reproduction(failure, partial(_after, now + seconds), seed_value)
-            self.result.findings.append(shrunk)
+            deadline = now + seconds
+            shrunk = self.causes.reproduce(failure, self.smallest_regression.get(signature),
+                                           lambda: _after(deadline) or self._stopping(), seed_value)
+            _keep_smallest(findings, shrunk, (shrunk.differential_signature, is_regression(shrunk)))
             flaky = _called_twice(shrunk)
             if flaky is not None and flaky.differential_signature not in self.smallest:
                 self.smallest[flaky.differential_signature] = flaky
-                self.result.findings.append(flaky)
+                findings[flaky.differential_signature, True] = flaky
+        self.result.findings.extend(findings.values())
+
+    def _stopping(self) -> bool:
+        """Whether the run was asked to stop (said once, in the progress)."""
+        if not self.result.stopped_by:
+            self.result.stopped_by = self.stop_requested()
+            if self.result.stopped_by:
+                self.progress(f"stopping: {self.result.stopped_by}; what ran so far is reported")
+        return bool(self.result.stopped_by)
 
     def match_known(self, cases: Sequence[RegressionCase]) -> None:
         """The corpus case that explains each finding without a baseline, if one does."""
@@ -199,9 +237,17 @@ class _Run:
                 self.result.known[finding.differential_signature] = case.id
 
 
+def _keep_smallest(smallest: dict, done: Check, key=None) -> None:
+    """Keep ``done`` under ``key`` (its differential signature) unless a smaller instance is there."""
+    key = done.differential_signature if key is None else key
+    kept = smallest.get(key)
+    if kept is None or complexity(done.instance) < complexity(kept.instance):
+        smallest[key] = done
+
+
 def _call_all(
     entries: list[SolverEntry], instance: Instance, calls: dict[str, int], pool: ThreadPoolExecutor
-) -> dict[str, tuple[Outcome, Outcome | None]]:
+) -> dict[str, tuple[Outcome, Outcome | None, str]]:
     """Every entry's outcomes on the instance. Isolated entries with a worker process of their own
     are called side by side (each thread waits on its own worker, and the workers compute in
     parallel); solvers that run in this process are called one after the other, here."""

@@ -4,8 +4,9 @@ a baseline, beside its baseline's check on the same instance).
 A check carries what the solver did, what the oracle proved and the verdict. A differential
 check also carries its counterpart baseline's check of the same instance, and is named by its
 ``Signature``: (target, verdict, baseline verdict). A solver that promises the optimum may be
-called twice on one instance (``determinism_calls``); two answers that differ are the verdict
-NONDETERMINISTIC, whatever each answer was worth.
+called twice on one instance (``determinism_calls``), an isolated one also in a second process
+whose str hashes differ; two answers that differ are the verdict NONDETERMINISTIC, whatever each
+answer was worth.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from knapcheck.oracles.result import OracleResult
 from knapcheck.oracles.verdict import Judgement, Verdict, judge
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.isolation import hash_seeds
 from knapcheck.solvers.isolation.outcome import Outcome
 from knapcheck.solvers.isolation.running import run
 
@@ -63,6 +65,10 @@ class Check:
     """The baseline this check is compared with; None when it has none."""
     baseline: Check | None = field(default=None, repr=False)
     """The counterpart's check of the same instance; None without a counterpart or when it was not run."""
+    causes: tuple[str, ...] = ()
+    """Known defects that explain this failure (``knapcheck.fuzz.checking.defects``): for a target's
+    failure its baseline does not share, the baseline's defects whose reach holds it; for a
+    baseline's own failure, its defects that may have caused it."""
 
     @property
     def verdict(self) -> Verdict:
@@ -112,10 +118,22 @@ def check(
     return judged(entry, instance, family, oracle, *call(entry, instance, calls))
 
 
-def call(entry: SolverEntry, instance: Instance, calls: int = 1) -> tuple[Outcome, Outcome | None]:
-    """The solver's outcome on the instance, and a second call's when ``calls`` > 1 and the first returned."""
+def call(entry: SolverEntry, instance: Instance, calls: int = 1) -> tuple[Outcome, Outcome | None, str]:
+    """The solver's outcome on the instance and, when ``calls`` > 1 and the first returned, the
+    outcome of calling it again, with where that call ran when not beside the first.
+
+    Called again in its own process first (state kept between calls shows there); an isolated
+    solver that answers alike is then called in a second worker process whose str hashes differ
+    (``knapcheck.solvers.isolation.hash_seeds``): a tie-break that follows ``hash()`` shows only there.
+    """
     outcome = run(entry, instance)
-    return outcome, run(entry, instance) if calls > 1 and outcome.returned else None
+    if calls < 2 or not outcome.returned:
+        return outcome, None, ""
+    again = run(entry, instance)
+    if not entry.isolate or answers_differ(outcome, again):
+        return outcome, again, ""
+    elsewhere = f"in two processes whose str hashes differ (PYTHONHASHSEED {hash_seeds.FIRST}, then {hash_seeds.SECOND})"
+    return outcome, run(entry, instance, other_process=True), elsewhere
 
 
 def judged(
@@ -125,13 +143,14 @@ def judged(
     oracle: OracleResult | None,
     outcome: Outcome,
     second: Outcome | None = None,
+    elsewhere: str = "",
 ) -> Check:
     """The check of outcomes already obtained (``call``)."""
     if oracle is None or oracle.rounding != entry.rounding:
         oracle = optimum(instance, rounding=entry.rounding)
     judgement = judge(instance, outcome, oracle, accepted=size_allows(entry, instance))
     if second is not None:
-        difference = answers_differ(outcome, second)
+        difference = answers_differ(outcome, second, elsewhere)
         if difference:
             judgement = Judgement(Verdict.NONDETERMINISTIC, difference, memory_slack=judgement.memory_slack)
     return Check(entry, family, instance, outcome, oracle, judgement, second)
@@ -173,13 +192,14 @@ def _answer_key(outcome: Outcome) -> tuple:
         return ("unreadable", repr(outcome.answer))
 
 
-def answers_differ(first: Outcome, second: Outcome) -> str:
-    """What differs between two calls' answers (value and sets, order aside); '' when nothing does."""
+def answers_differ(first: Outcome, second: Outcome, elsewhere: str = "") -> str:
+    """What differs between two calls' answers (value and sets, order aside); '' when nothing does.
+    ``elsewhere``: where the two calls ran, when not in one process."""
     a, b = _answer_key(first), _answer_key(second)
     if a == b:
         return ""
     shown = [repr(o.answer)[:200] if o.returned else f"{o.kind}: {o.error[:150]}" for o in (first, second)]
-    return f"two calls on one input disagree: first {shown[0]}, then {shown[1]}"
+    return f"two calls on one input{' ' + elsewhere if elsewhere else ''} disagree: first {shown[0]}, then {shown[1]}"
 
 
 def size_allows(entry: SolverEntry, instance: Instance) -> bool:
@@ -215,7 +235,7 @@ class CheckResult:
     """Every check whose oracle was shown wrong (``Check.oracle_disagreement``), with its instance."""
     instances: int = 0
     skipped: int = 0
-    """Sampled instances left unchecked because the time budget ran out."""
+    """Instances left unchecked because the time budget ran out or the run was asked to stop."""
     overshoots: Overshoots = field(default_factory=Overshoots)
     """How far each answer's real memory exceeded max_memory, by solver and family (run_check fills it)."""
     counterparts: dict[str, str] = field(default_factory=dict)
@@ -230,6 +250,8 @@ class CheckResult:
     known: dict[Signature, str] = field(default_factory=dict)
     """Signature of a finding without a baseline -> the id of the corpus case that explains it
     (``knapcheck.fuzz.checking.known``); a finding not in it is new."""
+    stopped_by: str = ""
+    """Why the run stopped before it was done ("interrupted", "terminated"); empty when it did not."""
 
     def our_failures(self) -> list[Check]:
         return [f for f in self.findings if f.solver.ours]

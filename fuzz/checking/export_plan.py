@@ -68,21 +68,40 @@ def cause_words(cause: str) -> list[str]:
     return [word for word in words if word not in _UNNAMED_WORDS]
 
 
-def test_names(causes: Sequence[Sequence[str]]) -> list[str]:
-    """A distinct ``test_...`` name for each cause, given as its words: the first NAME_WORDS words,
-    more where two causes would share a name, a number where the words run out."""
+def file_tests(solvers: Sequence[str]) -> set[str]:
+    """The names the exported file's own tests take, parametrized over ``solvers`` as they are."""
+    names = {"test_corpus_optima_match_brute_force", "test_every_test_is_defined"}
+    for family in ENUMERATED:
+        names |= {f"test_{family}", f"test_{family}_known_defect", f"test_{family}_optima_match_brute_force"}
+        names |= {f"test_{family}_{solver}" for solver in solvers}
+        names |= {f"test_{family}_known_defect_{solver}_{kind}" for solver in solvers for kind in KIND_OF.values()}
+    return names
+
+
+def parametrized(name: str, solvers: Sequence[str]) -> set[str]:
+    """A cause's test and the names it takes once parametrized over ``solvers`` (``test_x_dp_knapsack``, ...)."""
+    return {name, *(f"{name}_{solver}" for solver in solvers)}
+
+
+def test_names(causes: Sequence[Sequence[str]], solvers: Sequence[str] = ()) -> list[str]:
+    """A ``test_...`` name for each cause, given as its words, such that once parametrized over
+    ``solvers`` no two tests of the file share a name (of two, only the last would run), the file's
+    own included (``file_tests``): the first NAME_WORDS words, more where that name is taken, a
+    number where the words run out."""
+    taken = file_tests(solvers) if solvers else set()
     names: list[str] = []
     for words in causes:
         words = list(words) or ["case"]
         count = min(NAME_WORDS, len(words))
         name = "test_" + "_".join(words[:count])
-        while name in names and count < len(words):
+        while parametrized(name, solvers) & taken and count < len(words):
             count += 1
             name = "test_" + "_".join(words[:count])
         base, suffix = name, 2
-        while name in names:
+        while parametrized(name, solvers) & taken:
             name, suffix = f"{base}_{suffix}", suffix + 1
         names.append(identifier(name))
+        taken |= parametrized(name, solvers)
     return names
 
 
@@ -170,13 +189,13 @@ def _cause_key(case: RegressionCase) -> str:
     return f"{case.solver} {case.verdict}".lower()
 
 
-def causes(cases: Sequence[RegressionCase]) -> list[tuple[str, list[RegressionCase]]]:
-    """The cases grouped by cause, in the corpus's order, each group under its test's name."""
+def causes(cases: Sequence[RegressionCase], solvers: Sequence[str] = ()) -> list[tuple[str, list[RegressionCase]]]:
+    """The cases grouped by cause, in the corpus's order, each group under its test's name (``test_names``)."""
     groups: dict[str, list[RegressionCase]] = {}
     for case in cases:
         groups.setdefault(_cause_key(case), []).append(case)
     words = [cause_words(key) for key in groups]
-    return list(zip(test_names(words), groups.values()))
+    return list(zip(test_names(words, solvers), groups.values()))
 
 
 def _description(group: list[RegressionCase]) -> str:
@@ -257,7 +276,7 @@ def build_plan(cases: Sequence[RegressionCase], source: str, progress: Callable[
     with open(os.devnull, "w") as devnull:
         send_worker_output_to(devnull.fileno())
         try:
-            cause_tests = [_cause_test(name, group, judge) for name, group in causes(cases)]
+            cause_tests = [_cause_test(name, group, judge) for name, group in causes(cases, solvers)]
             enumerated_tests = [_enumerated_test(family, judge) for family in ENUMERATED]
         finally:
             send_worker_output_to(None)

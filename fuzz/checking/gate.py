@@ -1,26 +1,33 @@
 """The gate: which failures fail `knapcheck check` and `knapcheck report`, decided in one place.
 
-The differential rule. A target given a baseline is compared with one counterpart: the baseline
-of the same function name (``pr/knapsack.py:dp_knapsack`` with ``torch:dp_knapsack``), else the
-only baseline. Both are judged on every instance, and a failure is named by its signature
-(target, verdict, the baseline's verdict on that same instance). A failure is a regression when
-the baseline's verdict on that instance is not the same failure: the baseline passed there,
-failed in another way, or was not run. It is shared ("also in baseline") when the baseline failed
-the same way there. Only regressions fail the gate, so a defect the baseline already has never
-fails it and never hides a new one: each signature is shrunk on its own, keeping the relation,
-and a regression against a baseline that passed is reproduced on an instance that baseline
-passes. Without a baseline every failure of a gated target counts; with ``strict`` every failure
-counts, shared ones included. An oracle shown wrong fails the gate in every case: no verdict of
-that run can be trusted.
+The differential rule judges a failure by its cause. A target given a baseline is compared with
+one counterpart: the baseline of the same function name (``pr/knapsack.py:dp_knapsack`` with
+``torch:dp_knapsack``), else the only baseline. Both are judged on every instance, and a failure
+is named by its signature (target, verdict, the baseline's verdict on that same instance). It is
+shared ("also in baseline") when the baseline fails the same way there. Otherwise the baseline's
+known defects (``knapcheck.fuzz.checking.defects``: the causes its corpus cases name) decide: a
+failure within the reach of one that causes its verdict (an instance of its trait, a failure
+within its bound) is a "known defect, now visible", information; one outside all of them is a
+regression, and only regressions fail the gate. A failure is called known only once no
+reproduction outside those reaches is found (knapcheck.fuzz.checking.check takes it out of each
+defect's reach and shrinks it there, and a failure that survives is a regression reproduced on
+that instance), so a known defect never hides a new one. A defect that reaches every instance
+(the Hirschberg split) explains nothing beyond the instance: there the baseline's own verdict
+decides. A verdict no known defect of the baseline causes is a regression wherever the baseline
+does not fail that way. Without a baseline every failure of a gated target counts; with
+``strict`` every failure counts, shared and known ones included. An oracle shown wrong fails the
+gate in every case: no verdict of that run can be trusted. A heuristic that saves less runtime
+than its baseline is information, a failure only past ``max_quality_loss``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from knapcheck.fuzz.checking.comparison import Comparison
 from knapcheck.fuzz.checking.differential import Check
+from knapcheck.oracles.exact import set_value
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers import specs
 from knapcheck.solvers.entry import SolverEntry
@@ -29,9 +36,13 @@ CANDIDATE = "candidate"
 BASELINE = "baseline"
 
 REGRESSION = "regression"
-"""A failure its baseline does not share on that instance: it fails the gate."""
+"""A failure whose cause is new: its baseline does not fail that way, and no known defect of the
+baseline explains it. It fails the gate."""
 SHARED = "also in baseline"
 """A failure its baseline shows on the same instance, with the same verdict."""
+VISIBLE = "known defect, now visible"
+"""A failure its baseline does not share on that instance, which a known defect of the baseline
+explains (``Check.causes``): information, never a gate failure."""
 NEW = "new"
 """Without a baseline: a failure no case of the regression corpus explains."""
 KNOWN = "known"
@@ -40,11 +51,12 @@ OF_BASELINE = "baseline"
 """A failure of a baseline solver itself (shown, never counted)."""
 
 DIFFERENTIAL_RULE = (
-    "the differential rule (the default): a failure counts when the baseline, on the same instance,"
-    " does not fail the same way (it passes, fails otherwise, or was not run); failures the baseline shares do not"
+    "the differential rule (the default): a failure counts when its cause is new, that is when it shows where the"
+    " baseline does not fail that way, outside the reach of every known defect of the baseline that causes its"
+    " verdict; failures the baseline shares, and its known defects made visible, do not"
 )
 NO_BASELINE_RULE = "no baseline: every failure of a gated target counts"
-STRICT_RULE = "the strict rule (--strict): every failure of a gated target counts, shared ones included"
+STRICT_RULE = "the strict rule (--strict): every failure of a gated target counts, shared and known ones included"
 
 
 def function_name(entry: SolverEntry) -> str:
@@ -87,9 +99,19 @@ def valid(done: Check) -> bool:
     return not done.failed and done.verdict is not Verdict.UNVERIFIED
 
 
-def is_regression(done: Check) -> bool:
-    """A failure of a target compared with a baseline that, on the same instance, did not fail the same way."""
+def _not_shared(done: Check) -> bool:
     return done.failed and done.counterpart is not None and done.baseline_verdict != done.verdict.value
+
+
+def is_regression(done: Check) -> bool:
+    """A failure of a target compared with a baseline that, on the same instance, did not fail the
+    same way, and that no known defect of the baseline explains."""
+    return _not_shared(done) and not done.causes
+
+
+def is_visible(done: Check) -> bool:
+    """A failure the baseline does not share on the instance, which a known defect of the baseline explains."""
+    return _not_shared(done) and bool(done.causes)
 
 
 def is_shared(done: Check) -> bool:
@@ -106,22 +128,24 @@ def counts(done: Check, strict: bool = False) -> bool:
 def record(comparison: Comparison, done: Check) -> None:
     """Tally one instance of a target against its baseline (``done`` carries both checks)."""
     base = done.baseline
+    if is_regression(done):
+        comparison.regressed[done.verdict.value, done.baseline_verdict] += 1
+    elif is_visible(done):
+        comparison.visible[done.verdict.value, done.baseline_verdict, done.causes] += 1
     if base is None:
-        if done.failed:
-            comparison.regressed[done.verdict.value, done.baseline_verdict] += 1
         return
     comparison.instances += 1
     comparison.same_verdict += done.verdict is base.verdict
-    if is_regression(done):
-        comparison.regressed[done.verdict.value, base.verdict.value] += 1
-    elif is_shared(done):
+    if is_shared(done):
         comparison.shared[done.verdict.value] += 1
     elif base.failed and valid(done):
         comparison.fixed[base.verdict.value] += 1
+        comparison.fixed_causes[base.verdict.value, base.causes] += 1
     if valid(done) and valid(base):
-        comparison.add_selection(
-            done.instance, _saved(done), _saved(base), _value(done), _value(base)
-        )
+        saved, baseline_saved = _saved(done), _saved(base)
+        comparison.add_selection(done.instance, saved, baseline_saved, _value(done), _value(base))
+        if saved is not None and baseline_saved is not None:
+            comparison.quality.add(done.instance, set_value(done.instance, saved), set_value(base.instance, baseline_saved))
 
 
 def _saved(done: Check) -> tuple[int, ...] | None:
@@ -144,8 +168,16 @@ def status(done: Check, role: str, known_case: str | None = None) -> str:
     if role == BASELINE:
         return OF_BASELINE
     if done.counterpart is not None:
-        return REGRESSION if is_regression(done) else SHARED
+        return REGRESSION if is_regression(done) else VISIBLE if is_visible(done) else SHARED
     return KNOWN if known_case else NEW
+
+
+def quality_failing(comparisons: Mapping[str, Comparison], max_loss: float | None) -> list[str]:
+    """The targets that save less runtime than their baseline, on some instance where both are
+    valid, by more than ``max_loss`` of it (none without a limit)."""
+    if max_loss is None:
+        return []
+    return [t for t, c in comparisons.items() if c.quality.worst is not None and c.quality.worst.loss > max_loss]
 
 
 @dataclass(frozen=True)
@@ -154,18 +186,29 @@ class Decision:
     """The findings that fail the gate."""
     oracle_findings: int
     rule: str
+    quality_failing: list[str] = field(default_factory=list)
+    """The targets whose quality loss against their baseline is past the limit asked for."""
 
     @property
     def passed(self) -> bool:
-        return not self.failing and not self.oracle_findings
+        return not self.failing and not self.oracle_findings and not self.quality_failing
 
 
 def decide(
-    findings: Iterable[Check], gated: Iterable[str], oracle_findings: int, *, baseline: bool, strict: bool = False
+    findings: Iterable[Check],
+    gated: Iterable[str],
+    oracle_findings: int,
+    *,
+    baseline: bool,
+    strict: bool = False,
+    comparisons: Mapping[str, Comparison] | None = None,
+    max_quality_loss: float | None = None,
 ) -> Decision:
     """The gate on a run's findings: the failures of the ``gated`` solvers that count under the
-    rule (``baseline``: whether the gated solvers were compared with one)."""
+    rule (``baseline``: whether the gated solvers were compared with one), and, given
+    ``max_quality_loss``, the gated targets that save less runtime than their baseline past it."""
     gated = set(gated)
     failing = [f for f in findings if f.solver.name in gated and counts(f, strict)]
     rule = STRICT_RULE if strict else DIFFERENTIAL_RULE if baseline else NO_BASELINE_RULE
-    return Decision(failing, oracle_findings, rule)
+    worse = [t for t in quality_failing(comparisons or {}, max_quality_loss) if t in gated]
+    return Decision(failing, oracle_findings, rule, worse)

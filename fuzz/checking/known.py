@@ -4,8 +4,8 @@ Without a baseline, a failure is "known" when a corpus case has the same solver 
 same torch function: a copy of ``knapsack.py:dp_knapsack`` matches ``torch:dp_knapsack``'s cases),
 the same verdict and the same cause. The cause is read from the instance, as the traits its
 minimal reproduction needs (``cause_traits``): an empty problem, a zero-weight item, a negative
-runtime, memory off the quantization grid, runtimes float32 cannot hold, a capacity past 4 096
-units. Minimal reproductions of one defect share their traits; the corpus's cases of
+runtime, memory off the quantization grid, runtimes float32 cannot add exactly
+(``knapcheck.fuzz.checking.float32_exact``), a capacity past 4 096 units. Minimal reproductions of one defect share their traits; the corpus's cases of
 different causes of one (solver, verdict) differ in theirs. Two defects of one solver with one
 verdict and the same traits are told apart only against a baseline (``knapcheck.fuzz.checking.gate``).
 """
@@ -13,16 +13,15 @@ verdict and the same traits are told apart only against a baseline (``knapcheck.
 from __future__ import annotations
 
 import math
-import struct
 from collections.abc import Iterable
 
 from knapcheck.fuzz.checking.differential import Check, check
+from knapcheck.fuzz.checking.float32_exact import float32_exact
 from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.solvers import specs
 from knapcheck.solvers.contract import SCALE, Instance
 from knapcheck.solvers.registry import resolve_one
 
-FLOAT32_EXACT_INTEGERS = 2**24
 GRID_TOLERANCE = 1e-6
 """How far memory * SCALE may be from an integer and still lie on the quantization grid (float error)."""
 BLOCK_UNITS = 4096
@@ -31,18 +30,12 @@ EMPTY = "empty problem"
 ZERO_WEIGHT = "zero-weight item"
 NEGATIVE_RUNTIME = "negative runtime"
 OFF_GRID = "memory off the quantization grid"
-BEYOND_FLOAT32 = "runtimes float32 cannot hold"
+BEYOND_FLOAT32 = "runtimes float32 cannot add exactly"
 LARGE_CAPACITY = "capacity above 4 096 units"
 
 
-def _beyond_float32(runtime: float) -> bool:
-    try:
-        return struct.unpack("f", struct.pack("f", runtime))[0] != runtime
-    except OverflowError:
-        return True
-
-
-def _off_grid(value: float) -> bool:
+def off_grid(value: float) -> bool:
+    """Whether memory (or a budget) lies off the quantization grid: not a whole number of 1/SCALE."""
     scaled = value * SCALE
     return math.isfinite(scaled) and abs(scaled - round(scaled)) > GRID_TOLERANCE
 
@@ -50,13 +43,12 @@ def _off_grid(value: float) -> bool:
 def cause_traits(instance: Instance) -> frozenset[str]:
     """The traits of an instance that a solver's defect can hinge on."""
     weights, capacity = instance.quantized()
-    positive = math.fsum(r for r in instance.runtimes if r > 0)
     traits = {
         EMPTY: instance.n == 0,
         ZERO_WEIGHT: 0 in weights,
         NEGATIVE_RUNTIME: any(r < 0 for r in instance.runtimes),
-        OFF_GRID: any(_off_grid(m) for m in (*instance.memory, instance.max_memory)),
-        BEYOND_FLOAT32: positive > FLOAT32_EXACT_INTEGERS or any(_beyond_float32(r) for r in instance.runtimes),
+        OFF_GRID: any(off_grid(m) for m in (*instance.memory, instance.max_memory)),
+        BEYOND_FLOAT32: not float32_exact(instance.runtimes),
         LARGE_CAPACITY: capacity > BLOCK_UNITS,
     }
     return frozenset(name for name, present in traits.items() if present)

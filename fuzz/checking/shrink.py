@@ -146,8 +146,14 @@ SMALL_ENOUGH = 2
 """Hypothesis is asked only while the smallest reproduction has more items than this."""
 
 
-def minimal_reproduction(failure: Check, give_up: Callable[[], bool] = lambda: False, seed_value: int = 0) -> Check:
-    """Shrink a failing check to the smallest instance with the same differential signature.
+def minimal_reproduction(
+    failure: Check,
+    give_up: Callable[[], bool] = lambda: False,
+    seed_value: int = 0,
+    keeps: Callable[[Check], bool] | None = None,
+) -> Check:
+    """Shrink a failing check to the smallest instance with the same differential signature (or,
+    given ``keeps``, on which the check of the target beside its baseline still satisfies it).
 
     The target must fail there with the same verdict and, when the check carries a baseline, the
     baseline must give the verdict it gave (so a regression against a baseline that passed is
@@ -164,6 +170,8 @@ def minimal_reproduction(failure: Check, give_up: Callable[[], bool] = lambda: F
     if failure.verdict is Verdict.TIMEOUT:
         return failure
     wanted = failure.differential_signature
+    if keeps is None:
+        keeps = lambda done: done.differential_signature == wanted  # noqa: E731
     calls = 2 if failure.verdict is Verdict.NONDETERMINISTIC else 1
     seen: dict[Instance, Check] = {}
 
@@ -172,7 +180,7 @@ def minimal_reproduction(failure: Check, give_up: Callable[[], bool] = lambda: F
             if give_up() or not size_allows(failure.solver, instance):
                 return False
             seen[instance] = check_against(failure.solver, failure.counterpart, instance, failure.family, calls=calls)
-        return seen[instance].differential_signature == wanted
+        return keeps(seen[instance])
 
     candidates = [shrink(failure.instance, still_fails)]
     for name in dict.fromkeys([SMALLEST_FAMILY, failure.family]):

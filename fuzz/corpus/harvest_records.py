@@ -13,8 +13,10 @@ real-size models, ``LARGE_CORPUS_DIR``) sample it in every test, check and campa
 
 from __future__ import annotations
 
+import hashlib
 import json
 import numbers
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -178,19 +180,37 @@ class Harvested:
         return f"{self.model}@{self.budget:g}#{self.call}"
 
 
-def write_harvested(records: list[Harvested], directory: Path) -> list[Path]:
-    """Write the records into ``directory``, one ``MODEL.json`` per model; return the files written."""
-    directory.mkdir(parents=True, exist_ok=True)
+NAME_BYTES = 255
+"""The longest file name most file systems take (ext4, xfs, btrfs, tmpfs: NAME_MAX)."""
+
+
+def file_name(model: str) -> str:
+    """``MODEL.json``; for a model whose name is too long for a file system (a log's name, say), the
+    start of it and a digest of the whole: the same name for the same model, and another for another."""
+    name = f"{model}.json"
+    if len(os.fsencode(name)) <= NAME_BYTES:
+        return name
+    ending = f"-{hashlib.sha256(os.fsencode(model)).hexdigest()[:16]}.json"
+    start = model[:NAME_BYTES]
+    while len(os.fsencode(start + ending)) > NAME_BYTES:
+        start = start[:-1]
+    return start + ending
+
+
+def harvested_files(records: list[Harvested]) -> dict[str, str]:
+    """The files the records make, one per model: file name (``file_name``) -> its text. ValueError
+    when two models would share a file."""
     by_model: dict[str, list[Harvested]] = {}
     for record in records:
         by_model.setdefault(record.model, []).append(record)
-    written = []
+    files: dict[str, str] = {}
     for model, group in by_model.items():
-        path = directory / f"{model}.json"
+        name = file_name(model)
+        if name in files:
+            raise ValueError(f"two models would both be written to {name}")
         document = {"schema_version": SCHEMA_VERSION, "format": FORMAT, "records": [r.as_dict() for r in group]}
-        path.write_text(json.dumps(document, indent=1) + "\n")
-        written.append(path)
-    return written
+        files[name] = json.dumps(document, indent=1) + "\n"
+    return files
 
 
 def is_harvested(data: object) -> bool:

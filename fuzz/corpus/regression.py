@@ -35,6 +35,9 @@ class RegressionCase:
     instance: Instance
     why: str = ""
     """The cause, once someone has read the case (shown as the xfail reason of upstream cases)."""
+    cause: str = ""
+    """The name of the known defect the case shows (``knapcheck.fuzz.checking.defects.CAUSES``), once
+    someone has read the case: what tells a candidate's failure that this defect explains from a new one."""
 
     def as_dict(self) -> dict:
         return {
@@ -47,13 +50,15 @@ class RegressionCase:
             "found_at": self.found_at,
             "instance": self.instance.as_dict(),
             **({"why": self.why} if self.why else {}),
+            **({"cause": self.cause} if self.cause else {}),
         }
 
     @classmethod
     def from_dict(cls, data: dict) -> "RegressionCase":
         """A case ``CASE`` accepts; ValueError when its instance breaks the contract."""
         known = {name: data[name] for name in ("id", "solver", "ours", "verdict", "family", "origin", "found_at")}
-        return cls(**known, instance=Instance.from_dict(data["instance"]), why=data.get("why", ""))
+        return cls(**known, instance=Instance.from_dict(data["instance"]), why=data.get("why", ""),
+                   cause=data.get("cause", ""))
 
 
 CASE = obj(
@@ -67,7 +72,7 @@ CASE = obj(
         "found_at": string,
         "instance": INSTANCE,
     },
-    {"why": string},
+    {"why": string, "cause": string},
 )
 CORPUS = obj({"schema_version": one_of(SCHEMA_VERSION), "cases": list_of(CASE)})
 """The corpus file; keys neither names are allowed and ignored (a newer knapcheck may add some)."""

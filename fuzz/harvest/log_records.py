@@ -7,9 +7,11 @@ a header line, glog's prefix then the record's metadata as one JSON object::
 
 and, when the metadata has ``has_payload`` (the payload's MD5), the payload's lines, each behind a
 tab. The MD5 tells a whole payload from one the log was cut off inside (a killed job) or that was
-changed. The reader streams: only the payloads a caller asks for are kept, no line may exceed
-``MAX_LINE_BYTES``, and only regular files are opened (never a FIFO or a device, which could block
-or never end). A log may be gzip-compressed (``.log.gz``); it is decompressed as it is read.
+changed. The reader streams: only the payloads a caller asks for are kept, and every read has a
+cap: no line may exceed ``MAX_LINE_BYTES``, no kept payload ``MAX_PAYLOAD_BYTES`` and no log, as
+read, ``MAX_LOG_BYTES``; only regular files are opened (never a FIFO or a device, which could block
+or never end). A log may be gzip-compressed (``.log.gz``); it is decompressed as it is read, and
+the caps count what it decompresses to, so a gzip bomb ends in one line, not in a MemoryError.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ from knapcheck.fuzz.corpus import reader
 
 MAX_LINE_BYTES = 256 * 1024 * 1024
 """The longest line read (a ``min_cut_information`` payload is one line: about 2.3 MB for a 24-block transformer)."""
+MAX_PAYLOAD_BYTES = MAX_LINE_BYTES
+"""The most a kept payload's lines hold together."""
+MAX_LOG_BYTES = 4 * 1024**3
+"""The most a log is read to, decompressed."""
 GZIP_MAGIC = b"\x1f\x8b"
 HEADER = re.compile(rb"[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d{6} \d+ .*?:\d+\] (\{.*)")
 
@@ -82,15 +88,19 @@ def _lines(path: Path) -> Iterator[bytes]:
         compressed = raw.read(2) == GZIP_MAGIC
         raw.seek(0)
         stream: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if compressed else raw
-        number = 0
+        number = total = 0
         try:
             while True:
                 line = stream.readline(MAX_LINE_BYTES + 1)
                 if not line:
                     return
                 number += 1
+                total += len(line)
                 if len(line) > MAX_LINE_BYTES:
                     raise TraceError(f"{path}: line {number} is longer than {MAX_LINE_BYTES:,} bytes, the most a line is read to")
+                if total > MAX_LOG_BYTES:
+                    raise TraceError(f"{path}: holds more than {MAX_LOG_BYTES:,} bytes{' decompressed' if compressed else ''},"
+                                     " the most a log is read to")
                 yield line
         except EOFError:
             raise TraceError(f"{path}: the gzip stream ends early (the file was cut short)") from None
@@ -114,7 +124,7 @@ def read_records(path: Path, wanted: Callable[[dict], bool]) -> Iterator[TraceRe
     path = Path(path)
     header: tuple[int, dict] | None = None
     payload: list[str] | None = None
-    number = 0
+    number = kept = 0
 
     def finished() -> TraceRecord:
         line, metadata = header
@@ -128,6 +138,10 @@ def read_records(path: Path, wanted: Callable[[dict], bool]) -> Iterator[TraceRe
             if header is None or "has_payload" not in header[1]:
                 raise TraceError(f"{path}: line {number} is a payload line of no record: not a structured trace")
             if payload is not None:
+                kept += len(raw)
+                if kept > MAX_PAYLOAD_BYTES:
+                    raise TraceError(f"{path}: the payload of the record at line {header[0]} holds more than"
+                                     f" {MAX_PAYLOAD_BYTES:,} bytes, the most a payload is read to")
                 payload.append(_text(raw[1:], path, number))
             continue
         if cut_short and number > 1:
@@ -143,6 +157,7 @@ def read_records(path: Path, wanted: Callable[[dict], bool]) -> Iterator[TraceRe
             raise TraceError(f"{path}: line {number}: a record's metadata must be a JSON object")
         header = (number, metadata)
         payload = [] if "has_payload" in metadata and wanted(metadata) else None
+        kept = 0
     if header is not None:
         yield finished()
     elif number == 0:

@@ -26,27 +26,43 @@ from knapcheck.solvers.core.arith import gcd, integers
 WORK_PER_ITEM = 64
 """The programme runs only where each efficiency's distinct multipliers times their sum are at most
 this many per item, so that it costs O(n) (and its two arrays of the sum O(n) memory)."""
+MAX_DISTINCT = 64
+"""Nor where an efficiency has more distinct multipliers than this (a linear search finds each)."""
 
 
 @register_jitable
 def efficiency_count(weights, profits):
-    """How many efficiencies the items have, 3 standing for "more than two" (found as soon as
-    there are: most problems need a few items' gcds only)."""
-    u0 = v0 = u1 = v1 = 0
+    """How many efficiencies the items have, 3 standing for "more than two" or for "an efficiency
+    with more than ``MAX_DISTINCT`` distinct multipliers" (which the programme declines anyway):
+    found as soon as it is so, which most problems, subset-sum-like ones too, show in a few items."""
+    u = integers(2)
+    v = integers(2)
+    seen = integers(2 * MAX_DISTINCT)
+    distinct = integers(2)
     count = 0
     for i in range(len(weights)):
         g = gcd(weights[i], profits[i])
         a = weights[i] // g
         b = profits[i] // g
-        if (count > 0 and u0 == a and v0 == b) or (count > 1 and u1 == a and v1 == b):
-            continue
-        if count == 2:
-            return 3
-        if count == 0:
-            u0, v0 = a, b
-        else:
-            u1, v1 = a, b
-        count += 1
+        c = 0
+        while c < count and not (u[c] == a and v[c] == b):
+            c += 1
+        if c == count:
+            if count == 2:
+                return 3
+            u[c] = a
+            v[c] = b
+            count += 1
+        found = False
+        for t in range(MAX_DISTINCT * c, MAX_DISTINCT * c + distinct[c]):
+            if seen[t] == g:
+                found = True
+                break
+        if not found:
+            if distinct[c] == MAX_DISTINCT:
+                return 3
+            seen[MAX_DISTINCT * c + distinct[c]] = g
+            distinct[c] += 1
     return count
 
 
@@ -122,7 +138,7 @@ def _distinct_multipliers(of, multiplier, which):
                 values[distinct] = multiplier[i]
                 counts[distinct] = 1
                 distinct += 1
-                if distinct > 64:
+                if distinct > MAX_DISTINCT:
                     return values[:0], counts[:0], -1
             else:
                 counts[found] += 1

@@ -57,7 +57,7 @@ HELPERS = (
     "surrogate.py",
     "proportional.py",
 )
-HELPERS_DIGEST = "e2711286270267e865ca34bfa656d3e2ff4e43b1085c175cdd29fb31c243440c"
+HELPERS_DIGEST = "201fd5f20bcd1a06bf704480fdcae3e9827dcd066d5fd516a987c619b09e41d4"
 """sha256 of the helper modules' sources (``helpers_digest()``), updated with every change to them."""
 
 
@@ -88,6 +88,7 @@ def search(weights, profits, capacity, reductions=REDUCTIONS):
     return taken
 
 
+@register_jitable
 def select(weights, values, capacity):
     """The items an optimal selection saves and those it leaves, each in increasing order (lists,
     or compiled, arrays), for any items with integer weights and values: values <= 0 are never
@@ -109,6 +110,8 @@ def select(weights, values, capacity):
     if total <= capacity:
         for k in range(count):
             taken[candidates[k]] = 1
+    elif count == n:
+        taken = search(weights, values, capacity)
     else:
         candidate_w = integers(count)
         candidate_p = integers(count)

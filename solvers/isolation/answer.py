@@ -37,6 +37,12 @@ TEXT_LIMIT = 2000
 INDEX_LIMIT = 2**63
 """Indices must be smaller than this in size."""
 
+TARGETS_OWN: tuple[type[BaseException], ...] = (Exception,)
+"""What reading an answer takes for a failure of the target's own code. In a worker process
+(``in_worker``) a KeyboardInterrupt is one too: the worker runs in a session of its own, where no
+Ctrl-C reaches it, so only the target raises one there. In the judging process it is a Ctrl-C, and
+must stop the run."""
+
 _SHORT = reprlib.Repr()
 _SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxtuple, _SHORT.maxstring, _SHORT.maxother = 3, 20, 6, 80, 200
 
@@ -70,6 +76,12 @@ class Answer:
         return repr((self.value, self.saved, self.recomputable))
 
 
+def in_worker() -> None:
+    """Take a KeyboardInterrupt for the target's own failure from now on, like any exception (``TARGETS_OWN``)."""
+    global TARGETS_OWN
+    TARGETS_OWN = (Exception, KeyboardInterrupt)
+
+
 def clipped(text: str, limit: int = TEXT_LIMIT) -> str:
     """``text`` cut to ``limit`` characters, saying how long it was, and printable as UTF-8 (a lone
     surrogate, which no UTF-8 output takes, is written as its escape)."""
@@ -84,7 +96,7 @@ def shown(value: object, limit: int = TEXT_LIMIT) -> str:
         text = _SHORT.repr(value)
         if not isinstance(text, str):
             raise TypeError("repr did not return a str")
-    except Exception as exc:
+    except TARGETS_OWN as exc:
         return f"a {_type_name(value)} that cannot be printed ({_type_name(exc)})"
     return clipped(text, limit)
 
@@ -95,7 +107,7 @@ def exception_text(exc: BaseException) -> str:
         message = str(exc)
         if not isinstance(message, str):
             raise TypeError("str did not return a str")
-    except Exception as failure:
+    except TARGETS_OWN as failure:
         message = f"(its message cannot be printed: {_type_name(failure)})"
     return clipped(f"{_type_name(exc)}: {message}" if message else _type_name(exc))
 
@@ -117,7 +129,7 @@ def plain_answer(returned: object, n: int) -> Answer:
     """Read what a solver returned on an instance of ``n`` items; never raises."""
     try:
         return _read(returned, n)
-    except Exception as exc:
+    except TARGETS_OWN as exc:
         return Answer(None, None, None, problem=f"the answer cannot be read ({exception_text(exc)})",
                       shown=shown(returned))
 
@@ -161,7 +173,7 @@ def _check_length(values: object, size: int, name: str) -> None:
     """``len()`` of a container must agree with the items it holds (a caller may trust either)."""
     try:
         claimed = len(values)
-    except Exception as exc:
+    except TARGETS_OWN as exc:
         raise _LyingLength(f"{name}: len() fails ({exception_text(exc)})") from None
     if claimed != size:
         raise _LyingLength(f"{name}: len() says {shown(claimed, 60)}, but it holds {size} items")
@@ -205,7 +217,7 @@ def _check_size(size: int, name: str, n: int) -> None:
 def _looks_like_an_array(values: object) -> bool:
     try:
         return hasattr(values, "ndim") and hasattr(values, "tolist")
-    except Exception:
+    except TARGETS_OWN:
         return False
 
 
@@ -219,7 +231,7 @@ def _array_items(values: object, name: str, n: int) -> list:
         items = values.tolist()
     except _Unreadable:
         raise
-    except Exception as exc:
+    except TARGETS_OWN as exc:
         raise _Unreadable(f"{name}: a {_type_name(values)} that cannot be read ({exception_text(exc)})") from None
     if type(items) is not list:
         raise _Unreadable(f"{name}: tolist() returned a {_type_name(items)}, not a list")
@@ -237,7 +249,7 @@ def _iterated(values: object, name: str, n: int) -> list:
                 raise _Unreadable(f"{name} holds more than the {n} items the instance has")
     except _Unreadable:
         raise
-    except Exception as exc:
+    except TARGETS_OWN as exc:
         raise _Unreadable(f"{name}: iterating it fails ({exception_text(exc)})") from None
     _check_length(values, len(items), name)
     return items
@@ -280,7 +292,7 @@ def _tensor_integer(item: object) -> int:
         index = item.item()
     except _Unreadable:
         raise
-    except Exception:
+    except TARGETS_OWN:
         raise _stray(item) from None
     if type(index) is not int:
         raise _stray(item)
@@ -301,7 +313,7 @@ def _value(value: object) -> float:
             number = float(value)
         except OverflowError:
             raise _Unreadable(f"the reported value {shown(value, 60)} is beyond float64's range") from None
-        except Exception as exc:
+        except TARGETS_OWN as exc:
             raise _Unreadable(
                 f"the reported value, a {_type_name(value)}, cannot be read as a float ({exception_text(exc)})"
             ) from None
@@ -322,7 +334,7 @@ def _tensor_number(value: object) -> float:
         number = value.item()
     except _Unreadable:
         raise
-    except Exception as exc:
+    except TARGETS_OWN as exc:
         raise _Unreadable(f"the reported value, a tensor, cannot be read ({exception_text(exc)})") from None
     if type(number) not in (int, float):
         raise _Unreadable(f"the reported value, a tensor, reads as a {_type_name(number)}")

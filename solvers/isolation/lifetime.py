@@ -1,22 +1,32 @@
 """Worker processes that die with the run, and take everything their target started with them (Linux).
 
 An isolated target runs in a worker process, and the target may start processes of its own, orphan
-them, or move them out of its process group and session (``setsid``). None may outlive the run:
+them, move them out of its process group and session (``setsid``), or kill the processes above it.
+None of what it starts may outlive the run:
 
 - ``launch`` starts the worker in a session of its own (a Ctrl-C at the terminal reaches the run,
   which then stops its workers itself);
 - the worker's first process becomes its *keeper* (``keep_tree``): a child subreaper
   (``PR_SET_CHILD_SUBREAPER``), so that every process the target starts stays its descendant, even
-  one whose parent has died or that called ``setsid``. It forks the process that serves calls, and
-  when that one ends, or when the keeper is told to stop (SIGTERM, sent by ``stop`` and, through
-  ``PR_SET_PDEATHSIG``, by the kernel when the run's process dies, even by SIGKILL), it kills every
-  descendant and exits as the served process did (the same status, or the same signal);
-- the served process is killed (SIGKILL) when its keeper dies.
+  one whose parent has died or that called ``setsid``. When that one ends, or when the keeper is
+  told to stop (SIGTERM, sent by ``stop`` and, through ``PR_SET_PDEATHSIG``, by the kernel when the
+  run's process dies, even by SIGKILL), it kills every descendant and exits as the served process
+  did (the same status, or the same signal);
+- where the kernel allows it, the keeper puts the target in a PID namespace of its own
+  (``unshare(CLONE_NEWPID)``; as another user than root, with a user namespace that maps only that
+  user), whose first process, its *init*, starts the process that serves calls. From inside the
+  namespace the keeper has no process id, so the target cannot signal it, and the init takes no
+  signal from the target (the kernel ignores SIGKILL sent to a namespace's init from inside). When
+  the init dies, the kernel kills every process in the namespace; the init dies with the keeper
+  (its parent-death signal, SIGKILL, which the kernel delivers from outside), so whatever the
+  target started ends with the worker even when the keeper itself is killed;
+- the served process is killed (SIGKILL) when the process above it dies.
 
 ``descendants`` is also how the run measures a worker's whole process tree
-(``knapcheck.solvers.isolation.tree_caps``). What escapes: the descendants of a keeper that is itself killed
-by SIGKILL (by the kernel's OOM killer, say) are orphaned to init; ``stop`` then kills what is left
-in the worker's process group. Under cgroups v2 nothing escapes (the cgroup is killed whole).
+(``knapcheck.solvers.isolation.tree_caps``). What escapes without a PID namespace: the descendants
+of a keeper that is killed by SIGKILL (by the kernel's OOM killer, or by the target itself) are
+orphaned to init; ``stop`` then kills what is left in the worker's process group, but not a daemon
+that left it with ``setsid``. Under cgroups v2 nothing escapes (the cgroup is killed whole).
 
 The parent-death signal follows the *thread* that started the child, not the process, so
 ``launch`` always starts workers from one long-lived thread: a worker started from a thread that
@@ -28,6 +38,7 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
+import select
 import signal
 import subprocess
 import time
@@ -36,6 +47,8 @@ from pathlib import Path
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWPID = 0x20000000
 
 STOP_GRACE = 10.0
 """Seconds a keeper may take to kill its tree and exit once told to stop, before it is killed."""
@@ -65,34 +78,89 @@ def launch(command: list[str], **popen_arguments) -> subprocess.Popen:
 def keep_tree(parent_pid: int) -> None:
     """Split this process into a keeper and the process that serves; returns only in the latter.
 
-    The keeper never returns: it waits for the served process (reaping whatever is orphaned to it
-    meanwhile), kills every descendant left, and exits as the served process did. Call it first
-    thing, before any thread starts; this process must be a child of ``parent_pid``.
+    The keeper never returns: it waits for the process below it (the served process, or the
+    namespace's init), reaping whatever is orphaned to it meanwhile, kills every descendant left,
+    and exits as the served process did. Call it first thing, before any thread starts; this
+    process must be a child of ``parent_pid``.
     """
     _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != parent_pid:
         os._exit(1)
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    namespace = new_pid_namespace()
     keeper = os.getpid()
+    status_read, status_write = os.pipe()
+    below = os.fork()
+    if below == 0:
+        os.close(status_read)
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if namespace:
+            if _reader_gone(status_write):
+                os._exit(1)
+            _init(status_write)
+        else:
+            os.close(status_write)
+            if os.getppid() != keeper:
+                os._exit(1)
+        return
+    os.close(status_write)
+    _keep(below, status_read)
+
+
+def new_pid_namespace() -> bool:
+    """Put this process's next child in a new PID namespace (as its init); False where the kernel refuses.
+
+    As root this needs nothing more; as another user it needs a user namespace too, which maps only
+    this user and group to themselves (files keep their owners; the process gains no right outside)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(_CLONE_NEWPID) == 0:
+        return True
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWPID) != 0:
+        return False
+    Path("/proc/self/setgroups").write_text("deny")
+    Path("/proc/self/uid_map").write_text(f"{uid} {uid} 1")
+    Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
+    return True
+
+
+def _reader_gone(descriptor: int) -> bool:
+    """Whether the read end of this pipe's write end is closed (its only reader, the keeper, died)."""
+    poller = select.poll()
+    poller.register(descriptor, select.POLLOUT)
+    return any(events & select.POLLERR for _, events in poller.poll(0))
+
+
+def _init(status_write: int) -> None:
+    """Be the PID namespace's init: start the served process (returns in it) and reap every orphan
+    until it ends; then tell the keeper how it ended and exit, which ends the namespace.
+
+    The init has no signal handler (Python's for SIGINT is taken off: SIGINT is ignored): the
+    kernel drops every signal sent to it from inside the namespace, so the target cannot kill it;
+    from outside, the keeper's SIGKILL (and the parent-death signal) still reach it. Its session is
+    its own, so a target that signals its process group reaches no process outside the namespace."""
+    os.setsid()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     served = os.fork()
     if served == 0:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        os.close(status_write)
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != keeper:
-            os._exit(1)
         return
-    _keep(served)
+    _close_descriptors(keep=status_write)
+    while True:
+        pid, status = os.wait()
+        if pid == served:
+            break
+    os.write(status_write, str(status).encode())
+    os._exit(0)
 
 
-def _keep(served: int) -> None:
-    for fd in _open_descriptors():
-        if fd > 2:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+def _keep(below: int, status_read: int) -> None:
+    _close_descriptors(keep=status_read)
 
     def stop(signum, frame) -> None:
-        _kill(served)
+        _kill(below)
         kill_descendants()
         os._exit(0)
 
@@ -100,10 +168,21 @@ def _keep(served: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
         pid, status = os.wait()
-        if pid == served:
+        if pid == below:
             break
     kill_descendants()
-    _exit_as(status)
+    told = os.read(status_read, 64)
+    _exit_as(int(told) if told.strip().isdigit() else status)
+
+
+def _close_descriptors(keep: int) -> None:
+    """Close every descriptor above 2 but ``keep`` (the keeper and the init hold no socket of the worker's)."""
+    for fd in _open_descriptors():
+        if fd > 2 and fd != keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
 
 def _open_descriptors() -> list[int]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from knapcheck.solvers.contract import Instance, ProblemTooLarge, Solver
+from knapcheck.solvers.isolation import answer as reading
 from knapcheck.solvers.isolation.answer import Answer, clipped, exception_text, plain_answer
 
 RETURNED = "returned"
@@ -54,7 +55,7 @@ def _first_change(name: str, given: Sequence[float], now: list) -> str:
             if bool(after == before):
                 continue
             shown = f"{after!r:.60}"
-        except Exception:
+        except reading.TARGETS_OWN:
             shown = f"a {type(after).__name__}"
         return f"{name}[{i}] went from {before!r} to {shown}"
     return ""
@@ -80,7 +81,7 @@ def call_in_process(solver: Solver, instance: Instance) -> Outcome:
         return Outcome(REFUSED, error=exception_text(exc))
     except MemoryError as exc:
         return Outcome(OUT_OF_MEMORY, error=exception_text(exc))
-    except Exception as exc:
+    except reading.TARGETS_OWN as exc:
         return Outcome(RAISED, error=clipped(exception_text(exc) + _where(exc)))
     answer = plain_answer(returned, instance.n)
     return Outcome(RETURNED, answer=answer, changed_input=clipped(input_changes(instance, memory, runtimes)))

@@ -25,10 +25,10 @@ STDOUT, STDERR = 1, 2
 
 def redirect(path: Path | str, descriptors: tuple[int, ...] = (STDOUT,)) -> Callable[[], None]:
     """Send ``descriptors`` (1: stdout, 2: stderr) to the end of the file ``path`` (``os.devnull``
-    to drop the output); returns the function that puts them back."""
+    to drop the output; a symbolic link is never followed); returns the function that puts them back."""
     sys.stdout.flush()
     sys.stderr.flush()
-    target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
     saved = {fd: os.dup(fd) for fd in descriptors}
     try:
         for fd in descriptors:

@@ -14,7 +14,8 @@ is capped as a whole, by one of two means:
 - **sampling**, everywhere else (cgroups v1, no delegation, no permission): while a call runs, the
   run reads the tree (the keeper's descendants, ``knapcheck.solvers.isolation.lifetime``) every
   SAMPLE_SECONDS; when its processes together hold more than what the loaded worker held plus the
-  limit (proportional set size, so pages that forked children share are counted once), or number
+  limit (``process_memory``: the proportional share of anonymous and shared memory, so that pages
+  forked children share are counted once), or number
   more than TASK_LIMIT, the tree is killed and the call is OUT_OF_MEMORY or CRASH. Between two
   samples a tree may briefly hold more (each process still stops at its own ``RLIMIT_AS``).
   ``RLIMIT_NPROC`` is not used: it counts every thread of the user, system-wide, and does not
@@ -42,16 +43,26 @@ _names = itertools.count()
 
 
 def tree_memory(root: int) -> int:
-    """Bytes the processes of ``root``'s tree hold: the sum of their proportional set sizes."""
-    return sum(_process_memory(pid) for pid in [root, *lifetime.descendants(root)])
+    """Bytes the processes of ``root``'s tree hold: the sum of their ``process_memory``."""
+    return sum(process_memory(pid) for pid in [root, *lifetime.descendants(root)])
 
 
-def _process_memory(pid: int) -> int:
-    """A process's proportional set size (resident size where the kernel does not give it); 0 when gone."""
+def process_memory(pid: int) -> int:
+    """What a process holds of its own: its proportional share of its anonymous and shared-memory
+    pages (``Pss_Anon`` + ``Pss_Shmem``), so that pages forked children share are counted once
+    and the files it maps (libraries, whose pages other processes share and whose count moves
+    when they map them) not at all. Its whole proportional set size where the kernel gives no
+    such split, its resident size where it gives no proportional one; 0 once it is gone."""
     try:
+        fields = {}
         for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1]) * 1024
+            name, _, value = line.partition(":")
+            if name.startswith("Pss"):
+                fields[name] = int(value.split()[0]) * 1024
+        if "Pss_Anon" in fields:
+            return fields["Pss_Anon"] + fields.get("Pss_Shmem", 0)
+        if "Pss" in fields:
+            return fields["Pss"]
     except (OSError, ValueError, IndexError):
         pass
     try:
@@ -81,7 +92,7 @@ class SampledCap:
             return CRASHED, f"the target ran more than {TASK_LIMIT} processes; they were killed"
         if self.memory_limit is None:
             return None
-        held = sum(_process_memory(pid) for pid in tree)
+        held = sum(process_memory(pid) for pid in tree)
         cap = self.baseline + self.memory_limit
         if held > cap:
             return OUT_OF_MEMORY, (

@@ -45,8 +45,8 @@ from dataclasses import dataclass
 from knapcheck.solvers import specs
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.isolation import lifetime, tree_caps, wire
-from knapcheck.solvers.isolation.answer import clipped, exception_text
+from knapcheck.solvers.isolation import hash_seeds, lifetime, tree_caps, wire
+from knapcheck.solvers.isolation.answer import clipped, exception_text, in_worker
 from knapcheck.solvers.isolation.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
 
 DEFAULT_TIME_LIMIT = 60.0
@@ -99,6 +99,7 @@ def serve(parent: str, fd: str, spec: str, memory_limit: str, cgroup: str) -> No
     if cgroup:
         tree_caps.join(cgroup)
     lifetime.keep_tree(int(parent))
+    in_worker()
     _serve(socket.socket(fileno=int(fd)), spec, int(memory_limit) if memory_limit else None)
 
 
@@ -161,9 +162,10 @@ class Worker:
     (``knapcheck.solvers.isolation.tree_caps``).
     """
 
-    def __init__(self, spec: str, limits: Limits) -> None:
+    def __init__(self, spec: str, limits: Limits, hash_seed: int = hash_seeds.FIRST) -> None:
         self.spec = spec
         self.limits = limits
+        self.hash_seed = hash_seed
         self._process: subprocess.Popen | None = None
         self._connection: socket.socket | None = None
         self._cap: tree_caps.SampledCap | tree_caps.CgroupCap | None = None
@@ -177,7 +179,8 @@ class Worker:
         command = [
             sys.executable, "-c", _WORKER_MAIN, str(os.getpid()), str(theirs.fileno()), self.spec, memory, self._cap.cgroup
         ]
-        environment = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        environment = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p),
+                           PYTHONHASHSEED=str(self.hash_seed))
         self._process = lifetime.launch(
             command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=_worker_output,
             stderr=_worker_output, env=environment,
@@ -270,7 +273,7 @@ class Worker:
             cap.close()
 
 
-_WORKERS: dict[tuple[str, Limits], Worker] = {}
+_WORKERS: dict[tuple[str, Limits, int], Worker] = {}
 _worker_output: int | None = None
 """The file descriptor workers send their stdout and stderr to (None: where this process's go)."""
 
@@ -286,28 +289,35 @@ def send_worker_output_to(descriptor: int | None) -> None:
         _worker_output = descriptor
 
 
-def _worker(entry: SolverEntry, limits: Limits | None) -> Worker:
+def _worker(entry: SolverEntry, limits: Limits | None, hash_seed: int = hash_seeds.FIRST) -> Worker:
     limits = limits or limits_for(entry)
-    key = (entry.spec, limits)
+    key = (entry.spec, limits, hash_seed)
     if key not in _WORKERS:
-        _WORKERS[key] = Worker(entry.spec, limits)
+        _WORKERS[key] = Worker(entry.spec, limits, hash_seed)
     return _WORKERS[key]
 
 
-def call_isolated(entry: SolverEntry, instance: Instance, limits: Limits | None = None) -> Outcome:
-    """Call an entry's solver on an instance in its worker process."""
-    return _worker(entry, limits).call(instance)
+def call_isolated(entry: SolverEntry, instance: Instance, limits: Limits | None = None,
+                  hash_seed: int = hash_seeds.FIRST) -> Outcome:
+    """Call an entry's solver on an instance in its worker process (the one whose PYTHONHASHSEED is ``hash_seed``)."""
+    return _worker(entry, limits, hash_seed).call(instance)
 
 
-def start_workers(entries: list[SolverEntry]) -> dict[str, Outcome]:
+def start_workers(entries: list[SolverEntry], *, second_for_exact: bool = False) -> dict[str, Outcome]:
     """Start the targets' workers side by side, ahead of their first calls (so that a time budget
-    is not spent importing torch once per target, one after the other).
+    is not spent importing torch once per target, one after the other). With ``second_for_exact``,
+    each exact target's second worker, the one a determinism check calls (``hash_seeds.SECOND``), is
+    started too, without waiting for it.
 
     Returns, by solver name, the Outcome of each target that could not be loaded.
     """
     workers = {entry.name: _worker(entry, None) for entry in entries if entry.isolate}
     for worker in workers.values():
         worker.start()
+    if second_for_exact:
+        for entry in entries:
+            if entry.isolate and entry.exact:
+                _worker(entry, None, hash_seeds.SECOND).start()
     failed = {name: worker.ready() for name, worker in workers.items()}
     return {name: outcome for name, outcome in failed.items() if outcome is not None}
 

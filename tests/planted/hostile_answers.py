@@ -105,6 +105,23 @@ def value_that_cannot_be_read(memory, runtimes, max_memory):
     return UnreadableNumber(value), saved, recomputable
 
 
+class InterruptingNumber(float):
+    """A float whose __float__ raises KeyboardInterrupt, as if Ctrl-C had been pressed."""
+
+    def __float__(self):
+        raise KeyboardInterrupt("planted: reading this number interrupts")
+
+
+def value_that_interrupts(memory, runtimes, max_memory):
+    """The optimal selection, its value a float subclass whose __float__ raises KeyboardInterrupt."""
+    value, saved, recomputable = _optimum(memory, runtimes, max_memory)
+    return InterruptingNumber(value), saved, recomputable
+
+
+def interrupts(memory, runtimes, max_memory):
+    raise KeyboardInterrupt("planted: the solver interrupts")
+
+
 class UnreadableIndex:
     """Claims to be an integer, but __int__ and __index__ raise."""
 

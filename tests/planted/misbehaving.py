@@ -2,8 +2,15 @@
 
 import ctypes
 import os
+import signal
 import sys
 import time
+
+
+def host_pid() -> int:
+    """This process's id as the run sees it: a worker may run in a PID namespace of its own, where
+    ``os.getpid()`` is another number (the /proc it reads is the run's)."""
+    return int(os.readlink("/proc/self"))
 
 
 def segfault(memory, runtimes, max_memory):
@@ -38,8 +45,11 @@ def spawns_a_child(memory, runtimes, max_memory):
     import subprocess
     from pathlib import Path
 
-    child = subprocess.Popen(["sleep", "3600"])
-    Path(os.environ["KNAPCHECK_PLANTED_CHILD_PID"]).write_text(str(child.pid))
+    record = Path(os.environ["KNAPCHECK_PLANTED_CHILD_PID"])
+    subprocess.Popen([sys.executable, "-c", f"import os, time; open({str(record)!r}, 'w').write(os.readlink('/proc/self'));"
+                      " time.sleep(3600)"])
+    while not record.exists() or not record.read_text():
+        time.sleep(0.01)
     return 0.0, [], list(range(len(memory)))
 
 
@@ -68,7 +78,7 @@ def _fork_holding(megabytes: int) -> int:
     pid = os.fork()
     if pid == 0:
         try:
-            record = _pids_directory() / str(os.getpid())
+            record = _pids_directory() / str(host_pid())
             record.write_text("")
             held = bytearray(b"\x01") * (megabytes * 2**20)
             record.write_text(str(len(held)))
@@ -104,7 +114,7 @@ def setsid_grandchild(memory, runtimes, max_memory):
     if child == 0:
         os.setsid()
         if os.fork() == 0:
-            record.write_text(str(os.getpid()))
+            record.write_text(str(host_pid()))
             time.sleep(3600)
         os._exit(0)
     os.waitpid(child, 0)
@@ -119,3 +129,27 @@ def forks_many(memory, runtimes, max_memory):
         _fork_holding(0)
     time.sleep(HOLD_SECONDS)
     return 0.0, [], list(range(len(memory)))
+
+
+def kills_its_keeper(memory, runtimes, max_memory):
+    """Starts a setsid daemon, as ``setsid_grandchild`` does, then sends SIGINT, SIGTERM and SIGKILL
+    to every process it can find above itself up to its worker's first process: its parent, and the
+    parent /proc names (the same process, unless the worker runs in a PID namespace); then answers."""
+    setsid_grandchild(memory, runtimes, max_memory)
+    status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
+    for pid in {os.getppid(), int(status["PPid"])} - {0}:
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.kill(pid, signum)
+            except OSError:
+                pass
+    time.sleep(0.5)
+    return 0.0, [], list(range(len(memory)))
+
+
+def late(memory, runtimes, max_memory):
+    """Exact (our full table), a tenth of a second late on every call: a run that takes a while."""
+    from knapcheck.solvers.full_table import full_table
+
+    time.sleep(0.1)
+    return full_table(memory, runtimes, max_memory)

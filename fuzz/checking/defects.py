@@ -1,0 +1,268 @@
+"""A baseline's known defects: what each one causes, and how far it reaches.
+
+Each case of the regression corpus may name its ``cause``, one of CAUSES. The cases of a baseline's
+solver (by name, or the same torch function: ``base/knapsack.py:dp_knapsack`` has
+``torch:dp_knapsack``'s) make its catalogue: for each verdict, the defects that cause it
+(``catalogue``). A defect says how far it reaches, in one of three ways:
+
+- a trait of the instance: float32 arithmetic reaches the instances whose runtimes float32 cannot
+  add exactly, unquantized memory those with memory off the quantization grid. Such a defect also
+  gives the nearest instance outside its reach (``Cause.leave``: the runtimes rounded onto a
+  float32-exact grid, the memory snapped to the grid, the zero-memory items dropped);
+- a bound on the failure: HiGHS' MIP gap reaches a SUBOPTIMAL within its relative gap 1e-4 of the
+  optimum, and no further;
+- nothing beyond the instance: the Hirschberg split over-fills instances of any shape, so only the
+  baseline's own verdict on the same instance tells it from a new defect.
+
+A failure of a candidate that its baseline does not share on the same instance is *explained* by
+the defects of the baseline that cause its verdict and whose trait or bound holds it
+(``explaining``); knapcheck.fuzz.checking.gate decides what that means for the gate.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+from knapcheck.fuzz.checking.differential import Check
+from knapcheck.fuzz.checking.float32_exact import float32_exact, onto_float32_grid
+from knapcheck.fuzz.checking.known import off_grid, same_solver
+from knapcheck.fuzz.corpus.regression import RegressionCase
+from knapcheck.oracles.exact import set_value
+from knapcheck.solvers.contract import SCALE, UNIT_ROUNDOFF, Instance
+from knapcheck.solvers.isolation.answer import Answer, plain_answer
+
+MIP_REL_GAP = 1e-4
+"""HiGHS' default ``mip_rel_gap`` (scipy's milp passes it on unless told otherwise)."""
+MIP_ABS_GAP = 1e-6
+"""HiGHS' default ``mip_abs_gap``."""
+MIP_FEASIBILITY_TOLERANCE = 1e-6
+"""HiGHS' default ``mip_feasibility_tolerance``: how far from 0 or 1 an integral variable may be."""
+
+
+@dataclass(frozen=True)
+class Cause:
+    name: str
+    """The name a corpus case gives as its ``cause``."""
+    what: str
+    """The defect, in a few words."""
+    reach: str
+    """How far it reaches, in a few words."""
+    verdicts: frozenset[str]
+    """The verdicts it can cause: a corpus case of another verdict naming it is not taken at its word."""
+    trait: Callable[[Instance], bool] | None = None
+    """The instances it reaches (a defect with a trait)."""
+    leave: Callable[[Instance], Instance | None] | None = None
+    """The nearest instance outside its reach; None where there is none."""
+    bound: Callable[[Check], bool] | None = None
+    """The failures it reaches (a defect with a bound on the verdict)."""
+
+    @property
+    def everywhere(self) -> bool:
+        """A defect that reaches instances of any shape: only the instance rule tells it from another."""
+        return self.trait is None and self.bound is None
+
+    def explains(self, failure: Check) -> bool:
+        """Whether the failure is one this defect causes and within its reach (never for one that
+        reaches everywhere)."""
+        if failure.verdict.value not in self.verdicts:
+            return False
+        if self.trait is not None:
+            return self.trait(failure.instance)
+        return self.bound is not None and self.bound(failure)
+
+    def may_cause(self, failure: Check) -> bool:
+        """Whether this defect may be what made a solver that has it fail so (naming what a fix fixes)."""
+        return (self.everywhere and failure.verdict.value in self.verdicts) or self.explains(failure)
+
+
+def _without(instance: Instance, drop: Callable[[int], bool]) -> Instance:
+    keep = [i for i in range(instance.n) if not drop(i)]
+    return Instance(tuple(instance.memory[i] for i in keep), tuple(instance.runtimes[i] for i in keep), instance.max_memory)
+
+
+def _snapped(value: float) -> float:
+    """The grid point that ``value`` quantizes to (the same weight: Python's round, as upstream)."""
+    return round(value * SCALE) / SCALE
+
+
+def _float32_grid(instance: Instance) -> Instance | None:
+    runtimes = onto_float32_grid(instance.runtimes)
+    return None if runtimes is None else Instance(instance.memory, runtimes, instance.max_memory)
+
+
+def _zero_weight_negative(instance: Instance) -> list[bool]:
+    weights, _ = instance.quantized()
+    return [w == 0 and r < 0 for w, r in zip(weights, instance.runtimes)]
+
+
+def _reported_and_saved(failure: Check) -> tuple[Fraction, Fraction] | None:
+    """The reported total and the exact value of the saved items, when both can be read."""
+    if not failure.outcome.returned:
+        return None
+    answer = failure.outcome.answer
+    if not isinstance(answer, Answer):
+        answer = plain_answer(answer, failure.instance.n)
+    if answer.value is None or answer.saved is None:
+        return None
+    return Fraction(answer.value), set_value(failure.instance, answer.saved)
+
+
+def _mip_gap(optimum: Fraction) -> Fraction:
+    """How far below the optimum HiGHS may stop: its relative gap, or its absolute one."""
+    return max(Fraction(MIP_REL_GAP) * abs(optimum), Fraction(MIP_ABS_GAP))
+
+
+def _integrality_slack(instance: Instance) -> Fraction:
+    """How far HiGHS' objective may be off a set's sum: each variable within 1e-6 of 0 or 1, and the
+    objective summed in float64."""
+    total = math.fsum(abs(r) for r in instance.runtimes)
+    return Fraction(MIP_FEASIBILITY_TOLERANCE + instance.n * UNIT_ROUNDOFF * 2) * Fraction(total)
+
+
+def _within_mip_gap(failure: Check) -> bool:
+    read = _reported_and_saved(failure)
+    return read is not None and failure.oracle.value - read[1] <= _mip_gap(failure.oracle.value)
+
+
+def _solution_read(failure: Check) -> bool:
+    """A saved set that leaves out what the reported value counts, the value itself optimal within the gap."""
+    read = _reported_and_saved(failure)
+    if read is None:
+        return False
+    reported, saved = read
+    optimum = failure.oracle.value
+    return reported > saved and reported >= optimum - _mip_gap(optimum) - _integrality_slack(failure.instance)
+
+
+def _objective_value(failure: Check) -> bool:
+    read = _reported_and_saved(failure)
+    return read is not None and abs(read[0] - read[1]) <= _integrality_slack(failure.instance)
+
+
+FLOAT32 = Cause(
+    "float32",
+    "float32 arithmetic: the table or the profiles round, absorb or flush runtimes float32 cannot add exactly",
+    "instances whose positive runtimes are not all multiples of one power of two 2**e (2**-126 <= 2**e <= 2**104)"
+    " with a total below 2**24 * 2**e",
+    frozenset({"SUBOPTIMAL", "WRONG_VALUE"}),
+    trait=lambda instance: not float32_exact(instance.runtimes),
+    leave=_float32_grid,
+)
+ZERO_WEIGHT_NEGATIVE_RUNTIME = Cause(
+    "zero_weight_negative_runtime",
+    "a zero-weight item is added to every capacity, even when its runtime is negative",
+    "instances with an item of zero quantized weight and negative runtime",
+    frozenset({"SUBOPTIMAL"}),
+    trait=lambda instance: any(_zero_weight_negative(instance)),
+    leave=lambda instance: _without(instance, _zero_weight_negative(instance).__getitem__),
+)
+ZERO_MEMORY_DIVISION = Cause(
+    "zero_memory_division",
+    "the runtime/memory ratio divides by an item's zero memory",
+    "instances with an item of memory 0",
+    frozenset({"REJECTED"}),
+    trait=lambda instance: 0.0 in instance.memory,
+    leave=lambda instance: _without(instance, lambda i: instance.memory[i] == 0.0),
+)
+UNQUANTIZED_MEMORY = Cause(
+    "unquantized_memory",
+    "it compares unquantized memory with max_memory, not the quantized weights with the capacity",
+    "instances with memory or max_memory off the quantization grid (not a whole number of 1/10000)",
+    frozenset({"OVER_BUDGET", "SUBOPTIMAL"}),
+    trait=lambda instance: any(off_grid(m) for m in (*instance.memory, instance.max_memory)),
+    leave=lambda instance: Instance(tuple(map(_snapped, instance.memory)), instance.runtimes, _snapped(instance.max_memory)),
+)
+EMPTY_PROBLEM = Cause(
+    "empty_problem",
+    "scipy's milp refuses a problem without items",
+    "the instance without items",
+    frozenset({"REJECTED"}),
+    trait=lambda instance: instance.n == 0,
+)
+HIRSCHBERG_SPLIT = Cause(
+    "hirschberg_split",
+    "the Hirschberg split hands the two halves capacity + 1 units between them",
+    "instances of every shape: only the baseline's verdict on the same instance tells it from a new defect",
+    frozenset({"OVER_BUDGET"}),
+)
+SOLUTION_READ = Cause(
+    "solution_read",
+    "res.x is compared with == 1: an item HiGHS chose at 0.9999999 is left out of saved",
+    "a SUBOPTIMAL whose reported value counts more than the saved items and is optimal within HiGHS' MIP gap",
+    frozenset({"SUBOPTIMAL"}),
+    bound=_solution_read,
+)
+OBJECTIVE_VALUE = Cause(
+    "objective_value",
+    "the reported value is HiGHS' objective (-res.fun), not the saved runtimes' sum",
+    "a WRONG_VALUE off the saved items' sum by at most HiGHS' integrality tolerance (1e-6) times the runtimes' total",
+    frozenset({"WRONG_VALUE"}),
+    bound=_objective_value,
+)
+MIP_GAP = Cause(
+    "mip_gap",
+    "milp stops at HiGHS' default MIP gap (1e-4 relative, 1e-6 absolute)",
+    "a SUBOPTIMAL within HiGHS' gap of the optimum (1e-4 of it, or 1e-6)",
+    frozenset({"SUBOPTIMAL"}),
+    bound=_within_mip_gap,
+)
+
+CAUSES = {
+    cause.name: cause
+    for cause in (
+        FLOAT32, ZERO_WEIGHT_NEGATIVE_RUNTIME, ZERO_MEMORY_DIVISION, UNQUANTIZED_MEMORY, EMPTY_PROBLEM,
+        HIRSCHBERG_SPLIT, SOLUTION_READ, OBJECTIVE_VALUE, MIP_GAP,
+    )
+}
+
+Catalogue = dict[str, tuple[Cause, ...]]
+"""Verdict -> the defects that cause it, of one solver."""
+
+
+def catalogue(solver: str, cases: Iterable[RegressionCase]) -> Catalogue:
+    """The known defects of ``solver``: the causes its corpus cases name, by verdict (a cause this
+    knapcheck does not know, or one that cannot cause the case's verdict, is left out)."""
+    found: dict[str, dict[str, Cause]] = {}
+    for case in cases:
+        cause = CAUSES.get(case.cause)
+        if cause is not None and case.verdict in cause.verdicts and same_solver(solver, case.solver):
+            found.setdefault(case.verdict, {})[cause.name] = cause
+    return {verdict: tuple(causes.values()) for verdict, causes in found.items()}
+
+
+def explaining(failure: Check, defects: Catalogue) -> tuple[str, ...]:
+    """The defects of the catalogue that cause the failure's verdict and whose reach holds it."""
+    return tuple(c.name for c in defects.get(failure.verdict.value, ()) if c.explains(failure))
+
+
+def possible_causes(failure: Check, defects: Catalogue) -> tuple[str, ...]:
+    """The defects of a solver's own catalogue that may have made it fail so."""
+    return tuple(c.name for c in defects.get(failure.verdict.value, ()) if c.may_cause(failure))
+
+
+def with_causes(done: Check, causes: tuple[str, ...]) -> Check:
+    return done if done.causes == causes else replace(done, causes=causes)
+
+
+def leaving(instance: Instance, causes: Iterable[Cause]) -> Instance | None:
+    """The instance taken out of the reach of every defect that has a trait (snapping memory to the
+    grid may make an item's memory 0, so the defects are left again until none reaches it); None
+    when one of them gives no way out."""
+    traits = [c for c in causes if c.trait is not None]
+    for _ in range(len(traits) + 1):
+        reaching = [c for c in traits if c.trait(instance)]
+        if not reaching:
+            return instance
+        for cause in reaching:
+            instance = cause.leave(instance) if cause.leave is not None else None
+            if instance is None:
+                return None
+    return None
+
+
+def describe(names: Iterable[str]) -> str:
+    """The defects by what they are (a name this knapcheck does not know, as it is)."""
+    return "; ".join(CAUSES[n].what if n in CAUSES else n for n in names)
