@@ -156,11 +156,12 @@ list, cut shorter): enough to meet each bug, few enough to keep each test short.
 def report(tmp_path, candidate: str, baseline: str, *family_names: str) -> tuple[int, dict]:
     """The gate on the first PER_FAMILY default instances of the families and the regression
     corpus, whose cases name torch's known defects (float32 arithmetic among them, which these
-    families reach half the time): the gate's rule by cause as a user gets it, shrinking bounded
-    by --time."""
+    families reach half the time): the gate's rule by cause as a user gets it. --time 40 leaves
+    the check 24 s, which a loaded machine needs to judge every instance (at 20, four were left
+    unchecked beside the exported file's tests), and bounds shrinking."""
     out = tmp_path / "report"
     status = main(["report", "--candidate", candidate, "--baseline", baseline, "--families", *family_names,
-                   "--per-family", str(PER_FAMILY), "--bench-repeats", "0", "--time", "20", "--out", str(out)])
+                   "--per-family", str(PER_FAMILY), "--bench-repeats", "0", "--time", "40", "--out", str(out)])
     return status, json.loads((out / "report.json").read_text())
 
 
@@ -184,9 +185,6 @@ def test_an_unchanged_copy_passes_where_the_bugs_fail(tmp_path, selected_familie
                           "many_items")
     assert status == exit_status.OK, data["gate"]
     assert data["gate"]["passed"] and data["correctness"]["skipped"] == 0
-    status, data = report(tmp_path, f"{copy}:dp_knapsack_sliding_hirschberg", "torch:dp_knapsack_sliding_hirschberg",
-                          "huge_capacity")
-    assert status == exit_status.OK, data["gate"]
 
 
 def test_the_split_fix_passes_the_gate_on_the_shapes_at_scale(tmp_path, selected_families_only):
@@ -218,11 +216,11 @@ def test_the_exported_file_lists_scale_extremes_as_knapcheck_does(exported):
     (INDEX_MAPPING, {"test_scale_extremes_dp_knapsack"}),
 ], ids=["float16_profiles_and_backtrack_tolerance", "index_mapping"])
 def test_the_exported_file_fails_on_each_copy(exported, tmp_path, edits, failing):
-    """Both dp solvers swapped for the copy's (the first copy holds two of the bugs, one in each);
-    test_export_tests.py checks that the same tests pass on torch."""
+    """Both dp solvers swapped for the copy's (the first copy holds two of the bugs, one in each), and
+    only their tests of scale_extremes run; test_export_tests.py checks that the same tests pass on torch."""
     path, _ = exported
     copy = write_copy(tmp_path / "knapsack.py", edits)
-    done = run_file(path, "-v", "-k", "test_scale_extremes",
+    done = run_file(path, "-v", "-k", "*test_scale_extremes*dp_knapsack*",
                     swap=(str(copy), ["dp_knapsack", "dp_knapsack_sliding_hirschberg"]))
     assert done.returncode != 0
     assert {name for name, outcome in verbose_results(done.stderr).items() if outcome == "FAIL"} == failing
