@@ -23,8 +23,9 @@ DESCRIPTION = (
     "Write a test file in PyTorch's style (# Owner(s), TestCase, parametrize,"
     " instantiate_parametrized_tests, run_tests) for every solver of the installed torch: one test per"
     " cause of the regression corpus's upstream cases and one per enumerated family (exhaustive_small,"
-    " large_capacity), each parametrized over the solvers and checked against optima written inline or"
-    " a brute force in the file. Each solver is run on every case here first: a test it fails is"
+    " large_capacity, scale_extremes), each parametrized over the solvers and checked against optima"
+    " written inline (those of scale_extremes' 2 000 items among them) or a brute force in the file."
+    " Each solver is run on every case here first: a test it fails is"
     " marked as an expected failure for that solver, so the file passes on this torch, a new defect"
     " fails it, and a fixed one shows as an unexpected success. The file imports nothing of knapcheck."
 )

@@ -68,13 +68,13 @@ gate:
   baseline, on the same instance, does not share. Failures the baseline shares are reported apart.
 
 enumerated families:
-  exhaustive_small and large_capacity are fixed lists, which check and report always take in full; a
-  campaign samples only the other families, unless one is named with --families: then its whole
-  list is checked once, each instance once, before the sampled families' time slices."""
+  the fixed lists (listed below) are taken in full by check and report; a campaign samples only the
+  other families, unless one is named with --families: then its whole list is checked once, each
+  instance once, before the sampled families' time slices."""
 
 
 def epilog() -> str:
-    families = family_list().replace("default: all", "default: all but exhaustive_small and large_capacity")
+    families = family_list().replace("default: all", "default: all but the enumerated ones")
     return "\n\n".join([EXAMPLES, GATE, promise_help(), families, statuses.help_text(
         "the gate failed: with --baseline a regression of a target, without one a failure of our"
         " solvers; or an oracle was shown wrong (then no verdict can be trusted)"

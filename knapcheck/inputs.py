@@ -19,11 +19,16 @@ CORPUS_SOURCE = "regression corpus"
 
 
 def family_list() -> str:
-    """The family names, once, for a help epilog (argparse would repeat choices in every usage line)."""
+    """The family names, once, for a help epilog (argparse would repeat choices in every usage line),
+    and which of them are enumerated."""
     from knapcheck.fuzz.instances import families
 
     names = textwrap.fill(", ".join(families.names()), width=96, initial_indent="  ", subsequent_indent="  ")
-    return f"instance families (--families NAME ...; default: all):\n{names}"
+    listed = ", ".join(families.names(enumerated=True))
+    always = " and ".join(f.name for f in families.FAMILIES if f.always)
+    fixed = textwrap.fill(f"fixed lists, taken in full: {listed}; check and report add {always} to any --families",
+                          width=96, initial_indent="  ", subsequent_indent="  ")
+    return f"instance families (--families NAME ...; default: all):\n{names}\n{fixed}"
 
 
 def checked_families(names: list[str] | None) -> list[str]:

@@ -43,10 +43,13 @@ if TYPE_CHECKING:
 DEFAULT_PER_FAMILY = 10
 """Instances drawn from each sampled family unless --knapcheck-per-family says otherwise."""
 DEFAULT_FAMILIES = ("tiny", "tight_budget", "zero_items", "heavy_items", "duplicates_ties", "quantization_edges",
-                    "flop_scale", "float32_limits", "float_runtimes", "normalized", "large_capacity")
+                    "flop_scale", "float32_limits", "float_runtimes", "normalized", "huge_capacity", "many_items",
+                    "runtime_span", "large_capacity", "scale_extremes")
 """The families tested unless --knapcheck-families names others: every sampled family whose oracle
-answers in milliseconds, and the 144 instances of large_capacity. exhaustive_small (6 142
-instances per target), the harvested and the Pisinger families are there to be named."""
+answers in milliseconds (the three shapes at scale among them: capacities past 65 536 units, more
+than 64 items, runtimes from 1e-12 to 1e15), the 144 instances of large_capacity and the 16 of
+scale_extremes. exhaustive_small (6 142 instances per target), the harvested and the Pisinger
+families are there to be named."""
 ROOT_NAME = "knapcheck"
 CORPUS = "corpus"
 LOG_KEY = "knapcheck_solver_log"

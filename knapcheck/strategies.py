@@ -10,8 +10,8 @@
 
 Every instance is a ``knapcheck.solvers.contract.Instance`` (``memory``, ``runtimes``,
 ``max_memory``), valid under torch's contract. ``names()`` lists the families; ``knapcheck check
---help`` says what each is for. An enumerated family (``exhaustive_small``, ``large_capacity``) is
-also a plain list, ``every(name)``, to parametrize a test over all of it.
+--help`` says what each is for. An enumerated family (``exhaustive_small``, ``large_capacity``,
+``scale_extremes``) is also a plain list, ``every(name)``, to parametrize a test over all of it.
 """
 
 from __future__ import annotations

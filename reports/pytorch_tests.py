@@ -4,7 +4,8 @@ The file is meant for ``test/functorch/`` in an upstream pull request: it import
 knapcheck (no OR-Tools, no Hypothesis), only torch's ``knapsack`` module and
 ``torch.testing._internal.common_utils``. It holds one test per cause of the regression corpus,
 parametrized over every torch solver, and one test per solver over every instance of each
-enumerated family, judged against a brute force written in the file. The plan
+enumerated family, judged against a brute force written in the file, or, for the problems at
+scale it cannot solve (``scale_extremes``: 2 000 items), against the optima the plan carries. The plan
 (``knapcheck.fuzz.checking.export_plan``) says which solvers fail which tests in the torch it was exported
 against; those are ``unittest.expectedFailure``, so the file passes on that torch and a fixed
 defect shows as an unexpected success.
@@ -28,6 +29,9 @@ from knapcheck.fuzz.checking.export_plan import (
 
 OWNER = 'module: functorch'
 CLASS_NAME = "TestKnapsackSolvers"
+LISTED = ("exhaustive_small", "large_capacity", "scale_extremes")
+"""The enumerated families the file lists: the first two by their rules and a brute force, the last
+with the optima the plan carries."""
 KINDS = ("raised", "mutated_input", "bad_partition", "over_budget", "beats_optimum", "suboptimal", "wrong_value")
 """What the file's ``failure`` function can find wrong, in the order it looks."""
 def name_literal(text: object) -> str:
@@ -198,8 +202,8 @@ LARGE_RUNTIMES = {large_runtimes}
 
 def _with_optimum(items, capacity):
     memory, runtimes, max_memory = [w / SCALE for w, _ in items], [r for _, r in items], capacity / SCALE
-    return memory, runtimes, max_memory, brute_force_optimum(memory, runtimes, max_memory)
-
+    return memory, runtimes, max_memory, brute_force_optimum(memory, runtimes, max_memory), 0.0
+{extremes}
 
 def describe(memory, runtimes, max_memory):
     return f"memory={{memory}}, runtimes={{runtimes}}, max_memory={{max_memory!r}}"
@@ -217,11 +221,12 @@ class {class_name}(TestCase):
             self.fail(f"{{solver}} fails {{len(wrong)}} of {{len(cases)}} cases:\\n" + "\\n".join(wrong))
 
     def assert_solves_all(self, solver, instances, known):
-        """Every instance solved, but those a known defect (kind -> index ranges) fails in its own way."""
+        """Every instance solved, but those a known defect (kind -> index ranges) fails in its own way.
+        Each instance is (memory, runtimes, max_memory, optimum, atol)."""
         expected = {{i: kind for kind, ranges in known.items() for i in indices(ranges)}}
         wrong = []
-        for i, (memory, runtimes, max_memory, optimum) in enumerate(instances):
-            found = failure(solver, memory, runtimes, max_memory, optimum, 0.0)
+        for i, (memory, runtimes, max_memory, optimum, atol) in enumerate(instances):
+            found = failure(solver, memory, runtimes, max_memory, optimum, atol)
             if found is not None and found[0] != expected.get(i):
                 wrong.append(f"instance {{i}}, {{describe(memory, runtimes, max_memory)}}: {{found[1]}}")
         if wrong:
@@ -230,7 +235,7 @@ class {class_name}(TestCase):
 
     def assert_fixed(self, solver, instances, ranges):
         """Every instance of a known defect solved."""
-        still = [i for i in indices(ranges) if failure(solver, *instances[i], 0.0) is not None]
+        still = [i for i in indices(ranges) if failure(solver, *instances[i]) is not None]
         if still:
             self.fail(f"{{solver}} still fails {{len(still)}} of {{len(indices(ranges))}} instances, e.g. instance"
                       f" {{still[0]}}: {{describe(*instances[still[0]][:3])}}")
@@ -248,6 +253,88 @@ class {class_name}(TestCase):
         if len(names) != TEST_COUNT:
             self.fail(f"the file defines {{len(names)}} tests, not the {{TEST_COUNT}} it was exported with: {{names}}")
 '''
+
+_EXTREMES = '''\
+@functools.lru_cache(maxsize=None)
+def scale_extremes():
+    \"\"\"Problems at the scale torch.compile hands the solvers, with the optima knapcheck's exact oracles
+    proved (this file's brute force cannot solve 2 000 items): two items of the whole capacity (one
+    fits) and two of half of it (both fit) at each of EXTREME_CAPACITIES, in both orders at the
+    first; EXTREME_ITEM_COUNTS items of 1 to MANY_MAX_WEIGHT units with a tenth of their weight as
+    capacity, with runtimes whose total float32 holds exactly or FLOP counts beside runtimes of 1 to
+    8; twelve items with runtimes from 1e-12 to 1e15, or multiples of 2**-40 or 2**26 whose total
+    float32 holds exactly.\"\"\"
+    first, last = EXTREME_CAPACITIES
+    found = [_pair_instance(items, first) for items in _pairs(first, both_orders=True)]
+    found += [_pair_instance(items, last) for items in _pairs(last, both_orders=False)]
+    found += [_many_items(n, float32_exact) for n in EXTREME_ITEM_COUNTS for float32_exact in (True, False)]
+    found += [_runtime_span(unit) for unit in (None, TINY_UNIT, HUGE_UNIT)]
+    return [(*instance, *optimum) for instance, optimum in zip(found, SCALE_EXTREMES_OPTIMA, strict=True)]
+
+
+EXTREME_CAPACITIES = {capacities}
+EXCLUSIVE_PAIRS = {exclusive_pairs}  # float32 tells each apart, float16 does not
+ABSORBED_PAIR = {absorbed_pair}  # float32 absorbs the second next to the first
+EXTREME_ITEM_COUNTS = {item_counts}
+MANY_MAX_WEIGHT = {many_max_weight}
+MANY_CAPACITY_SHARE = {many_capacity_share}
+FLOAT32_EXACT_UNITS = {float32_exact_units}
+BEYOND_FLOAT32_LOW = {beyond_float32_low}
+SMALL_RUNTIME_HIGH = {small_runtime_high}
+{span_runtimes}
+SPAN_MAX_WEIGHT = {span_max_weight}
+TINY_UNIT = {tiny_unit}
+HUGE_UNIT = {huge_unit}
+
+
+def minstd(seed):
+    \"\"\"Park and Miller's minimal standard generator: a fixed sequence from the seed.\"\"\"
+    x = seed
+    while True:
+        x = x * 48271 % (2**31 - 1)
+        yield x
+
+
+def _pair_instance(items, capacity):
+    return [w / SCALE for w, _ in items], [r for _, r in items], capacity / SCALE
+
+
+def _pairs(capacity, both_orders):
+    half = capacity // 2
+    pairs = [((capacity, a), (capacity, b)) for a, b in EXCLUSIVE_PAIRS]
+    pairs.append(((half, ABSORBED_PAIR[0]), (half, ABSORBED_PAIR[1])))
+    return [items for pair in pairs for items in ((pair, pair[::-1]) if both_orders else (pair,))]
+
+
+def _many_items(n, float32_exact):
+    numbers = minstd(n if float32_exact else n + 1)
+    weights = [1 + next(numbers) % MANY_MAX_WEIGHT for _ in range(n)]
+    if float32_exact:
+        runtimes = [1.0 + next(numbers) % ((FLOAT32_EXACT_UNITS - 1) // n) for _ in range(n)]
+    else:
+        runtimes = [
+            float(BEYOND_FLOAT32_LOW + next(numbers) if i % 2 else 1 + next(numbers) % SMALL_RUNTIME_HIGH)
+            for i in range(n)
+        ]
+    return [w / SCALE for w in weights], runtimes, sum(weights) // MANY_CAPACITY_SHARE / SCALE
+
+
+def _runtime_span(unit):
+    n = len(SPAN_RUNTIMES)
+    numbers = minstd(n)
+    weights = [1 + next(numbers) % SPAN_MAX_WEIGHT for _ in range(n)]
+    if unit is None:
+        runtimes = list(SPAN_RUNTIMES)
+    else:
+        runtimes = [(1 + next(numbers) % ((FLOAT32_EXACT_UNITS - 1) // n)) * unit for _ in range(n)]
+    return [w / SCALE for w in weights], runtimes, sum(weights) // 2 / SCALE
+
+
+# scale_extremes' optima: [optimum, atol], atol bounding float64's summation error where the
+# runtimes are not exact.
+{optima}
+'''
+
 
 _TAIL = '''
 
@@ -354,6 +441,15 @@ def _enumerated_tests(test: EnumeratedTest, solvers: Sequence[str]) -> list[str]
         f"    def test_{family}(self, solver):",
         f"        self.assert_solves_all(solver, {family}(), {known}.get(solver, {{}}))",
     ]
+    if test.optima:
+        lines += [
+            "",
+            f"    def test_{family}_optima_match_brute_force(self):",
+            f"        # The optima written for {family}, checked by brute force where it can (no solver is called).",
+            f"        for memory, runtimes, max_memory, optimum, _ in {family}():",
+            "            if len(memory) <= 16:",
+            "                self.assertEqual(brute_force_optimum(memory, runtimes, max_memory), optimum)",
+        ]
     groups = _known_groups(test, solvers)
     if groups:
         entries = [
@@ -387,9 +483,11 @@ def _known_groups(test: EnumeratedTest, solvers: Sequence[str]) -> list[tuple[st
 
 def test_count(plan: ExportPlan, solvers: Sequence[str]) -> int:
     """The tests the file defines once parametrized: each cause and enumerated family once per
-    solver, each known group of a family once, and the two tests of the file itself."""
+    solver, each known group of a family once, the brute-force check of each family's written
+    optima, and the two tests of the file itself."""
     per_solver = len(solvers) * (len(plan.causes) + len(plan.enumerated))
-    return per_solver + sum(len(_known_groups(test, solvers)) for test in plan.enumerated) + 2
+    per_family = sum(len(_known_groups(test, solvers)) + bool(test.optima) for test in plan.enumerated)
+    return per_solver + per_family + 2
 
 
 def render_test_file(plan: ExportPlan) -> str:
@@ -414,6 +512,7 @@ def render_test_file(plan: ExportPlan) -> str:
         large_max_items=number(plan.large["max_items"]),
         large_capacities=numbers(plan.large["capacities"]),
         large_runtimes=numbers(plan.large["runtimes"]),
+        extremes=_extremes(plan),
         test_count=number(test_count(plan, solvers)),
     )
     taken = file_tests(solvers)
@@ -434,11 +533,41 @@ def render_test_file(plan: ExportPlan) -> str:
     for cause in plan.causes:
         body += _cause_test(cause, solvers)
     for test in plan.enumerated:
-        if test.family not in ("exhaustive_small", "large_capacity"):
-            raise ValueError(f"the file lists only exhaustive_small and large_capacity, not {test.family!r}")
+        if test.family not in LISTED:
+            raise ValueError(f"the file lists only {', '.join(LISTED)}, not {test.family!r}")
         body += _enumerated_tests(test, solvers)
     tail = _TAIL.format(class_name=identifier(CLASS_NAME))
     return head + "\n".join(body) + "\n" + "\n".join(data) + "\n" + tail
+
+
+def _extremes(plan: ExportPlan) -> str:
+    """scale_extremes' listing: the plan's constants, and the optima of its scale_extremes test;
+    nothing when the plan does not list scale_extremes."""
+    tests = [test for test in plan.enumerated if test.family == "scale_extremes"]
+    if not tests:
+        return ""
+    (test,) = tests
+    constants = plan.extremes
+    optima = _packed("SCALE_EXTREMES_OPTIMA = [", [f"[{number(o)}, {number(atol)}]" for o, atol in test.optima], "]",
+                     "    ")
+    span = _packed("SPAN_RUNTIMES = [", [number(r) for r in constants["span_runtimes"]], "]", "    ")
+    block = _EXTREMES.format(
+        capacities=numbers(constants["capacities"]),
+        exclusive_pairs="[" + ", ".join(numbers(pair) for pair in constants["exclusive_pairs"]) + "]",
+        absorbed_pair=numbers(constants["absorbed_pair"]),
+        item_counts=numbers(constants["item_counts"]),
+        many_max_weight=number(constants["many_max_weight"]),
+        many_capacity_share=number(constants["many_capacity_share"]),
+        float32_exact_units=number(constants["float32_exact_units"]),
+        beyond_float32_low=number(constants["beyond_float32_low"]),
+        small_runtime_high=number(constants["small_runtime_high"]),
+        span_runtimes="\n".join(span),
+        span_max_weight=number(constants["span_max_weight"]),
+        tiny_unit=number(constants["tiny_unit"]),
+        huge_unit=number(constants["huge_unit"]),
+        optima="\n".join(optima),
+    )
+    return "\n\n" + block.rstrip("\n") + "\n"
 
 
 def _one_line(text: str) -> str:

@@ -13,10 +13,13 @@ import pytest
 from knapcheck import exit_status
 from knapcheck.cli import COMMANDS, build_parser, main
 import knapcheck.fuzz.checking.check
+from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.oracles.result import OracleResult
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 from knapcheck.solvers.registry import register, unregister
+
+CORPUS_CASES = len(load_regression_corpus())
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTANCE = {"memory": [0.0001, 0.0004, 0.0003, 0.0003], "runtimes": [1, 1, 3, 3], "max_memory": 0.001}
@@ -48,11 +51,11 @@ def test_check_passes_our_reference_and_writes_json(tmp_path, capsys):
     path = tmp_path / "check.json"
     assert main(["check", "--targets", "full_table", "--per-family", "3", "--json", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "full_table" in out and "20 cases of the regression corpus" in out
+    assert "full_table" in out and f"{CORPUS_CASES} cases of the regression corpus" in out
     data = json.loads(path.read_text())
     assert data["schema_version"] == 2 and data["failures"] == []
     sources = {s["name"]: (s["kind"], s["instances"]) for s in data["sources"]}
-    assert sources["regression corpus"] == ("stored", 20)
+    assert sources["regression corpus"] == ("stored", CORPUS_CASES)
     assert sources["exhaustive_small"] == ("enumerated", 6142) and sources["tiny"] == ("sampled", 3)
     assert data["solvers"][0]["verdicts"]["OPTIMAL"] == data["instances"]
     assert data["gate"]["passed"] and data["gate"]["rule"] == "no baseline"

@@ -28,7 +28,12 @@ ONE_PASS = {"max_decision_bytes": 2**30}
 among equal optima depends on the path, split or recorded pass)."""
 
 
-@pytest.mark.parametrize("name", families.names(exact=True))
+INTERPRETED_MAX_ITEMS = 300
+"""The families compared here draw at most this many items: many_items' thousand items, split item
+by item in Triton's interpreter, take a minute per instance (the tests marked gpu reach such sizes)."""
+
+
+@pytest.mark.parametrize("name", families.names(exact=True, max_n=INTERPRETED_MAX_ITEMS))
 def test_every_family_matches_the_cpu_solver_saved_set_for_saved_set(name):
     """Same recurrence, same dtype, same tie rules: the saved set is identical, not just its value.
 

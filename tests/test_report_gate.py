@@ -16,6 +16,7 @@ from knapcheck import exit_status
 from knapcheck.cli import main
 from knapcheck.fuzz.checking.candidate_run import CandidateRun
 from knapcheck.fuzz.checking.differential import CheckResult
+from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.measure.paired import PairResult, RowComparison
 from knapcheck.measure.ratio_interval import estimate
 from knapcheck.reports.environment import environment
@@ -104,7 +105,7 @@ def test_a_pull_request_file_against_torch_from_another_directory(tmp_path, monk
     planted = f"{(pull_request / 'planted.py').resolve()}:dp_knapsack"
     assert [planted, "OVER_BUDGET", "OPTIMAL"] in results["planted"][1]["gate"]["failing"]
     for _, data in results.values():
-        assert data["correctness"]["stored"] == {"regression corpus": 20}
+        assert data["correctness"]["stored"] == {"regression corpus": len(load_regression_corpus())}
 
 
 def test_the_html_report_shows_the_performance_as_a_table():

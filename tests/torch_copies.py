@@ -121,3 +121,42 @@ def write_copy(path: Path, edit: tuple | None = None) -> Path:
         source = source.replace(before, after)
     path.write_text(source)
     return path
+
+
+FLOAT16_PROFILES = (
+    """    dp_profile = torch.zeros(dp_profile_size, dtype=torch.float32, device="cpu")
+    # Store a candidate for next dp_profile - current dp row + item
+    candidate_profile = torch.empty(dp_profile_size, dtype=torch.float32, device="cpu")
+    left_profile = torch.empty(dp_profile_size, dtype=torch.float32, device="cpu")
+    right_profile = torch.empty(dp_profile_size, dtype=torch.float32, device="cpu")
+""",
+    """    # Past 65 536 units, half the memory: float16 profiles
+    dtype = torch.float16 if q_max_memory > 65536 else torch.float32
+    dp_profile = torch.zeros(dp_profile_size, dtype=dtype, device="cpu")
+    # Store a candidate for next dp_profile - current dp row + item
+    candidate_profile = torch.empty(dp_profile_size, dtype=dtype, device="cpu")
+    left_profile = torch.empty(dp_profile_size, dtype=dtype, device="cpu")
+    right_profile = torch.empty(dp_profile_size, dtype=dtype, device="cpu")
+""",
+)
+"""dp_knapsack_sliding_hirschberg keeps its profiles in float16 when the capacity exceeds 65 536
+units: float16 rounds 2049 to 2048 and overflows past 65 504, so the split picks the wrong item."""
+
+INDEX_MAPPING = (
+    ("""    # Quantize the memory weights
+    quantized_memory = torch.tensor(""", """    # Many items: lightest first, then map the indices back
+    order = sorted(range(len(memory)), key=lambda i: memory[i]) if len(memory) > 64 else None
+    if order is not None:
+        memory, runtime = [memory[i] for i in order], [runtime[i] for i in order]
+
+    # Quantize the memory weights
+    quantized_memory = torch.tensor("""),
+    ("""    max_runtime = dp[n][quantized_max_memory].item()
+""", """    max_runtime = dp[n][quantized_max_memory].item()
+    if order is not None:
+        saved_items = [order.index(i) for i in saved_items]
+        recomputable_items = [order.index(i) for i in recomputable_items]
+"""),
+)
+"""dp_knapsack sorts more than 64 items by memory and maps the indices back with the inverse
+permutation (``order.index(i)``) where ``order[i]`` is meant: the saved set is wrong only past 64 items."""

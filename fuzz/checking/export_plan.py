@@ -5,6 +5,8 @@ verdict), and every torch solver is checked, by knapcheck's oracles and judge, o
 cause and on every instance of the enumerated families. A cause fails for a solver when any of
 its cases does; an enumerated instance is recorded with what was wrong (``KIND_OF``). That is
 where the exported file marks expected failures, so it passes on the torch it was exported against.
+The file finds the optima of the small enumerated families by brute force; those of
+``scale_extremes`` (2 000 items) are the oracles', written into the plan (``EMBEDDED_OPTIMA``).
 
 A corpus is data, never code: a case of another solver (ours, a file's) is left out, and an upstream
 case whose solver is not ``torch:NAME`` with NAME a plain identifier is refused (ValueError).
@@ -22,7 +24,7 @@ from typing import Callable, Sequence
 
 from knapcheck.fuzz.checking.differential import Check, check
 from knapcheck.fuzz.corpus.regression import RegressionCase
-from knapcheck.fuzz.instances import enumerated
+from knapcheck.fuzz.instances import enumerated, scale
 from knapcheck.oracles.optimum import optimum
 from knapcheck.oracles.result import OracleResult
 from knapcheck.oracles.verdict import Verdict
@@ -41,7 +43,10 @@ KIND_OF = {
 """A failing verdict as the exported file's ``failure`` names it. A crash, a time-out or a memory cap
 cannot be an expected failure of a test file: an export that meets one is refused."""
 
-ENUMERATED = {"exhaustive_small": enumerated.exhaustive_small, "large_capacity": enumerated.large_capacity}
+ENUMERATED = {"exhaustive_small": enumerated.exhaustive_small, "large_capacity": enumerated.large_capacity,
+              "scale_extremes": enumerated.scale_extremes}
+EMBEDDED_OPTIMA = frozenset({"scale_extremes"})
+"""The enumerated families whose optima the file is given: its brute force cannot find them."""
 NAME_WORDS = 5
 """Words of a cause that name its test."""
 _UNNAMED_WORDS = frozenset(
@@ -67,7 +72,7 @@ def file_tests(solvers: Sequence[str]) -> set[str]:
     """The names the exported file's own tests take, parametrized over ``solvers`` as they are."""
     names = {"test_corpus_optima_match_brute_force", "test_every_test_is_defined"}
     for family in ENUMERATED:
-        names |= {f"test_{family}", f"test_{family}_known_defect"}
+        names |= {f"test_{family}", f"test_{family}_known_defect", f"test_{family}_optima_match_brute_force"}
         names |= {f"test_{family}_{solver}" for solver in solvers}
         names |= {f"test_{family}_known_defect_{solver}_{kind}" for solver in solvers for kind in KIND_OF.values()}
     return names
@@ -126,9 +131,11 @@ class CauseTest:
 @dataclass(frozen=True)
 class EnumeratedTest:
     family: str
-    """An enumerated family the file lists in full (``exhaustive_small``, ``large_capacity``)."""
+    """An enumerated family the file lists in full (one of ``ENUMERATED``)."""
     known: dict[str, dict[str, tuple[int, ...]]]
     """Solver -> kind (one of KINDS) -> the indices of the instances it fails that way."""
+    optima: tuple[tuple[float, float], ...] = ()
+    """For a family of ``EMBEDDED_OPTIMA``: each instance's (optimum, atol), in order; empty otherwise."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +151,8 @@ class ExportPlan:
     """knapcheck.fuzz.instances.enumerated's constants for exhaustive_small."""
     large: dict[str, object]
     """knapcheck.fuzz.instances.enumerated's constants for large_capacity."""
+    extremes: dict[str, object]
+    """knapcheck.fuzz.instances.enumerated's and scale's constants for scale_extremes."""
     exported_against: str
     """The torch (and scipy) the marks were decided on, e.g. ``torch 2.13.0+cpu, scipy 1.17.1``."""
     source: str
@@ -282,6 +291,7 @@ def build_plan(cases: Sequence[RegressionCase], source: str, progress: Callable[
                "capacities": list(enumerated.SMALL_CAPACITIES)},
         large={"max_items": enumerated.LARGE_MAX_ITEMS, "capacities": list(enumerated.LARGE_CAPACITIES),
                "runtimes": list(enumerated.LARGE_RUNTIMES)},
+        extremes=extremes_constants(),
         exported_against=exported_against(),
         source=source,
     )
@@ -314,8 +324,28 @@ def _reason(done: Check) -> str:
     return f"{KIND_OF[done.verdict]} ({detail})"
 
 
+def extremes_constants() -> dict[str, object]:
+    """What the file needs to list scale_extremes as ``knapcheck.fuzz.instances.enumerated`` does."""
+    return {
+        "capacities": list(enumerated.EXTREME_CAPACITIES),
+        "exclusive_pairs": [list(pair) for pair in enumerated.EXCLUSIVE_PAIRS],
+        "absorbed_pair": list(enumerated.ABSORBED_PAIR),
+        "item_counts": list(enumerated.EXTREME_ITEM_COUNTS),
+        "many_max_weight": scale.MANY_MAX_WEIGHT,
+        "many_capacity_share": scale.MANY_CAPACITY_SHARE,
+        "float32_exact_units": scale.FLOAT32_EXACT_UNITS,
+        "beyond_float32_low": scale.BEYOND_FLOAT32_LOW,
+        "small_runtime_high": scale.SMALL_RUNTIME_HIGH,
+        "span_runtimes": list(enumerated.SPAN_RUNTIMES),
+        "span_max_weight": enumerated.SPAN_MAX_WEIGHT,
+        "tiny_unit": scale.TINY_UNIT,
+        "huge_unit": scale.HUGE_UNIT,
+    }
+
+
 def _enumerated_test(family: str, judge: _Judge) -> EnumeratedTest:
-    checks = judge.checks(list(ENUMERATED[family]()), family, family)
+    instances = list(ENUMERATED[family]())
+    checks = judge.checks(instances, family, family)
     known: dict[str, dict[str, tuple[int, ...]]] = {}
     for entry in judge.entries:
         kinds: dict[str, list[int]] = {}
@@ -324,4 +354,9 @@ def _enumerated_test(family: str, judge: _Judge) -> EnumeratedTest:
                 kinds.setdefault(KIND_OF[done.verdict], []).append(index)
         if kinds:
             known[function(entry)] = {kind: tuple(indices) for kind, indices in kinds.items()}
-    return EnumeratedTest(family, known)
+    optima: list[tuple[float, float]] = []
+    if family in EMBEDDED_OPTIMA:
+        for instance, done in zip(instances, next(iter(checks.values()))):
+            weights, capacity = instance.quantized()
+            optima.append((float(done.oracle.value), float_tolerance(instance.runtimes, weights, capacity)))
+    return EnumeratedTest(family, known, tuple(optima))

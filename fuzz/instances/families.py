@@ -11,6 +11,7 @@ campaigns and tests) samples from that list. Adding a family is one record here;
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -33,6 +34,9 @@ class Family:
 
     listing: Callable[[], Sequence[Instance]] | None = field(default=None, repr=False)
     """Every instance, in order, for an enumerated family; None for a sampled one."""
+    always: bool = False
+    """An enumerated family `check` and `report` add to any selection (``with_enumerated``): cheap
+    for any solver. The others are checked when selected, as the default selection (all) selects them."""
 
     @property
     def enumerated(self) -> bool:
@@ -51,23 +55,24 @@ class Family:
         return strategies.sample(self.instances(), count, seed_value)
 
 
-def _enumerated(name: str, listing: Callable[[], Sequence[Instance]], max_n: int, description: str) -> Family:
+def _enumerated(
+    name: str, listing: Callable[[], Sequence[Instance]], max_n: int, description: str, *, exact: bool = True,
+    always: bool = True,
+) -> Family:
     def strategy() -> SearchStrategy[Instance]:
         from hypothesis import strategies as st
 
         return st.sampled_from(listing())
 
-    return Family(name, strategy, True, max_n, description, listing)
+    return Family(name, strategy, exact, max_n, description, listing, always)
 
 
-def _drawn_by(name: str) -> Callable[[], SearchStrategy[Instance]]:
-    """``knapcheck.fuzz.instances.strategies.NAME``, imported (and Hypothesis with it) when the family first
+def _drawn_by(name: str, module: str = "strategies") -> Callable[[], SearchStrategy[Instance]]:
+    """``knapcheck.fuzz.instances.MODULE.NAME``, imported (and Hypothesis with it) when the family first
     draws: listing the families imports no strategy."""
 
     def strategy() -> SearchStrategy[Instance]:
-        from knapcheck.fuzz.instances import strategies
-
-        return getattr(strategies, name)()
+        return getattr(importlib.import_module(f"knapcheck.fuzz.instances.{module}"), name)()
 
     return strategy
 
@@ -107,6 +112,12 @@ FAMILIES: tuple[Family, ...] = (
            "arbitrary float runtimes: inexact, compared with the derived tolerance"),
     Family("normalized", _drawn_by("normalized"), True, sizes.MAX_ITEMS,
            "the partitioner's shape: memories summing to 1, sorted, a budget fraction"),
+    Family("huge_capacity", _drawn_by("huge_capacity", "scale_strategies"), True, sizes.HUGE_CAPACITY_MAX_ITEMS,
+           "1 to 3 items at capacities of 65 537 to 10**7 units; runtimes float32 sums exactly, or beyond 2**24"),
+    Family("many_items", _drawn_by("many_items", "scale_strategies"), True, sizes.MANY_ITEMS_MAX_ITEMS,
+           "65 to 2 000 items of 1 to 20 units, small capacities; runtimes float32 sums exactly, or beyond 2**24"),
+    Family("runtime_span", _drawn_by("runtime_span", "scale_strategies"), False, sizes.RUNTIME_SPAN_MAX_ITEMS,
+           "runtimes from 1e-12 to 1e15 in one instance, or multiples of 2**-40 or 2**26 that float32 sums exactly"),
     Family("harvested", _drawn_by("harvested"), True, 19,
            "instances recorded from torch.compile's partitioner on the toy built-in models"),
     Family("harvested_large", _drawn_by("harvested_large"), True, 239,
@@ -132,6 +143,9 @@ FAMILIES: tuple[Family, ...] = (
     _enumerated("large_capacity", enumerated.large_capacity, enumerated.LARGE_MAX_ITEMS,
                 "1 or 2 items, every order, at capacities just past 1 and 2 blocks of 4 096 units"
                 " (144 instances)"),
+    _enumerated("scale_extremes", enumerated.scale_extremes, enumerated.EXTREMES_MAX_ITEMS,
+                "pairs of items at 65 537 and 10**7 units, 65 and 2 000 items, runtimes from 1e-12 to 1e15;"
+                " float32-exact runtimes and runtimes beyond it (16 instances)", exact=False, always=False),
 )
 
 _BY_NAME = {f.name: f for f in FAMILIES}
@@ -165,9 +179,11 @@ def names(*, exact: bool | None = None, max_n: int | None = None, enumerated: bo
 
 
 def with_enumerated(selected: Sequence[str]) -> list[str]:
-    """The selected families with every enumerated one added: `check` and `report` always take
-    them, as they always take the regression corpus."""
-    return list(dict.fromkeys([*selected, *names(enumerated=True)]))
+    """The selected families with the enumerated ones marked ``always`` added (exhaustive_small and
+    large_capacity): `check` and `report` always take them, as they always take the regression
+    corpus. scale_extremes, 2 000 items and 10**7 units that a slow or naive solver spends minutes
+    on, is taken when selected, and by default (every family)."""
+    return list(dict.fromkeys([*selected, *(f.name for f in FAMILIES if f.always)]))
 
 
 def any_instance() -> SearchStrategy[Instance]:

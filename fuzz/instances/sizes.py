@@ -10,3 +10,8 @@ FLOAT32_LIMITS_MAX_ITEMS = 12
 PISINGER_MAX_ITEMS = 30
 PISINGER_SIMILAR_WEIGHTS_MAX_ITEMS = 20
 """Similar weights are CP-SAT's hardest class: fewer of them keep every proof short."""
+HUGE_CAPACITY_MAX_ITEMS = 3
+"""Few items, so that torch's dp_knapsack, whose float32 table is (n + 1) x (C + 1), answers fast at 10**7 units."""
+MANY_ITEMS_MAX_ITEMS = 2_000
+RUNTIME_SPAN_MAX_ITEMS = 12
+"""Brute force proves every optimum: runtimes 27 decades apart leave CP-SAT only a rounded model."""
