@@ -57,7 +57,7 @@ HELPERS = (
     "surrogate.py",
     "proportional.py",
 )
-HELPERS_DIGEST = "201fd5f20bcd1a06bf704480fdcae3e9827dcd066d5fd516a987c619b09e41d4"
+HELPERS_DIGEST = "71135f831d78dd51495dd23685aeecb1252ddfba42d8c84be406ee4f247c30bb"
 """sha256 of the helper modules' sources (``helpers_digest()``), updated with every change to them."""
 
 
