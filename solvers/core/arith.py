@@ -107,6 +107,18 @@ def _reaches_compiled(profit, slack, rate, threshold):
     return lambda profit, slack, rate, threshold: float(profit) + float(slack) * rate >= threshold
 
 
+def more_efficient(profit_a, weight_a, profit_b, weight_b):
+    """Whether ``profit_a / weight_a > profit_b / weight_b`` (weights > 0), by cross-multiplying:
+    exact in plain Python; compiled, in float64, whose rounding may misorder near-equal items
+    (covered by the bound tests' margin, as ``ratio``'s)."""
+    return profit_a * weight_b > profit_b * weight_a
+
+
+@overload(more_efficient)
+def _more_efficient_compiled(profit_a, weight_a, profit_b, weight_b):
+    return lambda profit_a, weight_a, profit_b, weight_b: float(profit_a) * float(weight_b) > float(profit_b) * float(weight_a)
+
+
 def floor_bound(base, slack, rate_profit, rate_weight, scale):
     """At least ``base + slack * rate_profit / rate_weight`` (rate_weight > 0): its floor in Python."""
     return base + slack * rate_profit // rate_weight

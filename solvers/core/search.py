@@ -57,7 +57,7 @@ HELPERS = (
     "surrogate.py",
     "proportional.py",
 )
-HELPERS_DIGEST = "71135f831d78dd51495dd23685aeecb1252ddfba42d8c84be406ee4f247c30bb"
+HELPERS_DIGEST = "6d27d31cee71389193bde64ab89c91a49daecf49dd8e86c1ad3235a6fc899bd4"
 """sha256 of the helper modules' sources (``helpers_digest()``), updated with every change to them."""
 
 
