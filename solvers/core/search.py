@@ -57,7 +57,7 @@ HELPERS = (
     "surrogate.py",
     "proportional.py",
 )
-HELPERS_DIGEST = "6d27d31cee71389193bde64ab89c91a49daecf49dd8e86c1ad3235a6fc899bd4"
+HELPERS_DIGEST = "8929e98b661bbaee79d93729f5e3ffd4f04f3f53fce86e49562bae20f5cf88c3"
 """sha256 of the helper modules' sources (``helpers_digest()``), updated with every change to them."""
 
 
