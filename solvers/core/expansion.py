@@ -68,7 +68,7 @@ REDUCTIONS = DIVISIBILITY | PAIRING | GROUP_PAIRING | SURROGATE | TWO_EFFICIENCI
 """Flags naming the reductions a search may use: divisibility, Combo's pairing, the group pairing,
 and (taken by ``core.search.search``) the surrogate relaxation and the two-efficiency programme.
 Every combination finds an optimum."""
-FIRST_CORE_ITEMS = 64
+FIRST_CORE_ITEMS = 32
 """Problems with fewer items start without the first core: it would cost them more than it saves."""
 DIVISIBILITY_STATES = 1000
 GROUP_STATES = 1000

@@ -65,11 +65,11 @@ def sort_range(w, p, key, idx, first, last):
     if last - first < SMALL_RANGE:
         for k in range(first + 1, last + 1):
             m = k
-            while m > first and before(key[m], w[m], key[m - 1], w[m - 1]):
+            while m > first and before(key[m], key[m - 1]):
                 swap(w, p, key, idx, m, m - 1)
                 m -= 1
         return
-    order = descending(key, w, first, last)
+    order = descending(key, first, last)
     size = last - first + 1
     sorted_w = integers(size)
     sorted_p = integers(size)
@@ -91,22 +91,21 @@ def partition(w, p, key, idx, first, last):
     non-empty, and the weight and profit sums of the first part.
     """
     middle = (first + last) // 2
-    if before(key[middle], w[middle], key[first], w[first]):
+    if before(key[middle], key[first]):
         swap(w, p, key, idx, first, middle)
-    if before(key[last], w[last], key[middle], w[middle]):
+    if before(key[last], key[middle]):
         swap(w, p, key, idx, middle, last)
-        if before(key[middle], w[middle], key[first], w[first]):
+        if before(key[middle], key[first]):
             swap(w, p, key, idx, first, middle)
-    pivot_key = key[middle]
-    pivot_w = w[middle]
+    pivot = key[middle]
     i = first - 1
     j = last + 1
     while True:
         i += 1
-        while before(key[i], w[i], pivot_key, pivot_w):
+        while before(key[i], pivot):
             i += 1
         j -= 1
-        while before(pivot_key, pivot_w, key[j], w[j]):
+        while before(pivot, key[j]):
             j -= 1
         if i >= j:
             break

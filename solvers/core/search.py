@@ -57,7 +57,7 @@ HELPERS = (
     "surrogate.py",
     "proportional.py",
 )
-HELPERS_DIGEST = "201fd5f20bcd1a06bf704480fdcae3e9827dcd066d5fd516a987c619b09e41d4"
+HELPERS_DIGEST = "8929e98b661bbaee79d93729f5e3ffd4f04f3f53fce86e49562bae20f5cf88c3"
 """sha256 of the helper modules' sources (``helpers_digest()``), updated with every change to them."""
 
 

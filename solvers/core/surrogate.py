@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from numba.extending import register_jitable
 
-from knapcheck.solvers.core.arith import ascending, floor_bound, integers, ratio, ratios
+from knapcheck.solvers.core.arith import ascending, floor_bound, integers, more_efficient
 from knapcheck.solvers.core.expansion import NO_LIMIT, SURROGATE, expand
-from knapcheck.solvers.core.items import SMALL_RANGE, partition, sort_range
+from knapcheck.solvers.core.items import SMALL_RANGE
 
 
 @register_jitable
@@ -80,37 +80,78 @@ def prefix_count(values, limit, sign):
     return count
 
 
+@register_jitable(inline="always")
+def swap_pair(sw, sp, i, j):
+    sw[i], sw[j] = sw[j], sw[i]
+    sp[i], sp[j] = sp[j], sp[i]
+
+
 @register_jitable
-def surrogate_lp(weights, profits, capacity, multiplier, card, sw, sp, skey, sidx, scale):
+def shifted_partition(sw, sp, shift, first, last):
+    """``core.items.partition`` for the surrogate problem: the items' weights plus ``shift`` (all
+    positive here) and their profits, by decreasing efficiency, compared by cross-multiplying (no
+    efficiency array to compute and move). Returns ``split`` and the first part's shifted weight
+    and profit sums."""
+    middle = (first + last) // 2
+    if more_efficient(sp[middle], sw[middle] + shift, sp[first], sw[first] + shift):
+        swap_pair(sw, sp, first, middle)
+    if more_efficient(sp[last], sw[last] + shift, sp[middle], sw[middle] + shift):
+        swap_pair(sw, sp, middle, last)
+        if more_efficient(sp[middle], sw[middle] + shift, sp[first], sw[first] + shift):
+            swap_pair(sw, sp, first, middle)
+    pivot_p = sp[middle]
+    pivot_w = sw[middle] + shift
+    i = first
+    j = last
+    part_w = 0
+    part_p = 0
+    while True:
+        part_w += sw[i] + shift
+        part_p += sp[i]
+        i += 1
+        while more_efficient(sp[i], sw[i] + shift, pivot_p, pivot_w):
+            part_w += sw[i] + shift
+            part_p += sp[i]
+            i += 1
+        j -= 1
+        while more_efficient(pivot_p, pivot_w, sp[j], sw[j] + shift):
+            j -= 1
+        if i > j:
+            break
+        swap_pair(sw, sp, i, j)
+    return i - 1, part_w, part_p
+
+
+@register_jitable
+def surrogate_lp(sw, sp, capacity, multiplier, card, scale):
     """The LP bound of the surrogate problem, the sign of its slope in the multiplier, and how
-    many items the LP solution takes whole. The bound is -1 when no selection satisfies it."""
+    many items the LP solution takes whole. The bound is -1 when no selection satisfies it.
+
+    ``sw`` and ``sp`` hold the items' weights and profits in any order, which this reorders (each
+    call is a quickselect of its own: no copy of the items, no efficiency array)."""
+    n = len(sw)
     room = capacity + multiplier * card
     forced_p = 0
     forced_w = 0
     forced = 0
-    m = 0
-    for i in range(len(weights)):
-        shifted = weights[i] + multiplier
-        if shifted <= 0:
-            forced_p += profits[i]
-            forced_w += weights[i]
-            forced += 1
-            room -= shifted
-        else:
-            sw[m] = shifted
-            sp[m] = profits[i]
-            skey[m] = ratio(profits[i], shifted)
-            sidx[m] = i
-            m += 1
+    if multiplier < 0:
+        # Items that weigh nothing or less in the surrogate problem are always taken: to the front.
+        for i in range(n):
+            if sw[i] + multiplier <= 0:
+                forced_p += sp[i]
+                forced_w += sw[i]
+                room -= sw[i] + multiplier
+                swap_pair(sw, sp, i, forced)
+                forced += 1
     if room < 0:
         return -1, 0, forced
-    first = 0
-    last = m - 1
+    first = forced
+    last = n - 1
     weight = 0
     profit = 0
     full = forced
     while last - first + 1 > SMALL_RANGE:
-        split, part_w, part_p = partition(sw, sp, skey, sidx, first, last)
+        split, part_w, part_p = shifted_partition(sw, sp, multiplier, first, last)
         if weight + part_w <= room:
             weight += part_w
             profit += part_p
@@ -118,33 +159,37 @@ def surrogate_lp(weights, profits, capacity, multiplier, card, sw, sp, skey, sid
             first = split + 1
         else:
             last = split
-    sort_range(sw, sp, skey, sidx, first, last)
+    for k in range(first + 1, last + 1):
+        m = k
+        while m > first and more_efficient(sp[m], sw[m] + multiplier, sp[m - 1], sw[m - 1] + multiplier):
+            swap_pair(sw, sp, m, m - 1)
+            m -= 1
     b = first
-    while b <= last and weight + sw[b] <= room:
-        weight += sw[b]
+    while b <= last and weight + sw[b] + multiplier <= room:
+        weight += sw[b] + multiplier
         profit += sp[b]
         full += 1
         b += 1
     if b > last:
         # Everything fits: a larger multiplier (or a smaller negative one) makes the bound tighter.
         return forced_p + profit, -1, full
-    bound = floor_bound(forced_p + profit, room - weight, sp[b], sw[b], scale)
+    bound = floor_bound(forced_p + profit, room - weight, sp[b], sw[b] + multiplier, scale)
     # With r0 the original capacity left after the whole items and k the cardinality left, the
     # bound is profit + (r0 + m k) p_b / (w_b + m), whose slope in m has the sign of k w_b - r0.
     left = card - full
     r0 = capacity - forced_w - (weight - (full - forced) * multiplier)
-    return bound, left * (sw[b] - multiplier) - r0, full
+    return bound, left * sw[b] - r0, full
 
 
 @register_jitable
-def least_multiplier(weights, profits, capacity, low, high, card, sw, sp, skey, sidx, scale):
+def least_multiplier(sw, sp, capacity, low, high, card, dantzig, scale):
     """The multiplier in ``[low, high]`` with the least LP bound that a binary search on the bound's
-    slope meets (the bound is unimodal in it), and that bound."""
+    slope meets (the bound is unimodal in it), and that bound; ``dantzig`` is the bound at 0."""
     best_m = 0
-    best_bound, _, _ = surrogate_lp(weights, profits, capacity, 0, card, sw, sp, skey, sidx, scale)
+    best_bound = dantzig
     while low <= high:
         middle = (low + high) // 2
-        bound, slope, _ = surrogate_lp(weights, profits, capacity, middle, card, sw, sp, skey, sidx, scale)
+        bound, slope, _ = surrogate_lp(sw, sp, capacity, middle, card, scale)
         if bound < best_bound:
             best_bound = bound
             best_m = middle
@@ -242,6 +287,9 @@ def bonus_bound(weights, profits, capacity):
         elif bonus == low and low > 0:
             low_w[lows] = weights[i]
             lows += 1
+    if lows == 0:
+        # One bonus (Pisinger's strongly correlated class): as many items as fit, the lightest.
+        return capacity + high * prefix_count(high_w[:highs], capacity, 1)
     high_w = ascending(high_w[:highs])
     low_w = ascending(low_w[:lows])
     room = capacity
@@ -278,9 +326,11 @@ def surrogate_bound(weights, profits, capacity, best, reductions):
         widest = max(widest, weights[i])
     sw = integers(n)
     sp = integers(n)
-    skey = ratios(n)
-    sidx = integers(n)
-    dantzig, _, full = surrogate_lp(weights, profits, capacity, 0, 0, sw, sp, skey, sidx, scale)
+    for i in range(n):
+        sw[i] = weights[i]
+        sp[i] = profits[i]
+    lp_at_zero, _, full = surrogate_lp(sw, sp, capacity, 0, 0, scale)
+    dantzig = lp_at_zero
     bonus = bonus_bound(weights, profits, capacity)
     if bonus >= 0 and bonus < dantzig:
         dantzig = bonus
@@ -306,7 +356,7 @@ def surrogate_bound(weights, profits, capacity, best, reductions):
     for case in range(cases):
         card = cards[case]
         low, high = (-widest, 0) if at_least[case] == 1 else (0, widest)
-        multiplier, lp = least_multiplier(weights, profits, capacity, low, high, card, sw, sp, skey, sidx, scale)
+        multiplier, lp = least_multiplier(sw, sp, capacity, low, high, card, lp_at_zero, scale)
         if multiplier == 0 or lp <= best:
             bound = max(bound, lp)
             continue
