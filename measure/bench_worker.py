@@ -126,24 +126,25 @@ class BenchWorker:
         deadline = time.monotonic() + seconds_left
         self.meter.before()
         start = time.monotonic()
-        try:
-            self._conn.send_bytes(json.dumps({"call": row}).encode())
-        except OSError:
-            return self._died()
-        done = self._await("done", deadline, sampling=True)
+        done = self._ask({"call": row}, "done", deadline, sampling=True)
         if not isinstance(done, dict):
             return done
         cpu = self.meter.after()
         wall = time.monotonic() - start
-        try:
-            self._conn.send_bytes(json.dumps({"tidy": settle}).encode())
-        except OSError:
-            return self._died()
-        idle = self._await("idle", deadline, sampling=False)
+        idle = self._ask({"tidy": settle}, "idle", deadline, sampling=False)
         if not isinstance(idle, dict):
             return idle
         peak, retained = self.meter.settled()
         return Measured(wall if self.wall_time else cpu, wall, peak, retained)
+
+    def _ask(self, message: dict, event: str, deadline: float, sampling: bool) -> dict | Failed | None:
+        """Send ``message`` and await its answer ``event`` (``_await``); a Failed when the process is gone."""
+        assert self._conn is not None
+        try:
+            self._conn.send_bytes(json.dumps(message).encode())
+        except OSError:
+            return self._died()
+        return self._await(event, deadline, sampling)
 
     def _await(self, event: str, deadline: float, sampling: bool) -> dict | Failed | None:
         """The next message, if it is ``event``; a Failed for anything else; None at the deadline.
