@@ -22,13 +22,14 @@ the defects of the baseline that cause its verdict and whose trait or bound hold
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from knapcheck.fuzz.checking.differential import Check
 from knapcheck.fuzz.checking.float32_exact import float32_exact, onto_float32_grid
 from knapcheck.fuzz.checking.known import off_grid, same_solver
+from knapcheck.fuzz.checking.source_repair import Repair, insert_before, replace_everywhere, replace_line, replace_once
 from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.oracles.exact import set_value
 from knapcheck.solvers.contract import SCALE, UNIT_ROUNDOFF, Instance
@@ -58,6 +59,9 @@ class Cause:
     """The nearest instance outside its reach; None where there is none."""
     bound: Callable[[Check], bool] | None = None
     """The failures it reaches (a defect with a bound on the verdict)."""
+    repairs: Mapping[str, Repair] = field(default_factory=dict, compare=False)
+    """By the name of the torch function that has it: the smallest edit of that function's source
+    that removes it (``knapcheck.fuzz.checking.source_repair``)."""
 
     @property
     def everywhere(self) -> bool:
@@ -142,6 +146,8 @@ def _objective_value(failure: Check) -> bool:
     return read is not None and abs(read[0] - read[1]) <= _integrality_slack(failure.instance)
 
 
+_FLOAT64 = Repair("the table or the profiles in float64", (replace_everywhere("torch.float32", "torch.float64"),))
+
 FLOAT32 = Cause(
     "float32",
     "float32 arithmetic: the table or the profiles round, absorb or flush runtimes float32 cannot add exactly",
@@ -150,6 +156,7 @@ FLOAT32 = Cause(
     frozenset({"SUBOPTIMAL", "WRONG_VALUE"}),
     trait=lambda instance: not float32_exact(instance.runtimes),
     leave=_float32_grid,
+    repairs={"dp_knapsack": _FLOAT64, "dp_knapsack_sliding_hirschberg": _FLOAT64},
 )
 ZERO_WEIGHT_NEGATIVE_RUNTIME = Cause(
     "zero_weight_negative_runtime",
@@ -158,6 +165,10 @@ ZERO_WEIGHT_NEGATIVE_RUNTIME = Cause(
     frozenset({"SUBOPTIMAL"}),
     trait=lambda instance: any(_zero_weight_negative(instance)),
     leave=lambda instance: _without(instance, _zero_weight_negative(instance).__getitem__),
+    repairs={"dp_knapsack": Repair("a zero-weight item adds its runtime only where it is positive", (
+        replace_line("dp[i, :] = dp[i - 1, :] + current_runtime",
+                     "dp[i, :] = dp[i - 1, :] + current_runtime.clamp(min=0)"),
+    ))},
 )
 ZERO_MEMORY_DIVISION = Cause(
     "zero_memory_division",
@@ -166,6 +177,10 @@ ZERO_MEMORY_DIVISION = Cause(
     frozenset({"REJECTED"}),
     trait=lambda instance: 0.0 in instance.memory,
     leave=lambda instance: _without(instance, lambda i: instance.memory[i] == 0.0),
+    repairs={"greedy_knapsack": Repair("an item of zero memory ranks first instead of being divided by", (
+        replace_once("runtimes[i] / memory[i]", 'runtimes[i] / memory[i] if memory[i] else float("inf")',
+                     already="if memory[i] else"),
+    ))},
 )
 UNQUANTIZED_MEMORY = Cause(
     "unquantized_memory",
@@ -174,6 +189,19 @@ UNQUANTIZED_MEMORY = Cause(
     frozenset({"OVER_BUDGET", "SUBOPTIMAL"}),
     trait=lambda instance: any(off_grid(m) for m in (*instance.memory, instance.max_memory)),
     leave=lambda instance: Instance(tuple(map(_snapped, instance.memory)), instance.runtimes, _snapped(instance.max_memory)),
+    repairs={
+        "greedy_knapsack": Repair("the quantized weights are added up and compared with the quantized budget", (
+            replace_line("if total_memory + memory[i] <= max_memory:",
+                         f"if total_memory + round(memory[i] * {SCALE}) <= round(max_memory * {SCALE}):"),
+            replace_line("total_memory += memory[i]", f"total_memory += round(memory[i] * {SCALE})"),
+        )),
+        "ilp_knapsack": Repair("the constraint holds the quantized weights and budget", (
+            replace_line("np_memory = np.array(memory)",
+                         f"np_memory = np.array([round(m * {SCALE}) for m in memory], dtype=float)"),
+            replace_once("np.array(max_memory)", f"np.array(round(max_memory * {SCALE}), dtype=float)",
+                         already="round(max_memory"),
+        )),
+    },
 )
 EMPTY_PROBLEM = Cause(
     "empty_problem",
@@ -181,12 +209,19 @@ EMPTY_PROBLEM = Cause(
     "the instance without items",
     frozenset({"REJECTED"}),
     trait=lambda instance: instance.n == 0,
+    repairs={"ilp_knapsack": Repair("a problem without items is answered before milp is asked", (
+        insert_before("res = milp(", ("if len(memory) == 0:", "    return 0.0, [], []")),
+    ))},
 )
 HIRSCHBERG_SPLIT = Cause(
     "hirschberg_split",
     "the Hirschberg split hands the two halves capacity + 1 units between them",
     "instances of every shape: only the baseline's verdict on the same instance tells it from a new defect",
     frozenset({"OVER_BUDGET"}),
+    repairs={"dp_knapsack_sliding_hirschberg": Repair(
+        "the right half gets the capacity the left half leaves, not one unit more (the profiles have capacity + 1 cells)",
+        (replace_line("right_capacity = capacity - best_split", "right_capacity = (capacity - 1) - best_split"),),
+    )},
 )
 SOLUTION_READ = Cause(
     "solution_read",
@@ -194,6 +229,9 @@ SOLUTION_READ = Cause(
     "a SUBOPTIMAL whose reported value counts more than the saved items and is optimal within HiGHS' MIP gap",
     frozenset({"SUBOPTIMAL"}),
     bound=_solution_read,
+    repairs={"ilp_knapsack": Repair("an item is saved when HiGHS' value for it is above one half", (
+        replace_line("if i == 1:", "if i > 0.5:"),
+    ))},
 )
 OBJECTIVE_VALUE = Cause(
     "objective_value",
@@ -201,6 +239,9 @@ OBJECTIVE_VALUE = Cause(
     "a WRONG_VALUE off the saved items' sum by at most HiGHS' integrality tolerance (1e-6) times the runtimes' total",
     frozenset({"WRONG_VALUE"}),
     bound=_objective_value,
+    repairs={"ilp_knapsack": Repair("the reported value is the saved runtimes' sum", (
+        replace_once("-res.fun", "float(sum(runtimes[i] for i in items_to_save))", already="sum(runtimes[i]"),
+    ))},
 )
 MIP_GAP = Cause(
     "mip_gap",
@@ -208,6 +249,17 @@ MIP_GAP = Cause(
     "a SUBOPTIMAL within HiGHS' gap of the optimum (1e-4 of it, or 1e-6)",
     frozenset({"SUBOPTIMAL"}),
     bound=_within_mip_gap,
+    repairs={"ilp_knapsack": Repair(
+        "milp is asked for no relative gap (the one gap scipy's milp takes), and the objective is scaled up until its"
+        " smallest runtime is 1 (at most to 1e12 times its largest), above HiGHS' absolute gap and tolerances", (
+            replace_line("c = -np_runtimes", "\n".join((
+                "# Scaled up until the smallest runtime is 1 (the largest at most 1e12), above HiGHS' absolute gap",
+                "magnitudes = np.abs(np_runtimes)",
+                "scale = min(1.0, max(magnitudes[magnitudes != 0].min(initial=1.0), magnitudes.max(initial=0.0) * 1e-12))",
+                "c = -np_runtimes / scale",
+            ))),
+            replace_once("bounds=Bounds(0, 1)", 'bounds=Bounds(0, 1), options={"mip_rel_gap": 0}', already="options="),
+        ))},
 )
 
 CAUSES = {
