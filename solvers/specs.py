@@ -14,6 +14,11 @@ like one of torch's solvers takes that solver's promise; any other is exact).
 
 Loading is cached by spec, so a file or module is imported once however many entries name it.
 
+A ``FILE.py:NAME`` or ``module:NAME`` spec may end in ``<SOURCE.py``: the code is then read from
+SOURCE.py, but loaded where the file or module sits, as a sibling module of its package (its
+relative imports load from the same tree). knapcheck's repaired candidates are loaded so
+(``knapcheck.fuzz.checking.repaired``): the candidate's own source with a known defect repaired.
+
 A file spec names its file by absolute path, so that it loads and compares the same from any
 directory; ``shown`` gives the form a reader sees, the path relative to the working directory.
 
@@ -54,6 +59,8 @@ class Spec:
     """The function's name, or the registered name (``name``); '' for ``torch_all``."""
     promise: str | None = None
     """A declared promise (one of PROMISES), or None: the registry's default for the target."""
+    source: str = ""
+    """The absolute path of a file whose code replaces the file's or module's own; '' for its own."""
 
     def __str__(self) -> str:
         if self.kind == "torch_all":
@@ -61,12 +68,13 @@ class Spec:
         if self.kind == "name":
             return self.name
         declared = f"@{self.promise}" if self.promise else ""
-        return f"{'torch' if self.kind == 'torch' else self.where}:{self.name}{declared}"
+        read_from = f"<{self.source}" if self.source else ""
+        return f"{'torch' if self.kind == 'torch' else self.where}:{self.name}{declared}{read_from}"
 
     @property
     def target(self) -> "Spec":
         """The same spec without its declared promise: what names and loads the code."""
-        return Spec(self.kind, self.where, self.name)
+        return Spec(self.kind, self.where, self.name, source=self.source)
 
     @property
     def module(self) -> str:
@@ -85,6 +93,23 @@ def parse(text: str) -> Spec:
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"a solver spec must be a non-empty string ({FORMS}), got {text!r}")
     text = text.strip()
+    text, source = _source_of(text)
+    if source and ":" not in text:
+        raise ValueError(f"solver spec {text!r}: only FILE.py:NAME, torch:NAME and module:NAME can be read from another"
+                         " file (<SOURCE.py)")
+    spec = _parse(text)
+    return replace(spec, source=source) if source else spec
+
+
+def _source_of(text: str) -> tuple[str, str]:
+    """A spec's text without its ``<SOURCE.py`` ending, and SOURCE's absolute path ('' without one)."""
+    head, mark, tail = text.rpartition("<")
+    if not mark or not tail.endswith(".py") or ":" in tail:
+        return text, ""
+    return head, str(Path(tail).expanduser().resolve())
+
+
+def _parse(text: str) -> Spec:
     if ":" not in text and "@" in text:
         raise ValueError(f"solver spec {text!r}: a promise (@exact, @heuristic) can be declared only for torch:NAME,"
                          " FILE.py:NAME or module:NAME")
@@ -189,8 +214,13 @@ def _where(spec: Spec) -> str:
 
 
 def _import(spec: Spec):
+    source = Path(spec.source) if spec.source else None
+    if source is not None and not source.is_file():
+        raise ValueError(f"{spec}: source file {spec.source} does not exist")
     if spec.kind != "file":
         try:
+            if source is not None:
+                return _sibling_module(spec.module, source)
             return importlib.import_module(spec.module)
         except Exception as exc:
             hint = ""
@@ -201,7 +231,7 @@ def _import(spec: Spec):
     if not path.is_file():
         raise ValueError(f"{spec}: solver file {spec.where} does not exist")
     try:
-        return _import_file(path)
+        return _import_file(path, source)
     except ImportError as exc:
         raise ValueError(
             f"{spec}: cannot load {spec.where}: {type(exc).__name__}: {exc} (to import it as part of its"
@@ -212,7 +242,36 @@ def _import(spec: Spec):
         raise ValueError(f"{spec}: cannot load {spec.where}: {type(exc).__name__}: {exc}") from None
 
 
-def _import_file(path: Path) -> ModuleType:
+def _read_as(name: str, source: Path) -> str:
+    """The name of the sibling of module ``name`` that holds ``source``'s code (a digest of its path)."""
+    return f"{name}_read_from_{hashlib.sha1(str(source).encode()).hexdigest()[:12]}"
+
+
+def _sibling_module(module: str, source: Path) -> ModuleType:
+    """``source``'s code as a module beside ``module`` in its package (imported first), so that its
+    relative imports load what ``module``'s would."""
+    package, _, leaf = module.rpartition(".")
+    if package:
+        importlib.import_module(package)
+    return _exec_module(f"{package + '.' if package else ''}{_read_as(leaf, source)}", source)
+
+
+def _exec_module(name: str, path: Path) -> ModuleType:
+    """The file at ``path`` run as the module ``name`` (its parent package, if any, already in sys.modules)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def _import_file(path: Path, source: Path | None = None) -> ModuleType:
     """The file as a module of its package tree, so that its relative imports load.
 
     The tree is the file's directory and each directory above it with an ``__init__.py``, as far up
@@ -222,13 +281,15 @@ def _import_file(path: Path) -> ModuleType:
     the installed torch keeps its own name. ``from .helpers import x`` and ``from ..config import y``
     then load those files from the same tree; a directory without ``__init__.py`` is still the
     file's package, so its siblings load too. Imported once: a second load returns the same module.
+    With ``source``, that file's code is the module, a sibling of the file's in the same tree.
     """
     top = path.parent
     while (top / "__init__.py").is_file() and (top.parent / "__init__.py").is_file() and top.parent != top:
         top = top.parent
     root = f"knapcheck_target_{hashlib.sha1(str(top).encode()).hexdigest()[:12]}"
     parts = path.parent.relative_to(top).parts
-    name = ".".join([root, *parts, path.stem])
+    stem = path.stem if source is None else _read_as(path.stem, source)
+    name = ".".join([root, *parts, stem])
     if name in sys.modules:
         return sys.modules[name]
     before = set(sys.modules)
@@ -238,10 +299,7 @@ def _import_file(path: Path) -> ModuleType:
             child = _package(".".join([root, *parts[:depth]]), top.joinpath(*parts[:depth]))
             setattr(parent, part, child)
             parent = child
-        module_spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[name] = module
-        module_spec.loader.exec_module(module)
+        module = _exec_module(name, path if source is None else source)
     except BaseException as exc:
         for added in set(sys.modules) - before:
             if added == root or added.startswith(root + "."):
@@ -249,7 +307,7 @@ def _import_file(path: Path) -> ModuleType:
         if isinstance(exc, ImportError):
             raise type(exc)(str(exc).replace(root, top.name)) from None
         raise
-    setattr(parent, path.stem, module)
+    setattr(parent, stem, module)
     return module
 
 
