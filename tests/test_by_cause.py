@@ -148,12 +148,15 @@ def test_a_fix_that_makes_torchs_float32_defect_visible_stays_known_after_the_se
 
 def test_a_new_defect_inside_a_known_defects_reach_is_still_a_regression(tmp_path):
     """A backtrack with a tolerance of 1e-6 never saves an item of runtime 1e-7. On runtimes float32
-    cannot add exactly, torch's float32 defect could explain a SUBOPTIMAL; rounded onto a
-    float32-exact grid the copy still fails, where torch is optimal: a regression, reproduced there."""
+    cannot add exactly, torch's float32 defect could explain a SUBOPTIMAL, but the copy with its
+    table in float64 (float32's repair) still fails there: a regression on the instance itself (the
+    reach alone called it known), reproduced where torch is optimal."""
     copy, torch, causes = causes_of_dp(BACKTRACK_TOLERANCE, "dp_knapsack", tmp_path)
     found = causes.explained(check_against(copy, torch, Instance((0.0001, 0.0002, 0.0003), (1e-7, 2e-7, 3e-7), 0.0005)))
-    assert found.verdict is Verdict.SUBOPTIMAL and found.causes == ("float32",) and is_visible(found)
+    assert found.verdict is Verdict.SUBOPTIMAL and found.causes == () and is_regression(found)
+    assert set(found.repaired.repairs) == {"float32", "zero_weight_negative_runtime"} and found.repaired.decided
+    assert found.repaired.verdict is Verdict.SUBOPTIMAL
     finding = causes.reproduce(found, None, lambda: False)
-    assert is_regression(finding) and finding.verdict is Verdict.SUBOPTIMAL
-    assert float32_exact(finding.instance.runtimes) and finding.baseline.verdict is Verdict.OPTIMAL
-    assert check(torch, finding.instance).verdict is Verdict.OPTIMAL
+    assert is_regression(finding) and finding.verdict is Verdict.SUBOPTIMAL and finding.instance.n == 1
+    assert finding.repaired.decided and finding.repaired.verdict is Verdict.SUBOPTIMAL
+    assert finding.baseline.verdict is Verdict.OPTIMAL and check(torch, finding.instance).verdict is Verdict.OPTIMAL

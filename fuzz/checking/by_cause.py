@@ -13,15 +13,28 @@ taken out of the reach of every defect of the baseline that causes its verdict
 quantization grid, zero-memory items dropped). A failure that survives there, where the baseline
 does not fail that way, is a regression, shrunk on that side of every reach: its reproduction lies
 outside them all.
+
+The strongest test of a cause is an intervention, and it comes first wherever it can be made:
+where a defect of the baseline that causes the failure's verdict carries a repair that applies to
+the candidate's own source (``knapcheck.fuzz.checking.repaired``), the repaired candidate is
+checked on the failing instance. Passing there (or failing only as the baseline does, or within the
+reach of a defect whose repair did not apply) means the failure is that known defect, moved:
+information. Still failing the same way means its cause is new: a regression, whatever the
+instance's traits, and its reproduction is shrunk keeping that. A repaired candidate that fails
+otherwise (a repair the candidate's code does not bear) decides nothing, and the reach rules do, as
+they do where no repair applies.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
+from dataclasses import replace
+
 from knapcheck.fuzz.checking.defects import Catalogue, catalogue, explaining, leaving, possible_causes, with_causes
-from knapcheck.fuzz.checking.differential import Check, check_against, size_allows
-from knapcheck.fuzz.checking.gate import is_regression, is_shared
+from knapcheck.fuzz.checking.differential import Check, Repaired, check, check_against, size_allows, with_baseline
+from knapcheck.fuzz.checking.gate import is_regression, is_shared, valid
+from knapcheck.fuzz.checking.repaired import Intervention, intervention
 from knapcheck.fuzz.checking.shrink import minimal_reproduction
 from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.solvers.contract import Instance
@@ -34,9 +47,19 @@ class Causes:
     def __init__(self, baselines: Iterable[SolverEntry], cases: Iterable[RegressionCase]) -> None:
         cases = list(cases)
         self.defects: Mapping[str, Catalogue] = {b.name: catalogue(b.name, cases) for b in baselines}
+        self.interventions: dict[str, Intervention] = {}
+        """Candidate name -> its baseline's known defects repaired in its source, once it was needed."""
+        self._repaired_checks: dict[tuple[str, Instance], Check] = {}
 
     def of(self, solver: str) -> Catalogue:
         return self.defects.get(solver, {})
+
+    def intervention(self, candidate: SolverEntry, baseline: SolverEntry) -> Intervention:
+        """The repairs of the baseline's known defects in the candidate's source (made once)."""
+        if candidate.name not in self.interventions:
+            defects = [cause for causes in self.of(baseline.name).values() for cause in causes]
+            self.interventions[candidate.name] = intervention(candidate, baseline, defects)
+        return self.interventions[candidate.name]
 
     def explained(self, done: Check) -> Check:
         """The check with the known defects that explain its failure: a target's failure its
@@ -47,7 +70,31 @@ class Causes:
             return with_causes(done, possible_causes(done, self.of(done.solver.name)))
         if is_shared(done):
             return done
-        return with_causes(done, explaining(done, self.of(done.counterpart.name)))
+        defects = self.of(done.counterpart.name)
+        return self._by_repair(done, defects) or with_causes(done, explaining(done, defects))
+
+    def _by_repair(self, done: Check, defects: Catalogue) -> Check | None:
+        """The failure judged by the repaired candidate; None where no repair of a defect that
+        causes its verdict applies."""
+        repair = self.intervention(done.solver, done.counterpart)
+        repaired = tuple(c.name for c in defects.get(done.verdict.value, ()) if c.name in repair.applied)
+        if not repaired:
+            return None
+        again = self._repaired_check(repair.entry, done)
+        residual = {verdict: tuple(c for c in causes if c.name not in repair.applied) for verdict, causes in defects.items()}
+        if valid(again) or is_shared(again) or explaining(again, residual):
+            return replace(done, causes=repaired, repaired=_repaired(repair.applied, again, True))
+        if again.verdict is done.verdict:
+            return replace(done, causes=(), repaired=_repaired(repair.applied, again, True))
+        return replace(done, causes=explaining(done, defects), repaired=_repaired(repair.applied, again, False))
+
+    def _repaired_check(self, entry, done: Check) -> Check:
+        """The repaired candidate on the instance of ``done``, beside the baseline's check there."""
+        key = (entry.name, done.instance)
+        if key not in self._repaired_checks:
+            own = check(entry, done.instance, done.family, done.oracle)
+            self._repaired_checks[key] = with_baseline(own, done.counterpart, done.baseline)
+        return self._repaired_checks[key]
 
     def reproduce(
         self, failure: Check, clean: Check | None, give_up: Callable[[], bool], seed_value: int = 0
@@ -73,7 +120,9 @@ class Causes:
         baseline that causes its verdict, where it is a regression; None when it is not."""
         if failure.counterpart is None:
             return None
-        start = leaving(instance, self.of(failure.counterpart.name).get(failure.verdict.value, ()))
+        repaired = self.intervention(failure.solver, failure.counterpart).applied
+        causing = self.of(failure.counterpart.name).get(failure.verdict.value, ())
+        start = leaving(instance, [c for c in causing if c.name not in repaired])
         if start is None or start == instance or not size_allows(failure.solver, start):
             return None
         again = self.explained(check_against(failure.solver, failure.counterpart, start, failure.family))
@@ -86,3 +135,7 @@ class Causes:
             return done.differential_signature == wanted and is_regression(self.explained(done))
 
         return self.explained(minimal_reproduction(found, give_up, seed_value, keeps))
+
+
+def _repaired(repairs: tuple[str, ...], again: Check, decided: bool) -> Repaired:
+    return Repaired(repairs, again.verdict, again.judgement.detail, decided)

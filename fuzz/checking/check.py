@@ -115,6 +115,8 @@ def run_check(
         run.check_sources(sources, pool)
     run.shrink(seed_value)
     run.match_known(known_cases)
+    run.result.interventions = {t.name: run.causes.intervention(t, b) for t, b in
+                                ((t, counterparts[t.name]) for t in targets if t.name in counterparts)}
     return run.result
 
 

@@ -67,8 +67,12 @@ class Check:
     """The counterpart's check of the same instance; None without a counterpart or when it was not run."""
     causes: tuple[str, ...] = ()
     """Known defects that explain this failure (``knapcheck.fuzz.checking.defects``): for a target's
-    failure its baseline does not share, the baseline's defects whose reach holds it; for a
-    baseline's own failure, its defects that may have caused it."""
+    failure its baseline does not share, the baseline's defects whose reach holds it, or whose
+    repair in the target's source makes it pass; for a baseline's own failure, its defects that may
+    have caused it."""
+    repaired: Repaired | None = field(default=None, repr=False)
+    """The target with its baseline's known defects repaired, checked on the same instance, where
+    one was (``knapcheck.fuzz.checking.by_cause``); None where none was."""
 
     @property
     def verdict(self) -> Verdict:
@@ -101,6 +105,20 @@ class Check:
     @property
     def instance_id(self) -> str:
         return instance_id(self.instance)
+
+
+@dataclass(frozen=True)
+class Repaired:
+    """A target's failure checked again with its baseline's known defects repaired in its source."""
+
+    repairs: tuple[str, ...]
+    """The defects repaired."""
+    verdict: Verdict
+    """The repaired target's verdict on the failure's instance."""
+    detail: str
+    decided: bool
+    """Whether that decided the failure's cause (the repaired target passes there, or still fails
+    the same way); False when it fails otherwise, and the known defects' reach decided."""
 
 
 def determinism_calls(entry: SolverEntry) -> int:
@@ -247,6 +265,9 @@ class CheckResult:
     sources: list[Source] = field(default_factory=list)
     repeated: Counter = field(default_factory=Counter)
     """Solver name -> instances it was called on twice (the determinism check)."""
+    interventions: dict = field(default_factory=dict)
+    """Target name -> what repairing its baseline's known defects in its source did
+    (``knapcheck.fuzz.checking.repaired.Intervention``), for the targets whose failures needed it."""
     known: dict[Signature, str] = field(default_factory=dict)
     """Signature of a finding without a baseline -> the id of the corpus case that explains it
     (``knapcheck.fuzz.checking.known``); a finding not in it is new."""
