@@ -71,9 +71,9 @@ def gated(entries: list, named: bool) -> list[str]:
     return [e.name for e in entries if named or e.ours]
 
 
-def gate_line(names: list[str], decision, named: bool, comparisons=None) -> str:
+def gate_line(names: list[str], decision, named: bool, result=None) -> str:
     """The gate's outcome, and what each target fixes of its baseline's failures."""
-    from knapcheck.reports.check_report import fixed_parts
+    from knapcheck.reports.check_report import fixed_parts, fixes, still_there
     from knapcheck.solvers.specs import shown
 
     who = "the named targets" if named else "our solvers (upstream's are shown, not counted: name them with --targets)"
@@ -81,11 +81,13 @@ def gate_line(names: list[str], decision, named: bool, comparisons=None) -> str:
     if decision.oracle_findings:
         problems.append(f"an oracle shown wrong {decision.oracle_findings} times, so no verdict can be trusted")
     head = f"gate on {who}, under {decision.rule}"
-    fixes = "".join(f"; {shown(t)} fixes {sum(c.fixed.values())} of the baseline's failures: {'; '.join(fixed_parts(c))}"
-                    for t, c in (comparisons or {}).items() if c.fixed and t in names)
+    comparisons = {} if result is None else result.comparisons
+    fixed = "".join(
+        f"; {shown(t)} fixes {fixes(c, still_there(result, t))} of the baseline's failures:"
+        f" {'; '.join(fixed_parts(c, still_there(result, t)))}" for t, c in comparisons.items() if c.fixed and t in names)
     if not problems:
-        return f"{head}: passed ({len(names)} gated solvers){fixes}"
-    return f"{head}: FAILED ({', '.join(problems)}){fixes}"
+        return f"{head}: passed ({len(names)} gated solvers){fixed}"
+    return f"{head}: FAILED ({', '.join(problems)}){fixed}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -112,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     named = bool(args.targets)
     names = gated(entries, named)
     decision = decide(result.findings, names, len(result.oracle_findings), baseline=bool(baselines))
-    gate = gate_line(names, decision, named, result.comparisons)
+    gate = gate_line(names, decision, named, result)
     if result.stopped_by:
         print(f"PARTIAL ({result.stopped_by}): the run stopped after {result.instances} instances,"
               f" {result.skipped} not checked; what ran is below")

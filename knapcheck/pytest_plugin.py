@@ -356,6 +356,7 @@ class InstanceTest(pytest.Item):
         from knapcheck.fuzz.checking.defects import describe
         from knapcheck.fuzz.checking.differential import check_against
         from knapcheck.oracles.verdict import Verdict
+        from knapcheck.reports.repairs import repaired_sentence
 
         tests: TargetTests = self.parent
         done = check_against(tests.entry, tests.counterpart, self.instance, self.family,
@@ -371,8 +372,9 @@ class InstanceTest(pytest.Item):
             pytest.xfail(f"also in baseline {done.counterpart.name}: {done.verdict.value}: {done.judgement.detail}")
         done = tests.causes.explained(done)
         if gate.is_visible(done):
+            repaired = repaired_sentence(done)
             pytest.xfail(f"known defect of the baseline {done.counterpart.name}, now visible ({describe(done.causes)}):"
-                         f" {done.verdict.value}: {done.judgement.detail}")
+                         f" {done.verdict.value}: {done.judgement.detail}{'; ' + repaired if repaired else ''}")
         raise KnapcheckFailure(failure_message(done, self.name, tests.cases))
 
     def repr_failure(self, excinfo, style=None):
@@ -390,6 +392,7 @@ def failure_message(done: Check, test: str, cases: Sequence[RegressionCase] = ()
     that explains the failure, if one does (``knapcheck.fuzz.checking.known``)."""
     from knapcheck.fuzz.checking import gate
     from knapcheck.fuzz.checking.known import known_case
+    from knapcheck.reports.repairs import repaired_sentence
     from knapcheck.reports.reproduction import snippet
 
     returned = done.outcome.answer if done.outcome.returned else done.outcome.error
@@ -410,5 +413,7 @@ def failure_message(done: Check, test: str, cases: Sequence[RegressionCase] = ()
             lines.append(f"  baseline {done.counterpart.name}: not run on this size")
         else:
             lines.append(f"  baseline {done.counterpart.name}: {base.verdict.value} on the same instance")
+        if repaired_sentence(done):
+            lines.append(f"  repaired: {repaired_sentence(done)}")
     lines += ["  reproduce with this snippet (it fails when run as shown):", "", snippet(done)]
     return "\n".join(lines)

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from knapcheck.fuzz.campaign.run import CampaignResult, Progress
-from knapcheck.fuzz.campaign.state import FAILING, Finding
+from knapcheck.fuzz.campaign.state import FAILING, LISTED, Finding
 from knapcheck.fuzz.campaign.unit_ledger import LostUnit
 from knapcheck.fuzz.checking.differential import instance_id
 from knapcheck.fuzz.checking.gate import KNOWN, NEW, REGRESSION, SHARED
@@ -127,7 +127,6 @@ def _as_asked(result: CampaignResult) -> str:
 
 
 def render_markdown(result: CampaignResult) -> str:
-    failing = result.failing()
     title = "# knapcheck fuzz campaign" + (f" (PARTIAL: {result.stopped_by})" if result.interrupted else "")
     lines = [
         title,
@@ -151,7 +150,7 @@ def render_markdown(result: CampaignResult) -> str:
         "",
     ]
     lines += _summary_rows(result) if result.findings else ["none"]
-    for finding in sorted(failing, key=lambda f: FAILING.index(f.status)):
+    for finding in sorted((f for f in result.findings if f.status in LISTED), key=lambda f: LISTED.index(f.status)):
         lines += ["", f"### {prose(shown(str(finding.stored.signature)))}: {prose(finding.status)}", ""]
         lines += fenced(describe(finding.check, finding.status, finding.known_case))
     if result.oracle_disagreements:
@@ -188,6 +187,7 @@ def _finding_json(finding: Finding) -> dict:
         "verdict": finding.stored.verdict,
         "baseline": finding.stored.baseline or None,
         "baseline_verdict": finding.stored.baseline_verdict or None,
+        "known": finding.stored.known or None,
         "signature": list(finding.stored.signature.parts()),
         "ours": finding.stored.ours,
         "family": finding.stored.family,

@@ -27,6 +27,7 @@ from knapcheck.fuzz.instances import families
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports import real_budget
 from knapcheck.reports.markdown import LINE_BREAK
+from knapcheck.reports.repairs import failure_lines, intervention_json, intervention_summary, repaired_json
 from knapcheck.reports.reproduction import snippet
 from knapcheck.reports.tables import Table
 from knapcheck.solvers.entry import SolverEntry
@@ -112,9 +113,22 @@ def visible_parts(comparison: Comparison) -> list[str]:
     return _by_causes(comparison.visible, lambda v, b: f"{v} where the baseline is {b}")
 
 
-def fixed_parts(comparison: Comparison) -> list[str]:
-    """The baseline's failures the target passes, grouped by the baseline's defects behind them."""
-    return _by_causes(comparison.fixed_causes, lambda b: b)
+def fixed_parts(comparison: Comparison, still_there: tuple[str, ...] = ()) -> list[str]:
+    """The baseline's failures the target passes, grouped by the baseline's defects behind them;
+    those of defects whose code is still in the target's source (``still_there``: their repairs
+    apply) said to pass by chance."""
+    parts = []
+    for (verdict, causes), n in sorted(comparison.fixed_causes.items()):
+        part = f"{verdict} on {n} ({causes_text(causes)})"
+        if causes and set(causes) <= set(still_there):
+            part += " by chance: that defect's code is still in the candidate, and it shows on other instances"
+        parts.append(part)
+    return parts
+
+
+def fixes(comparison: Comparison, still_there: tuple[str, ...] = ()) -> int:
+    """The baseline's failures the target passes, but those of defects whose code is still in its source."""
+    return sum(n for (_, causes), n in comparison.fixed_causes.items() if not (causes and set(causes) <= set(still_there)))
 
 
 def percent(share: float) -> str:
@@ -183,7 +197,7 @@ def detail(failure: Check) -> str:
     return shown_in(failure.judgement.detail, _names(failure))
 
 
-def describe(failure: Check, state: str = "", known_case: str | None = None) -> str:
+def describe(failure: Check, state: str = "", known_case: str | None = None, intervention=None) -> str:
     returned = failure.outcome.answer if failure.outcome.returned else shown_in(failure.outcome.error, _names(failure))
     label = f", {state}" if state else ""
     if failure.causes:
@@ -199,6 +213,7 @@ def describe(failure: Check, state: str = "", known_case: str | None = None) -> 
     ]
     if failure.counterpart is not None:
         lines.append(f"  baseline: {shown(failure.counterpart.name)}: {_indented(_baseline_outcome(failure))}")
+    lines += [f"  repaired: {_indented(line)}" for line in failure_lines(failure, intervention)]
     lines.append("  reproduce:")
     lines += ["    " + line for line in snippet(failure).splitlines()]
     return "\n".join(lines)
@@ -254,7 +269,8 @@ def render_text(result: CheckResult, sources: str = "", gate: str = "") -> str:
         group = [f for f, s in ordered if s == state]
         if group:
             parts += ["", f"{len(group)} {HEADINGS[state]}; each shrunk to a minimal instance:"]
-            parts += ["\n" + describe(f, state, result.known.get(f.differential_signature)) for f in group]
+            parts += ["\n" + describe(f, state, result.known.get(f.differential_signature),
+                                       result.interventions.get(f.solver.name)) for f in group]
     if result.oracle_findings:
         parts += ["", f"ORACLE FINDINGS: the oracle was shown wrong {len(result.oracle_findings)} times (judged UNVERIFIED):"]
         parts += ["", *("\n" + describe_oracle_finding(f) for f in result.oracle_findings)]
@@ -262,6 +278,10 @@ def render_text(result: CheckResult, sources: str = "", gate: str = "") -> str:
         parts += ["", gate]
     for target, comparison in result.comparisons.items():
         parts += ["", *comparison_lines(target, comparison)]
+        intervention = result.interventions.get(target)
+        if intervention is not None and intervention.results:
+            parts.append(f"  the baseline's known defects in its source (where a repair applies, the code is still there):"
+                         f" {intervention_summary(intervention)}")
     parts += ["", real_budget.render_text(result.overshoots)]
     return "\n".join(parts)
 
@@ -308,6 +328,7 @@ def failure_json(failure: Check, state: str = "", known_case: str | None = None)
             "verdict": failure.baseline_verdict,
             "returned": None if base is None else _returned(base),
         },
+        "repaired": repaired_json(failure),
         "reproduction": snippet(failure),
     }
 
@@ -356,10 +377,18 @@ def quality_json(comparison: Comparison) -> dict:
     }
 
 
+def still_there(result: CheckResult, target: str) -> tuple[str, ...]:
+    """The baseline's known defects whose code is still in the target's source (their repairs apply)."""
+    intervention = result.interventions.get(target)
+    return () if intervention is None else intervention.applied
+
+
 def fixes_json(result: CheckResult) -> list[dict]:
-    """What each target fixes: the baseline's failures it passes, by verdict and the defects behind them."""
+    """What each target fixes: the baseline's failures it passes, by verdict and the defects behind
+    them (``by_chance`` where those defects' code is still in its source)."""
     return [
-        {"candidate": target, "baseline": comparison.baseline, **fixed}
+        {"candidate": target, "baseline": comparison.baseline, **fixed,
+         "by_chance": bool(fixed["causes"]) and set(fixed["causes"]) <= set(still_there(result, target))}
         for target, comparison in result.comparisons.items()
         for fixed in comparison_json(comparison)["fixed_causes"]
     ]
@@ -393,6 +422,7 @@ def render_json(result: CheckResult) -> dict:
         "solvers": [solver_json(result, e) for e in result.solvers],
         "comparisons": {target: comparison_json(c) for target, c in result.comparisons.items()},
         "failures": [failure_json(f, s, result.known.get(f.differential_signature)) for f, s in ordered_findings(result)],
+        "repairs": {target: intervention_json(i) for target, i in result.interventions.items()},
         "oracle_findings": [oracle_finding_json(f) for f in result.oracle_findings],
         "real_budget": real_budget.to_json(result.overshoots),
     }

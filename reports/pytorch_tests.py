@@ -70,8 +70,10 @@ budget (the saved items' round(memory * SCALE) sum to at most round(max_memory *
 the saved runtimes' sum and, for the solvers that promise the optimum, be worth it. The optima of
 the cases below were proven by knapcheck's exact oracles; the small instances are checked against
 the brute force in this file. A defect the solvers had when the file was exported is an expected
-failure of exactly the solvers that had it: when it is fixed, that test is an unexpected success
-and its mark goes.
+failure of exactly the solvers that had it. A change that fixes it turns that test into an
+unexpected success: unittest then lists it as such and ends "FAILED (unexpected successes=N)",
+pytest reports it as failed ("Unexpected success"), with no test of another kind failing. That is
+the fix showing: its mark goes, by exporting this file again against the fixed torch.
 """
 
 import functools

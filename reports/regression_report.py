@@ -36,6 +36,7 @@ from knapcheck.reports.check_report import (
     detail,
     failure_json,
     fixed_parts,
+    fixes,
     fixes_json,
     oracle_finding_json,
     ordered_findings,
@@ -44,10 +45,12 @@ from knapcheck.reports.check_report import (
     solver_json,
     source,
     sources_json,
+    still_there,
     verdict_rows,
     visible_parts,
 )
 from knapcheck.reports.markdown import code, fenced, prose
+from knapcheck.reports.repairs import failure_lines, intervention_json, intervention_summary
 from knapcheck.reports.reproduction import snippet
 from knapcheck.reports.tables import SCROLLS, Table
 from knapcheck.reports.words import counted
@@ -109,13 +112,14 @@ def _gate(report: Report) -> tuple[str, str]:
     failing = gate.failing
     candidate = report.run.findings(CANDIDATE)
     decided = []
-    fixes = sum(sum(c.fixed.values()) for c in report.run.result.comparisons.values())
+    result = report.run.result
+    fixed = sum(fixes(c, still_there(result, t)) for t, c in result.comparisons.items())
     if failing:
         what = "regression" if any(f.counterpart is not None for f in failing) and not report.strict else "failure"
         listed = "; ".join(_signature_text(f) for f in failing)
         decided.append(f"{counted(len(failing), what, what + 's')}: {listed}.")
-    elif fixes:
-        decided.append(f"It fixes {counted(fixes, 'failure', 'failures')} of the baseline and regresses nothing.")
+    elif fixed:
+        decided.append(f"It fixes {counted(fixed, 'failure', 'failures')} of the baseline and regresses nothing.")
     elif candidate:
         decided.append(f"No regression: the baseline shares, or a known defect of it explains, each of the candidate's"
                        f" {counted(len(candidate), 'distinct failure', 'distinct failures')}.")
@@ -142,10 +146,11 @@ def outcome_lines(report: Report) -> list[tuple[str, str]]:
     less a heuristic saves: (a bold lead, the rest), each a line of report.md's opening."""
     lines = []
     comparisons = report.run.result.comparisons
-    fixes = [f"{shown(t)} passes on {counted(sum(c.fixed.values()), 'instance', 'instances')} where {shown(c.baseline)}"
-             f" fails: {'; '.join(fixed_parts(c))}." for t, c in comparisons.items() if c.fixed]
-    if fixes:
-        lines.append(("Fixes:", " " + " ".join(fixes)))
+    result = report.run.result
+    fixed = [f"{shown(t)} passes on {counted(sum(c.fixed.values()), 'instance', 'instances')} where {shown(c.baseline)}"
+             f" fails: {'; '.join(fixed_parts(c, still_there(result, t)))}." for t, c in comparisons.items() if c.fixed]
+    if fixed:
+        lines.append(("Fixes:", " " + " ".join(fixed)))
     visible = [f"{shown(t)}: {'; '.join(visible_parts(c))}." for t, c in comparisons.items() if c.visible]
     if visible:
         lines.append(("Known defects of the baseline, now visible", f" (information, instances): {' '.join(visible)}"))
@@ -155,6 +160,11 @@ def outcome_lines(report: Report) -> list[tuple[str, str]]:
     if worse:
         lines.append(("Quality", f" ({'information' if report.max_quality_loss is None else 'a failure past --max-quality-loss'}):"
                       f" {' '.join(worse)}"))
+    repairs = [f"{shown(t)}: {intervention_summary(i)}." for t, i in result.interventions.items() if i.results]
+    if repairs:
+        lines.append(("The baseline's known defects in the candidate's source",
+                      " (information: where a defect's repair applies, its code is still there, and the candidate with"
+                      f" it repaired judges the candidate's failures): {' '.join(repairs)}"))
     return lines
 
 
@@ -244,7 +254,7 @@ def _baseline_markdown(failure: Check) -> list[str]:
     return [f"- baseline {code(shown(base.solver.name))} on the same instance: {base.verdict.value}{returned}"]
 
 
-def _failure_markdown(index: int, failure: Check, status: str, with_snippet: bool) -> list[str]:
+def _failure_markdown(index: int, failure: Check, status: str, with_snippet: bool, intervention=None) -> list[str]:
     lines = [
         f"### {index}. {code(shown(failure.solver.name))}: {failure.verdict.value} ({prose(status)})",
         "",
@@ -255,7 +265,7 @@ def _failure_markdown(index: int, failure: Check, status: str, with_snippet: boo
     lines.append(f"- {_expected(failure)}")
     if failure.outcome.returned:
         lines.append(f"- returned {code(_returned(failure))}")
-    lines += [*_baseline_markdown(failure), ""]
+    lines += [*_baseline_markdown(failure), *(f"- {line}" for line in failure_lines(failure, intervention, markdown=True)), ""]
     if with_snippet:
         lines += ["<details><summary>Reproduction</summary>", "", *fenced(snippet(failure), "python"), "", "</details>", ""]
     else:
@@ -311,8 +321,9 @@ def _markdown(report: Report, with_snippets: int) -> str:
     ordered = _ordered_findings(report)
     if ordered:
         lines += ["## Failures", "", WHERE_TO_RUN, ""]
+        interventions = report.run.result.interventions
         for index, (failure, status) in enumerate(ordered, 1):
-            lines += _failure_markdown(index, failure, status, index <= with_snippets)
+            lines += _failure_markdown(index, failure, status, index <= with_snippets, interventions.get(failure.solver.name))
     oracle_findings = report.run.result.oracle_findings
     if oracle_findings:
         lines += ["## Oracle findings", "", "The oracle, not the solver, was shown wrong here (judged UNVERIFIED):", ""]
@@ -374,6 +385,7 @@ def render_json(report: Report) -> dict:
                 {**failure_json(f, status, result.known.get(f.differential_signature)), "role": report.run.roles[f.solver.name]}
                 for f, status in ordered_findings(result)
             ],
+            "repairs": {target: intervention_json(i) for target, i in result.interventions.items()},
             "oracle_findings": [oracle_finding_json(f) for f in result.oracle_findings],
             "real_budget": real_budget.to_json(result.overshoots),
         },
