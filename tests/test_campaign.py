@@ -156,7 +156,7 @@ def test_an_oracle_shown_wrong_on_replay_is_sent_as_an_oracle_finding_and_the_un
 
     monkeypatch.setattr(knapcheck.fuzz.checking.differential, "optimum", lying_oracle)
     setup = Setup((reference,), time.time() + 60, None, "", "", 5.0)
-    replays = (("full_table", "SUBOPTIMAL", "", "tiny", instance.as_dict()),) * 2
+    replays = ((Signature("full_table", "SUBOPTIMAL"), "tiny", instance.as_dict()),) * 2
     events = []
     UnitRun(setup, Unit(1, REPLAY, replays=replays), events.append, lambda: False).run()
     disagreements = [e for e in events if isinstance(e, Disagreement)]

@@ -18,7 +18,7 @@ from knapcheck.exit_status import FAILED, OK, USAGE
 from knapcheck.fuzz.campaign.events import Found, Replayed, decode, encode
 from knapcheck.fuzz.campaign.state import CHANGED, FindingsBook
 from knapcheck.fuzz.campaign.store import FailureStore, StoredFailure
-from knapcheck.fuzz.campaign.units import REPLAY, SHRINK, Setup, Unit, UnitRun
+from knapcheck.fuzz.campaign.units import REPLAY, Setup, Unit, UnitRun
 from knapcheck.fuzz.checking.differential import NOT_RUN, check, check_against, instance_id
 from knapcheck.fuzz.checking.gate import KNOWN, NEW, REGRESSION, SHARED
 from knapcheck.fuzz.checking.plain_check import check_from_plain, check_to_plain
@@ -167,7 +167,7 @@ def test_shrinking_keeps_the_relation_and_replays_judge_against_the_baseline(spl
     assert shrunk.instance.n < big.n
     assert (shrunk.verdict.value, shrunk.baseline_verdict) == ("OVER_BUDGET", "OPTIMAL")
 
-    replay = (copy.name, "OVER_BUDGET", "OPTIMAL", "tiny", shrunk.instance.as_dict())
+    replay = (Signature(copy.name, "OVER_BUDGET", "OPTIMAL"), "tiny", shrunk.instance.as_dict())
     events = _unit_run([copy, torch_sliding], counterparts, Unit(2, REPLAY, replays=(replay,)))
     (replayed,) = [e for e in events if isinstance(e, Replayed)]
     assert replayed.stored == Signature(copy.name, "OVER_BUDGET", "OPTIMAL")

@@ -127,19 +127,21 @@ class Replayed:
 
     KIND: ClassVar[str] = "replayed"
     SCHEMA: ClassVar = obj({"unit": natural, "verdict": VERDICT, "check": checked_later},
-                           {"baseline_verdict": one_of(*(v.value for v in Verdict), NOT_RUN)})
+                           {"baseline_verdict": one_of(*(v.value for v in Verdict), NOT_RUN), "known": string})
     unit: int
     stored: Signature
     check: Check
 
     def to_plain(self) -> dict:
         plain = {"unit": self.unit, "verdict": self.stored.verdict, "check": check_to_plain(self.check)}
-        return plain | ({"baseline_verdict": self.stored.baseline} if self.stored.baseline else {})
+        plain |= {"baseline_verdict": self.stored.baseline} if self.stored.baseline else {}
+        return plain | ({"known": self.stored.known} if self.stored.known else {})
 
     @classmethod
     def from_plain(cls, data: dict, entries: Entries) -> "Replayed":
         done = check_from_plain(data["check"], entries)
-        return cls(data["unit"], Signature(done.solver.name, data["verdict"], data.get("baseline_verdict", "")), done)
+        stored = Signature(done.solver.name, data["verdict"], data.get("baseline_verdict", ""), data.get("known", ""))
+        return cls(data["unit"], stored, done)
 
 
 @dataclass(frozen=True)

@@ -311,7 +311,8 @@ class _Campaign:
             self.stop_event = Event(f"{name}-stop", client=client)
             self.start = time.monotonic()
             self.setup = Setup(self.entries, time.time() + plan.duration, plan.database, self.events.name,
-                               self.stop_event.name, plan.call_limit, self.counterparts, seeded=plan.seed is not None)
+                               self.stop_event.name, plan.call_limit, self.counterparts, seeded=plan.seed is not None,
+                               cases=plan.corpus_cases if self.counterparts else ())
             self.say(f"fuzzing for {plan.duration:g} s on the {cluster} ({sum(self.workers.values())} worker threads;"
                      f" grace after the deadline: up to {grace_seconds(plan.call_limit):g} s)")
             self._loop(client)
@@ -330,7 +331,7 @@ class _Campaign:
         self._store_errors()
         targeted = [s for s in self.book.before.values() if s.solver in self.targets]
         self.say(f"replaying {len(targeted)} stored failures first ({len(self.book.before) - len(targeted)} stored for other solvers)")
-        replays = [(s.solver, s.verdict, s.baseline_verdict, s.family, s.instance.as_dict()) for s in targeted]
+        replays = [(s.signature, s.family, s.instance.as_dict()) for s in targeted]
         for start in range(0, len(replays), REPLAYS_PER_UNIT):
             self.pending.append(Unit(self._unit_id(), REPLAY, replays=tuple(replays[start : start + REPLAYS_PER_UNIT])))
         listed = listing_units(self.next_id + 1, self.plan.listed)

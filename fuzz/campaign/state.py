@@ -22,7 +22,7 @@ from pathlib import Path
 from knapcheck.fuzz.campaign.events import Tally
 from knapcheck.fuzz.campaign.store import StoredFailure, record_name
 from knapcheck.fuzz.checking.differential import Check
-from knapcheck.fuzz.checking.gate import CANDIDATE, KNOWN, NEW, REGRESSION, SHARED, status
+from knapcheck.fuzz.checking.gate import CANDIDATE, KNOWN, NEW, REGRESSION, SHARED, VISIBLE, status
 from knapcheck.fuzz.checking.known import known_case
 from knapcheck.fuzz.checking.overshoot import Overshoots
 from knapcheck.fuzz.checking.signature import Signature
@@ -31,6 +31,9 @@ from knapcheck.fuzz.corpus.regression import RegressionCase
 FIXED, CHANGED, UNTARGETED, UNCHECKED = "fixed", "changed", "untargeted", "unchecked"
 FAILING = (REGRESSION, NEW, SHARED, KNOWN)
 """The statuses of a signature that failed in this run, in the order a report lists them."""
+LISTED = (*FAILING, VISIBLE)
+"""The statuses a report describes finding by finding: the failing ones, then the known defects of
+a baseline made visible (information, never a failure)."""
 REFUSED_EVENTS_SHOWN = 20
 """Refused events are all counted; the reasons of this many are kept for the report."""
 
@@ -41,7 +44,8 @@ class Finding:
 
     status: str
     """A signature that failed in this run (``FAILING``): against a baseline, regression or also in
-    baseline; without one, known (a regression-corpus case explains it) or new. One that did not:
+    baseline; without one, known (a regression-corpus case explains it) or new. Against a baseline,
+    a known defect of the baseline made visible (``VISIBLE``): it failed, but fails nothing. One that did not:
     fixed (stored before, replayed and passed), changed (stored before, replayed, and it now fails
     under another signature, listed apart: the baseline, or its verdict, changed), unchecked
     (stored before, targeted, not replayed: time ran out or its unit was lost), untargeted (stored

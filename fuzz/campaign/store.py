@@ -63,12 +63,17 @@ RECORD = obj(
         "found_at": string,
         "instance": INSTANCE,
     },
-    {"baseline": string, "baseline_verdict": one_of(*(v.value for v in Verdict), NOT_RUN), "instance_id": string},
+    {"baseline": string, "baseline_verdict": one_of(*(v.value for v in Verdict), NOT_RUN), "instance_id": string,
+     "known": string},
 )
 """A stored failure; keys it does not name are allowed (a newer knapcheck may add optional ones).
 ``baseline`` and ``baseline_verdict``: the counterpart baseline and its verdict on the instance, in
-records of a campaign run against one (older records have neither); ``instance_id``: the
-instance's id (``knapcheck.fuzz.checking.differential.instance_id``), checked against the instance."""
+records of a campaign run against one (older records have neither); ``known``: the known defects of
+the baseline that explain the failure, comma-separated, in such records (absent for a regression);
+``instance_id``: the instance's id (``knapcheck.fuzz.checking.differential.instance_id``), checked
+against the instance."""
+KNOWN_NAMES = re.compile(r"[a-z][a-z0-9_]{0,63}(,[a-z][a-z0-9_]{0,63}){0,15}")
+"""What a record's ``known`` may hold: defect names, comma-separated."""
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -113,10 +118,12 @@ class StoredFailure:
     """The counterpart baseline it was judged against; empty when none."""
     baseline_verdict: str = ""
     """The baseline's verdict on the same instance (NOT_RUN when not run there); empty without a baseline."""
+    known: str = ""
+    """The known defects of the baseline that explain it (``Signature.known``); empty when none does."""
 
     @property
     def signature(self) -> Signature:
-        return Signature(self.solver, self.verdict, self.baseline_verdict)
+        return Signature(self.solver, self.verdict, self.baseline_verdict, self.known)
 
     @property
     def instance_id(self) -> str:
@@ -136,6 +143,7 @@ class StoredFailure:
             found_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             baseline=failure.counterpart.name if failure.counterpart is not None else "",
             baseline_verdict=failure.baseline_verdict or "",
+            known=Signature.of(failure).known,
         )
 
     def as_dict(self) -> dict:
@@ -150,6 +158,7 @@ class StoredFailure:
             "detail": self.detail,
             "found_at": self.found_at,
             **({"baseline": self.baseline, "baseline_verdict": self.baseline_verdict} if self.baseline_verdict else {}),
+            **({"known": self.known} if self.known else {}),
             "instance_id": self.instance_id,
             "instance": self.instance.as_dict(),
         }
@@ -170,6 +179,7 @@ class StoredFailure:
             path=path,
             baseline=data.get("baseline", ""),
             baseline_verdict=data.get("baseline_verdict", ""),
+            known=data.get("known", ""),
         )
 
 
@@ -187,6 +197,8 @@ def parse_record(data: bytes, path: Path | None = None) -> StoredFailure:
         raise UnreadableRecord(f"its instance_id is not its instance's ({stored.instance_id})")
     if bool(stored.baseline) != bool(stored.baseline_verdict):
         raise UnreadableRecord("baseline and baseline_verdict come together")
+    if stored.known and not (stored.baseline and KNOWN_NAMES.fullmatch(stored.known)):
+        raise UnreadableRecord("known names defects of a baseline, comma-separated, in a record against one")
     return stored
 
 
@@ -205,7 +217,8 @@ def group_name(signature: Signature) -> str:
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", signature.solver.rpartition("/")[2])[-60:]
     digest = hashlib.sha1("\0".join(signature.parts()).encode()).hexdigest()[:10]
     against = f"--vs-{signature.baseline}" if signature.baseline else ""
-    return f"{slug}--{signature.verdict}{against}--{digest}"
+    known = "--known" if signature.known else ""
+    return f"{slug}--{signature.verdict}{against}{known}--{digest}"
 
 
 def record_name(instance: Instance) -> str:

@@ -44,11 +44,13 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
 from knapcheck.fuzz.campaign.events import Disagreement, Event, Found, Replayed, Started, Tally, Trying, encode
 from knapcheck.fuzz.campaign.example_database import open_database
 from knapcheck.fuzz.campaign.store import record_name
+from knapcheck.fuzz.checking.by_cause import Causes
 from knapcheck.fuzz.checking.differential import Check, check, check_against, size_allows, with_baseline
 from knapcheck.fuzz.checking.overshoot import Overshoots
 from knapcheck.fuzz.checking.plain_check import check_from_plain, check_to_plain
 from knapcheck.fuzz.checking.shrink import minimal_reproduction
 from knapcheck.fuzz.checking.signature import Signature
+from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.fuzz.instances import families
 from knapcheck.fuzz.instances.seeded_draws import BACKEND
 from knapcheck.oracles.optimum import optimum
@@ -94,6 +96,9 @@ class Setup:
     """Target name -> the name of its counterpart baseline (among ``entries``); empty without baselines."""
     seeded: bool = False
     """A run with a fixed seed: FUZZ units draw with the seeded provider (the same instances in any process)."""
+    cases: tuple[RegressionCase, ...] = ()
+    """The regression corpus, whose causes are the baselines' known defects: a target's failure its
+    baseline does not share is judged by them (``knapcheck.fuzz.checking.by_cause``), as check and report do."""
 
     @property
     def baselines(self) -> set[str]:
@@ -111,8 +116,8 @@ class Unit:
     start: int = 0
     stop: int = 0
     """LIST: the slice of the family's list to check."""
-    replays: tuple[tuple[str, str, str, str, dict], ...] = ()
-    """REPLAY: stored failures as (solver, verdict, baseline verdict or "", family, instance)."""
+    replays: tuple[tuple[Signature, str, dict], ...] = ()
+    """REPLAY: stored failures as (the signature they are stored under, family, instance)."""
     failure: dict | None = None
     """SHRINK: the failing check, as plain data (``knapcheck.fuzz.checking.plain_check``)."""
 
@@ -153,7 +158,8 @@ class UnitRun:
         self.stop_requested = stop_requested
         self.entries = isolated_entries(setup.entries, setup.call_limit) if unit.careful else setup.entries
         self.by_name = {e.name: e for e in self.entries}
-        self.counterparts = {target: self.by_name[baseline] for target, baseline in setup.counterparts.items()}
+        self.counterparts = {solver: self.by_name[baseline] for solver, baseline in setup.counterparts.items()}
+        self.causes = Causes(list(dict.fromkeys(self.counterparts.values())), setup.cases)
         self.until = setup.deadline
         if unit.kind == FUZZ:
             self.until = min(setup.deadline, time.time() + unit.seconds)
@@ -246,24 +252,25 @@ class UnitRun:
             self.counts[entry.name][result.verdict.value] += 1
             self.overshoots.add(entry.name, name, instance, result.judgement.memory_slack)
         baselines = self.setup.baselines
-        for target, result in done.items():
-            counterpart = self.counterparts.get(target)
+        for solver, result in done.items():
+            counterpart = self.counterparts.get(solver)
             if counterpart is not None:
                 result = with_baseline(result, counterpart, done.get(counterpart.name))
-            if result.failed and target not in baselines:
-                self.found(result)
+            if result.failed and solver not in baselines:
+                self.found(self.causes.explained(result))
         self.cases += 1
         self.verified += oracle.proven
         return list(done.values())
 
     def replay(self) -> None:
-        for solver, verdict, baseline_verdict, name, instance in self.unit.replays:
+        for stored, name, instance in self.unit.replays:
             if self.over():
                 return
             instance = Instance.from_dict(instance)
             if self.unit.careful:
                 self.emit(Trying(self.unit.id, instance))
-            done = check_against(self.by_name[solver], self.counterparts.get(solver), instance, name)
+            solver = stored.solver
+            done = self.causes.explained(check_against(self.by_name[solver], self.counterparts.get(solver), instance, name))
             self.disagreement(done)
             self.counts[solver][done.verdict.value] += 1
             if done.baseline is not None:
@@ -271,12 +278,15 @@ class UnitRun:
                 self.counts[done.baseline.solver.name][done.baseline.verdict.value] += 1
             self.cases += 1
             self.verified += done.oracle.proven
-            self.emit(Replayed(self.unit.id, Signature(solver, verdict, baseline_verdict), done))
+            self.emit(Replayed(self.unit.id, stored, done))
 
     def shrink(self) -> None:
+        """The failure shrunk keeping its signature, known defects included: a regression stays one."""
         failure = check_from_plain(self.unit.failure, self.by_name)
-        smaller = minimal_reproduction(failure, give_up=self.over)
-        if smaller.failed and Signature.of(smaller) == Signature.of(failure) and smaller.instance != failure.instance:
+        wanted = Signature.of(failure)
+        smaller = self.causes.explained(minimal_reproduction(
+            failure, give_up=self.over, keeps=lambda done: Signature.of(self.causes.explained(done)) == wanted))
+        if smaller.failed and Signature.of(smaller) == wanted and smaller.instance != failure.instance:
             self.found(smaller, shrunk=True)
 
 

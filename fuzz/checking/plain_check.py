@@ -24,7 +24,10 @@ import math
 import re
 from fractions import Fraction
 
-from knapcheck.fuzz.checking.differential import Check, with_baseline
+from dataclasses import replace
+
+from knapcheck.fuzz.checking.defects import CAUSES
+from knapcheck.fuzz.checking.differential import Check, Repaired, with_baseline
 from knapcheck.fuzz.corpus.schema import (
     INSTANCE,
     SchemaError,
@@ -95,8 +98,14 @@ _CHECK_FIELDS = {
     ),
 }
 BASELINE_CHECK = obj(_CHECK_FIELDS)
-CHECK = obj(_CHECK_FIELDS, {"counterpart": string, "baseline": optional(BASELINE_CHECK)})
-"""A check; a differential one names its ``counterpart`` and carries its ``baseline`` check (or null)."""
+_CAUSE = one_of(*CAUSES)
+REPAIRED = obj({"repairs": list_of(_CAUSE), "verdict": one_of(*(v.value for v in Verdict)), "detail": string,
+                "decided": boolean})
+CHECK = obj(_CHECK_FIELDS, {"counterpart": string, "baseline": optional(BASELINE_CHECK), "causes": list_of(_CAUSE),
+                            "repaired": optional(REPAIRED)})
+"""A check; a differential one names its ``counterpart`` and carries its ``baseline`` check (or
+null), the known defects of the baseline that explain its failure and what the candidate with them
+repaired did on its instance (``knapcheck.fuzz.checking.by_cause``)."""
 
 
 def _is_int(value: object) -> bool:
@@ -144,6 +153,11 @@ def check_to_plain(done: Check) -> dict:
     if done.counterpart is not None:
         plain["counterpart"] = done.counterpart.name
         plain["baseline"] = None if done.baseline is None else _plain(done.baseline)
+        plain["causes"] = list(done.causes)
+        repaired = done.repaired
+        plain["repaired"] = None if repaired is None else {
+            "repairs": list(repaired.repairs), "verdict": repaired.verdict.value, "detail": repaired.detail,
+            "decided": repaired.decided}
     return plain
 
 
@@ -178,7 +192,10 @@ def check_from_plain(data: object, entries: dict[str, SolverEntry], where: str =
         baseline = _from_plain(plain_baseline, entries, f"{where}.baseline")
         if baseline.solver.name != counterpart.name or baseline.instance != done.instance:
             raise SchemaError(f"{where}.baseline is malformed: not the counterpart's check of the same instance")
-    return with_baseline(done, counterpart, baseline)
+    plain_repaired = data.get("repaired")
+    repaired = None if plain_repaired is None else Repaired(
+        tuple(plain_repaired["repairs"]), Verdict(plain_repaired["verdict"]), plain_repaired["detail"], plain_repaired["decided"])
+    return replace(with_baseline(done, counterpart, baseline), causes=tuple(data.get("causes", ())), repaired=repaired)
 
 
 def _entry(name: str, entries: dict[str, SolverEntry], where: str) -> SolverEntry:

@@ -23,18 +23,25 @@ class Signature:
     verdict: str
     baseline: str = ""
     """The counterpart baseline's verdict on the same instance; empty without a baseline."""
+    known: str = ""
+    """Against a baseline, the known defects of the baseline that explain the failure, by name,
+    comma-separated (``knapcheck.fuzz.checking.by_cause``); empty for a regression, a shared failure
+    and without a baseline. A regression and a known defect made visible with one verdict are then
+    two signatures, and the store never prunes the regression for a smaller known one."""
 
     @classmethod
     def of(cls, check) -> "Signature":
-        """A check's signature (``knapcheck.fuzz.checking.differential.Check``), its baseline's verdict included:
-        the one place a signature is computed from a check."""
-        return cls(check.solver.name, check.verdict.value, check.baseline_verdict or "")
+        """A check's signature (``knapcheck.fuzz.checking.differential.Check``), its baseline's verdict
+        and the known defects that explain it included: the one place a signature is computed from a check."""
+        known = ",".join(check.causes) if check.counterpart is not None else ""
+        return cls(check.solver.name, check.verdict.value, check.baseline_verdict or "", known)
 
     def parts(self) -> tuple[str, ...]:
         """The fields that are set, in order: what names the signature on disk and in reports."""
         return tuple(getattr(self, f.name) for f in fields(self) if getattr(self, f.name) != f.default)
 
     def __str__(self) -> str:
+        text = f"{self.solver} {self.verdict}"
         if self.baseline:
-            return f"{self.solver} {self.verdict} where the baseline is {self.baseline}"
-        return f"{self.solver} {self.verdict}"
+            text += f" where the baseline is {self.baseline}"
+        return text + (f" (known defect of the baseline: {self.known})" if self.known else "")
