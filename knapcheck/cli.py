@@ -29,6 +29,7 @@ COMMANDS = {
     "fuzz": ("fuzz_command", "run a fuzz campaign, storing every failure as it is found"),
     "promote": ("promote_command", "turn a campaign's stored failures into regression corpus cases"),
     "export-tests": ("export_tests_command", "write the corpus's upstream cases as a PyTorch test file"),
+    "repair": ("repair_command", "write a solver's file with its known defects repaired (the upstream patch)"),
     "harvest": ("harvest_command", "record the knapsacks torch.compile solves, for built-in models or from trace logs"),
 }
 
