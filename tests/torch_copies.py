@@ -160,3 +160,42 @@ INDEX_MAPPING = (
 )
 """dp_knapsack sorts more than 64 items by memory and maps the indices back with the inverse
 permutation (``order.index(i)``) where ``order[i]`` is meant: the saved set is wrong only past 64 items."""
+
+
+SPLIT_HALVES_EXCHANGED = (
+    ("        left_start, left_end = middle, end\n", "        left_start, left_end = start, middle\n"),
+    ("        right_start, right_end = start, middle\n", "        right_start, right_end = middle, end\n"),
+)
+"""dp_knapsack_sliding_hirschberg with its two halves exchanged: correct, and torch's split defect
+is still there, over-filling other instances than torch's."""
+
+SPLIT_LAST_BEST = (
+    "        best_split = int(torch.argmax(left_dp_local).item())\n",
+    "        best_split = capacity - 1 - int(torch.argmax(left_dp_local.flip(-1)).item())\n",
+)
+"""dp_knapsack_sliding_hirschberg takes the last of several best split points instead of the first."""
+
+SPLIT_BY_WEIGHT = (
+    "        middle = start + (length // 2)\n",
+    """        # Split where the items' weights balance, not at the middle item
+        total = sum(q_memory[item_indices[k]] for k in range(start, end))
+        middle, running = start + 1, q_memory[item_indices[start]]
+        while middle < end - 1 and 2 * running < total:
+            running += q_memory[item_indices[middle]]
+            middle += 1
+""",
+)
+"""dp_knapsack_sliding_hirschberg splits a segment where its items' weights balance, not at its
+middle item: correct, with torch's split defect moved."""
+
+SPLIT_ROUNDED_UP = (
+    "        middle = start + (length // 2)\n",
+    "        middle = start + (length + 1) // 2\n",
+)
+"""dp_knapsack_sliding_hirschberg gives the odd item of a segment to its first half."""
+
+RUNTIMES_FLOAT16 = (
+    "    runtimes = torch.tensor(runtime, dtype=torch.float32, device=\"cpu\")\n",
+    "    runtimes = torch.tensor(runtime, dtype=torch.float16, device=\"cpu\")\n",
+)
+"""dp_knapsack reads the runtimes in float16 (its table stays float32): float16 rounds 2049 to 2048."""
