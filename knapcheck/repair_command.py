@@ -21,7 +21,7 @@ examples:
 DESCRIPTION = (
     "Write the source file of SPEC's solvers with every known defect of theirs repaired: each cause"
     " of the regression corpus carries the smallest edit of torch's source that removes it"
-    " (docs/gate.md lists them with their diffs), applied to each solver's own function where its"
+    " (docs/differential.md lists them with their diffs), applied to each solver's own function where its"
     " code matches unambiguously. Prints which repair changed which lines, and why any other did not"
     " apply. The file is written only where nothing is, or over an earlier output identical to it."
 )

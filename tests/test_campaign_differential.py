@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from campaigns import report
-from torch_copies import SPLIT, write_copy
+from torch_copies import SPLIT, SPLIT_HALVES_EXCHANGED, write_copy
 
 from knapcheck.cli import main
 from knapcheck.exit_status import FAILED, OK, USAGE
@@ -20,7 +20,7 @@ from knapcheck.fuzz.campaign.state import CHANGED, FindingsBook
 from knapcheck.fuzz.campaign.store import FailureStore, StoredFailure
 from knapcheck.fuzz.campaign.units import REPLAY, Setup, Unit, UnitRun
 from knapcheck.fuzz.checking.differential import NOT_RUN, check, check_against, instance_id
-from knapcheck.fuzz.checking.gate import KNOWN, NEW, REGRESSION, SHARED
+from knapcheck.fuzz.checking.gate import KNOWN, NEW, REGRESSION, SHARED, VISIBLE
 from knapcheck.fuzz.checking.plain_check import check_from_plain, check_to_plain
 from knapcheck.fuzz.checking.signature import Signature
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
@@ -82,6 +82,20 @@ def test_the_split_copy_s_regression_survives_beside_torch_s_own_smaller_defect_
     again = {tuple(f["signature"]): f for f in report(tmp_path / "next")["findings"]}
     replayed = again[split_copy, "OVER_BUDGET", "OPTIMAL"]
     assert (replayed["status"], replayed["stored_before"], replayed["replayed"]) == (REGRESSION, True, "OVER_BUDGET")
+
+
+def test_a_copy_that_only_moves_torch_s_split_defect_stores_no_regression_and_passes(tmp_path):
+    """The two halves exchanged: over budget where torch is optimal, but optimal there with the
+    split repaired in the copy's source. Stored as the known defect, moved; the run passes."""
+    moved = f"{write_copy(tmp_path / 'knapsack.py', SPLIT_HALVES_EXCHANGED)}:{SLIDING}"
+    assert main(_fuzz(tmp_path, "out", "--targets", moved, "--baseline", "torch", "--families", "tiny")) == OK
+    groups = FailureStore(tmp_path / "db").groups()
+    assert Signature(moved, "OVER_BUDGET", "OPTIMAL", "hirschberg_split") in groups
+    data = report(tmp_path / "out")
+    assert data["gate"]["passed"] and data["gate"]["failing"] == []
+    statuses = {tuple(f["signature"]): f["status"] for f in data["findings"]}
+    assert statuses[moved, "OVER_BUDGET", "OPTIMAL", "hirschberg_split"] == VISIBLE
+    assert set(statuses.values()) <= {VISIBLE, SHARED}, statuses
 
 
 def test_without_a_baseline_a_campaign_against_torch_calls_corpus_known_findings_known(tmp_path):
