@@ -83,7 +83,8 @@ class Causes:
         again = self._repaired_check(repair.entry, done)
         residual = {verdict: tuple(c for c in causes if c.name not in repair.applied) for verdict, causes in defects.items()}
         if valid(again) or is_shared(again) or explaining(again, residual):
-            return replace(done, causes=repaired, repaired=_repaired(repair.applied, again, True))
+            named = explaining(done, {done.verdict.value: [c for c in defects[done.verdict.value] if c.name in repaired]})
+            return replace(done, causes=named or repaired, repaired=_repaired(repair.applied, again, True))
         if again.verdict is done.verdict:
             return replace(done, causes=(), repaired=_repaired(repair.applied, again, True))
         return replace(done, causes=explaining(done, defects), repaired=_repaired(repair.applied, again, False))
@@ -120,9 +121,7 @@ class Causes:
         baseline that causes its verdict, where it is a regression; None when it is not."""
         if failure.counterpart is None:
             return None
-        repaired = self.intervention(failure.solver, failure.counterpart).applied
-        causing = self.of(failure.counterpart.name).get(failure.verdict.value, ())
-        start = leaving(instance, [c for c in causing if c.name not in repaired])
+        start = leaving(instance, self.of(failure.counterpart.name).get(failure.verdict.value, ()))
         if start is None or start == instance or not size_allows(failure.solver, start):
             return None
         again = self.explained(check_against(failure.solver, failure.counterpart, start, failure.family))
