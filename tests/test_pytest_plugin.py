@@ -13,7 +13,7 @@ import pytest
 
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.solver_log import LOG_LIMIT
-from torch_copies import ITEM_REUSE, SPLIT_FIX, write_copy
+from torch_copies import ITEM_REUSE, SPLIT_FIX, SPLIT_HALVES_EXCHANGED, write_copy
 
 pytest_plugins = ["pytester"]
 
@@ -106,6 +106,18 @@ def test_a_known_defect_of_the_baseline_a_fix_makes_visible_is_an_expected_failu
     assert len(visible) == 2 and all(
         "known defect of the baseline torch:dp_knapsack_sliding_hirschberg, now visible (float32 arithmetic:" in line
         and "SUBOPTIMAL" in line for line in visible)
+
+
+def test_a_change_that_moves_torchs_split_defect_passes_and_each_moved_failure_names_its_repair(pytester):
+    """The two halves exchanged: over budget where torch is optimal, optimal there with torch's
+    split repaired in the copy's source. Expected failures, never failures."""
+    write_copy(pytester.path / "knapsack.py", SPLIT_HALVES_EXCHANGED)
+    result = run(pytester, "--knapcheck-target", "knapsack.py:dp_knapsack_sliding_hirschberg", "--knapcheck-baseline",
+                 "torch", "--knapcheck-families", "tiny", "--knapcheck-per-family", "40", "-rx")
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    moved = [line for line in result.outlines if "the failure is that known defect, moved" in line]
+    assert moved and all("(the Hirschberg split hands" in line and "OVER_BUDGET" in line
+                         and "repaired in its source (hirschberg_split" in line for line in moved)
 
 
 def test_the_collection_is_the_same_with_xdist_workers_and_without(pytester):
