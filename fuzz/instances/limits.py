@@ -94,12 +94,16 @@ def _witness(limit: int) -> list[tuple[int, float]]:
 
 
 def _weight_limits() -> list[Limit]:
-    limits = [Limit(f"weights of 2**{int(math.log2(L))} units", (_instance(_decisive(L), decisive_capacity(L)),))
-              for L in TABLE_LIMITS]
-    limits += [Limit(f"weights of 2**{int(math.log2(L))} units",
-                     (_instance(_witness(L), WITNESS_CAPACITY), _instance(_decisive(L), decisive_capacity(L))))
-               for L in WIDE_LIMITS]
-    return limits
+    """Cheapest first: the witnesses at a capacity of 7, the tables up to 2**24 + 4 cells, and last
+    the capacities past 2**31 that only solvers without a table take."""
+    wide = [Limit(_power(L), (_instance(_witness(L), WITNESS_CAPACITY),)) for L in WIDE_LIMITS]
+    tables = [Limit(_power(L), (_instance(_decisive(L), decisive_capacity(L)),)) for L in TABLE_LIMITS]
+    beyond_tables = [Limit(f"{_power(L)}, no table", (_instance(_decisive(L), decisive_capacity(L)),)) for L in WIDE_LIMITS]
+    return wide + tables + beyond_tables
+
+
+def _power(limit: int) -> str:
+    return f"weights of 2**{limit.bit_length() - 1} units"
 
 
 class RuntimeLimit(NamedTuple):
