@@ -19,7 +19,7 @@ import pytest
 
 from knapcheck import exit_status
 from knapcheck.cli import build_parser, main
-from knapcheck.fuzz.instances import enumerated, families
+from knapcheck.fuzz.instances import enumerated, families, limits
 from knapcheck.fuzz.instances.families import with_enumerated
 from knapcheck.solvers.contract import Instance, exact_runtimes
 from test_export_tests import exported, run_file, verbose_results  # noqa: F401 (exported is a fixture)
@@ -301,3 +301,27 @@ def test_the_unchanged_copy_and_the_split_fix_pass_beside_them(limits_gate):
                    if f["status"] == "regression" and f["signature"][0].rsplit(":", 1)[0] in kept]
     assert regressions == []
     assert not [signature for signature in data["gate"]["failing"] if signature[0].rsplit(":", 1)[0] in kept]
+
+
+def test_the_exported_file_lists_the_smallest_instance_of_each_limit(exported):
+    path, _ = exported
+    spec = importlib.util.spec_from_file_location("exported_limit_tests", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    in_file = module.type_limits()
+    assert [(tuple(m), tuple(r), c) for m, r, c, *_ in in_file] == [
+        (i.memory, i.runtimes, i.max_memory) for i in limits.smallest()]
+    assert all(math.isfinite(optimum) and atol >= 0 for *_, optimum, atol in in_file)
+
+
+@pytest.mark.parametrize("name", LIMIT_BUGS)
+def test_the_exported_file_fails_on_each_limit_copy(exported, tmp_path, name):
+    """The copy's function swapped in for torch's, and only its test of type_limits run;
+    test_export_tests.py checks that the same tests pass on torch."""
+    path, _ = exported
+    edit, function, _ = LIMIT_BUGS[name]
+    copy = write_copy(tmp_path / "knapsack.py", edit)
+    done = run_file(path, "-v", "-k", f"test_type_limits_{function}", swap=(str(copy), [function]))
+    assert done.returncode != 0
+    assert f"test_type_limits_{function}" in {test for test, outcome in verbose_results(done.stderr).items()
+                                               if outcome == "FAIL"}

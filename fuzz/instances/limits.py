@@ -12,7 +12,7 @@ the optimum unique: truncating, wrapping or capping the value at the limit chang
   (2**31, 2**32, 2**53), where a table of C + 1 cells is out of reach, the cheaper witness: items
   of L - 1, L and L + 1 units beside light ones at a capacity of 7, where a weight wrapped or
   truncated to a few units is taken, and the same heavy items at a capacity of L + 3, for the
-  solvers that accept it.
+  solvers that accept it (torch's table solvers declare they do not: they are not run there).
 - ``runtime_limits``: at each limit of a float type's range (float16's largest and smallest
   normal and subnormal values, float32's, and totals of 2**24 and 2**53 in their unit), runtimes
   of a few multiples of one power of two at the limit, where two items beat a third by one unit.
@@ -94,16 +94,19 @@ def _witness(limit: int) -> list[tuple[int, float]]:
 
 
 def _weight_limits() -> list[Limit]:
-    """Cheapest first: the witnesses at a capacity of 7, the tables up to 2**24 + 4 cells, and last
-    the capacities past 2**31 that only solvers without a table take."""
-    wide = [Limit(_power(L), (_instance(_witness(L), WITNESS_CAPACITY),)) for L in WIDE_LIMITS]
     tables = [Limit(_power(L), (_instance(_decisive(L), decisive_capacity(L)),)) for L in TABLE_LIMITS]
-    beyond_tables = [Limit(f"{_power(L)}, no table", (_instance(_decisive(L), decisive_capacity(L)),)) for L in WIDE_LIMITS]
-    return wide + tables + beyond_tables
+    wide = [Limit(_power(L), (_instance(_witness(L), WITNESS_CAPACITY), _instance(_decisive(L), decisive_capacity(L))))
+            for L in WIDE_LIMITS]
+    return tables + wide
 
 
 def _power(limit: int) -> str:
     return f"weights of 2**{limit.bit_length() - 1} units"
+
+
+def cells(instance: Instance) -> int:
+    """What a table costs a solver: n x (C + 1) cells."""
+    return instance.n * (instance.quantized()[1] + 1)
 
 
 class RuntimeLimit(NamedTuple):
@@ -157,8 +160,16 @@ def boundaries() -> dict[str, tuple[Limit, ...]]:
 
 
 def listing(family: str) -> tuple[Instance, ...]:
-    """Every instance of a boundary family, in order."""
-    return tuple(instance for limit in boundaries()[family] for instance in limit.instances)
+    """Every instance of a boundary family, the cheapest table first (a check stopped by its time
+    budget has met every limit it could), in the order of the limits among equals."""
+    return tuple(sorted((i for limit in boundaries()[family] for i in limit.instances), key=cells))
+
+
+@lru_cache(maxsize=None)
+def smallest() -> tuple[Instance, ...]:
+    """The smallest instance (by ``cells``) of each limit of every boundary family: what the exported
+    PyTorch test file holds."""
+    return tuple(min(limit.instances, key=cells) for limits in boundaries().values() for limit in limits)
 
 
 def weight_limits() -> tuple[Instance, ...]:
