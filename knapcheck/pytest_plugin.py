@@ -44,12 +44,13 @@ DEFAULT_PER_FAMILY = 10
 """Instances drawn from each sampled family unless --knapcheck-per-family says otherwise."""
 DEFAULT_FAMILIES = ("tiny", "tight_budget", "zero_items", "heavy_items", "duplicates_ties", "quantization_edges",
                     "flop_scale", "float32_limits", "float_runtimes", "normalized", "huge_capacity", "many_items",
-                    "runtime_span", "large_capacity", "scale_extremes")
+                    "runtime_span", "large_capacity", "scale_extremes", "weight_limits", "runtime_limits", "count_limits")
 """The families tested unless --knapcheck-families names others: every sampled family whose oracle
 answers in milliseconds (the three shapes at scale among them: capacities past 65 536 units, more
-than 64 items, runtimes from 1e-12 to 1e15), the 144 instances of large_capacity and the 16 of
-scale_extremes. exhaustive_small (6 142 instances per target), the harvested and the Pisinger
-families are there to be named."""
+than 64 items, runtimes from 1e-12 to 1e15), the 144 instances of large_capacity, the 16 of
+scale_extremes and the 22 of the boundary families (weight_limits, runtime_limits, count_limits).
+exhaustive_small (6 142 instances per target), the harvested and the Pisinger families are there
+to be named."""
 ROOT_NAME = "knapcheck"
 CORPUS = "corpus"
 LOG_KEY = "knapcheck_solver_log"

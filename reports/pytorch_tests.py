@@ -29,9 +29,9 @@ from knapcheck.fuzz.checking.export_plan import (
 
 OWNER = 'module: functorch'
 CLASS_NAME = "TestKnapsackSolvers"
-LISTED = ("exhaustive_small", "large_capacity", "scale_extremes")
-"""The enumerated families the file lists: the first two by their rules and a brute force, the last
-with the optima the plan carries."""
+LISTED = ("exhaustive_small", "large_capacity", "scale_extremes", "type_limits")
+"""The enumerated families the file lists: the first two by their rules and a brute force,
+scale_extremes by its rules with the optima the plan carries, type_limits written out with them."""
 KINDS = ("raised", "mutated_input", "bad_partition", "over_budget", "beats_optimum", "suboptimal", "wrong_value")
 """What the file's ``failure`` function can find wrong, in the order it looks."""
 def name_literal(text: object) -> str:
@@ -338,6 +338,20 @@ def _runtime_span(unit):
 '''
 
 
+_LIMITS = '''\
+def type_limits():
+    """The smallest instance of each type and size limit knapcheck checks (weights past 2**15, 2**16,
+    2**20, 2**24, 2**31, 2**32 and 2**53 units, runtimes at float16's and float32's limits, 2**8 + 1
+    items), the item at the limit needed in the optimum: [memory, runtimes, max_memory, optimum, atol]."""
+    return TYPE_LIMITS
+
+
+TYPE_LIMITS = [
+{cases}
+]
+'''
+
+
 _TAIL = '''
 
 instantiate_parametrized_tests({class_name})
@@ -514,7 +528,7 @@ def render_test_file(plan: ExportPlan) -> str:
         large_max_items=number(plan.large["max_items"]),
         large_capacities=numbers(plan.large["capacities"]),
         large_runtimes=numbers(plan.large["runtimes"]),
-        extremes=_extremes(plan),
+        extremes=_extremes(plan) + _limits(plan),
         test_count=number(test_count(plan, solvers)),
     )
     taken = file_tests(solvers)
@@ -570,6 +584,19 @@ def _extremes(plan: ExportPlan) -> str:
         optima="\n".join(optima),
     )
     return "\n\n" + block.rstrip("\n") + "\n"
+
+
+def _limits(plan: ExportPlan) -> str:
+    """type_limits' instances with their optima, as the plan carries them; nothing when it does not list them."""
+    tests = [test for test in plan.enumerated if test.family == "type_limits"]
+    if not tests:
+        return ""
+    (test,) = tests
+    if len(test.instances) != len(test.optima):
+        raise ValueError(f"type_limits carries {len(test.instances)} instances and {len(test.optima)} optima")
+    cases = [line for (memory, runtimes, max_memory), (optimum, atol) in zip(test.instances, test.optima)
+             for line in _case(CaseData(memory, runtimes, max_memory, optimum, atol))]
+    return "\n\n" + _LIMITS.format(cases="\n".join(line[4:] for line in cases)).rstrip("\n") + "\n"
 
 
 def _one_line(text: str) -> str:

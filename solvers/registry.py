@@ -30,6 +30,9 @@ names takes that solver's promise."""
 TORCH_HEURISTICS = frozenset({"greedy_knapsack"})
 TORCH_DP_MAX_CELLS = 200_000_000
 """torch's dp_knapsack allocates a float32 table of n x (C+1) cells; the checks stop at this many."""
+TORCH_SLIDING_MAX_CAPACITY = 2**27 - 1
+"""torch's dp_knapsack_sliding_hirschberg allocates four float32 profiles of C+1 cells: past this
+capacity they exceed the 2 GiB an isolated call may add, whatever n is."""
 
 _REGISTRY: dict[str, SolverEntry] = {entry.name: entry for entry in catalog.OURS}
 
@@ -120,11 +123,12 @@ def promise_basis(entry: SolverEntry) -> str:
 
 def _torch_promise(name: str) -> dict:
     """What one of torch's solvers promises (a function of another name: exact, no size limit)."""
-    dp = name == "dp_knapsack"
+    dp, sliding = name == "dp_knapsack", name == "dp_knapsack_sliding_hirschberg"
     return {
         "exact": name not in TORCH_HEURISTICS,
-        "memory_model": "float32 table n x (C+1)" if dp else "",
+        "memory_model": "float32 table n x (C+1)" if dp else "four float32 profiles of C+1 cells" if sliding else "",
         "max_cells": TORCH_DP_MAX_CELLS if dp else None,
+        "max_capacity": TORCH_SLIDING_MAX_CAPACITY if sliding else None,
     }
 
 

@@ -45,7 +45,8 @@ def test_enumerated_families_ignore_the_seed_and_the_count_and_are_records_like_
     assert small.enumerated and small.exact and small.max_n == 3
     assert small.draw(3, 0) == small.draw(40, 99) == list(enumerated.exhaustive_small())
     assert "6 142 instances" in small.description and "144 instances" in families.get("large_capacity").description
-    assert families.names(enumerated=True) == ["exhaustive_small", "large_capacity", "scale_extremes"]
+    assert families.names(enumerated=True) == ["exhaustive_small", "large_capacity", "scale_extremes",
+                                               "weight_limits", "runtime_limits", "count_limits"]
     assert "tiny" in families.names(enumerated=False)
     assert families.with_enumerated(["tiny"]) == ["tiny", "exhaustive_small", "large_capacity"]
 

@@ -26,7 +26,8 @@ def test_every_instance_keeps_the_record_promises(family):
 
 
 def test_selection_is_by_the_records_fields():
-    assert families.names(exact=False) == ["float_runtimes", "runtime_span", "pisinger_circle", "scale_extremes"]
+    assert families.names(exact=False) == ["float_runtimes", "runtime_span", "pisinger_circle", "scale_extremes",
+                                          "runtime_limits"]
     assert all(families.get(name).max_n <= 12 for name in families.names(max_n=12))
     assert "tiny" in families.names(max_n=8)
 

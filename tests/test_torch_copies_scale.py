@@ -19,11 +19,21 @@ import pytest
 
 from knapcheck import exit_status
 from knapcheck.cli import build_parser, main
-from knapcheck.fuzz.instances import enumerated, families
+from knapcheck.fuzz.instances import enumerated, families, limits
 from knapcheck.fuzz.instances.families import with_enumerated
 from knapcheck.solvers.contract import Instance, exact_runtimes
 from test_export_tests import exported, run_file, verbose_results  # noqa: F401 (exported is a fixture)
-from torch_copies import BACKTRACK_TOLERANCE, FLOAT16_PROFILES, INDEX_MAPPING, SPLIT_FIX, write_copy
+from torch_copies import (
+    BACKTRACK_TOLERANCE,
+    FLOAT16_PROFILES,
+    INDEX_MAPPING,
+    INT16_WEIGHTS,
+    INT32_WEIGHTS,
+    SPLIT_FIX,
+    dp_table_coarsened,
+    sliding_profile_capped,
+    write_copy,
+)
 
 pytest_plugins = ["pytester"]
 
@@ -138,7 +148,11 @@ def assert_fails_on_the_copy_alone(failure: dict) -> None:
     on_torch = run_snippet("\n".join(lines[:-1]))
     assert on_torch.returncode == 0, f"the reproduction fails on torch:\n{on_torch.stderr[-2000:]}"
     on_copy = run_snippet(source)
-    assert on_copy.returncode != 0 and f"AssertionError: {failure['verdict']}" in on_copy.stderr
+    assert on_copy.returncode != 0
+    if failure["verdict"] == "REJECTED":
+        assert f'File "<string>", line {len(lines)}, in <module>' in on_copy.stderr, "it is the copy's call that raises"
+    else:
+        assert f"AssertionError: {failure['verdict']}" in on_copy.stderr
 
 
 SCALE_BUGS = [
@@ -224,3 +238,90 @@ def test_the_exported_file_fails_on_each_copy(exported, tmp_path, edits, failing
                     swap=(str(copy), ["dp_knapsack", "dp_knapsack_sliding_hirschberg"]))
     assert done.returncode != 0
     assert {name for name, outcome in verbose_results(done.stderr).items() if outcome == "FAIL"} == failing
+
+
+def heaviest(instance: Instance) -> int:
+    return max(instance.quantized()[0])
+
+
+LIMIT_BUGS = {
+    "int32_weights": (INT32_WEIGHTS, "dp_knapsack", lambda i: heaviest(i) >= 2**31),
+    "int16_weights": (INT16_WEIGHTS, "dp_knapsack", lambda i: heaviest(i) >= 2**15),
+    "table_of_2_16_columns": (dp_table_coarsened(2**16), "dp_knapsack", lambda i: capacity(i) > 2**16),
+    "table_of_2_20_columns": (dp_table_coarsened(2**20), "dp_knapsack", lambda i: capacity(i) > 2**20),
+    "table_of_2_24_columns": (dp_table_coarsened(2**24), "dp_knapsack", lambda i: capacity(i) > 2**24),
+    "profile_of_2_24_cells": (sliding_profile_capped(2**24), "dp_knapsack_sliding_hirschberg", lambda i: capacity(i) > 2**24),
+}
+"""A type narrowed or a size capped at a power of two, each planted in its own copy, with what its
+failing instance must reach."""
+KEEP_PASSING = {"unchanged": (None, ("dp_knapsack", "dp_knapsack_sliding_hirschberg")),
+                "split_fix": (SPLIT_FIX, ("dp_knapsack_sliding_hirschberg",))}
+LIMIT_FAMILIES = ("weight_limits",)
+"""The family every copy above fails on; the others (runtime_limits, count_limits) add only torch's
+float32 defects, shared by every copy, to shrink."""
+
+
+@pytest.fixture(scope="module")
+def limits_gate(tmp_path_factory) -> tuple[dict, dict]:
+    """One gate of every copy above and of the unchanged copy and the split fix, each against
+    torch's function of its name, on weight_limits alone (the regression corpus with it, for the
+    known defects); the copies' paths by name."""
+    directory = tmp_path_factory.mktemp("limits")
+    paths = {name: write_copy(directory / f"{name}.py", edit) for name, (edit, *_) in {**LIMIT_BUGS, **KEEP_PASSING}.items()}
+    candidates = [f"{paths[name]}:{function}" for name, (_, function, _) in LIMIT_BUGS.items()]
+    candidates += [f"{paths[name]}:{function}" for name, (_, functions) in KEEP_PASSING.items() for function in functions]
+    out = directory / "report"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("knapcheck.fuzz.instances.families.with_enumerated", list)
+        status = main(["report", "--candidate", *candidates, "--baseline", "torch:dp_knapsack",
+                       "torch:dp_knapsack_sliding_hirschberg", "--families", *LIMIT_FAMILIES, "--bench-repeats", "0",
+                       "--time", "300", "--out", str(out)])
+    data = json.loads((out / "report.json").read_text())
+    assert status == exit_status.FAILED and data["correctness"]["skipped"] == 0
+    return data, paths
+
+
+@pytest.mark.parametrize("name", LIMIT_BUGS)
+def test_a_type_narrowed_or_a_size_capped_at_a_limit_fails_the_gate_with_a_reproduction_that_passes_on_torch(
+    limits_gate, name
+):
+    data, paths = limits_gate
+    _, function, past_the_limit = LIMIT_BUGS[name]
+    found = [f for f in data["correctness"]["failures"] if f["signature"][0] == f"{paths[name]}:{function}"
+             and f["status"] == "regression" and f["signature"][2] == "OPTIMAL"]
+    assert found, [(f["status"], f["signature"]) for f in data["correctness"]["failures"]]
+    assert past_the_limit(Instance.from_dict(found[0]["instance"]))
+    assert_fails_on_the_copy_alone(found[0])
+
+
+def test_the_unchanged_copy_and_the_split_fix_pass_beside_them(limits_gate):
+    data, paths = limits_gate
+    kept = {str(paths[name]) for name in KEEP_PASSING}
+    regressions = [f["signature"] for f in data["correctness"]["failures"]
+                   if f["status"] == "regression" and f["signature"][0].rsplit(":", 1)[0] in kept]
+    assert regressions == []
+    assert not [signature for signature in data["gate"]["failing"] if signature[0].rsplit(":", 1)[0] in kept]
+
+
+def test_the_exported_file_lists_the_smallest_instance_of_each_limit(exported):
+    path, _ = exported
+    spec = importlib.util.spec_from_file_location("exported_limit_tests", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    in_file = module.type_limits()
+    assert [(tuple(m), tuple(r), c) for m, r, c, *_ in in_file] == [
+        (i.memory, i.runtimes, i.max_memory) for i in limits.smallest()]
+    assert all(math.isfinite(optimum) and atol >= 0 for *_, optimum, atol in in_file)
+
+
+@pytest.mark.parametrize("name", LIMIT_BUGS)
+def test_the_exported_file_fails_on_each_limit_copy(exported, tmp_path, name):
+    """The copy's function swapped in for torch's, and only its test of type_limits run;
+    test_export_tests.py checks that the same tests pass on torch."""
+    path, _ = exported
+    edit, function, _ = LIMIT_BUGS[name]
+    copy = write_copy(tmp_path / "knapsack.py", edit)
+    done = run_file(path, "-v", "-k", f"test_type_limits_{function}", swap=(str(copy), [function]))
+    assert done.returncode != 0
+    assert f"test_type_limits_{function}" in {test for test, outcome in verbose_results(done.stderr).items()
+                                               if outcome == "FAIL"}

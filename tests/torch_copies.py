@@ -199,3 +199,47 @@ RUNTIMES_FLOAT16 = (
     "    runtimes = torch.tensor(runtime, dtype=torch.float16, device=\"cpu\")\n",
 )
 """dp_knapsack reads the runtimes in float16 (its table stays float32): float16 rounds 2049 to 2048."""
+
+
+DP_WEIGHTS = """    quantized_memory = torch.tensor(
+        [round(m * S) for m in memory], dtype=torch.long, device="cpu"
+    )
+"""
+
+
+def dp_weights_in(dtype: str) -> tuple[str, str]:
+    """dp_knapsack's quantized weights in ``dtype`` (``int32``, ``int16``) instead of int64: torch
+    refuses to convert a weight past the type's largest value."""
+    return DP_WEIGHTS, DP_WEIGHTS.replace("torch.long", f"torch.{dtype}")
+
+
+INT32_WEIGHTS = dp_weights_in("int32")
+"""dp_knapsack with int32 weights ("half the memory"): it raises on an item past 2**31 - 1 units,
+though such an item fits nowhere the table reaches."""
+INT16_WEIGHTS = dp_weights_in("int16")
+"""dp_knapsack with int16 weights: it raises on an item past 32 767 units."""
+
+
+def dp_table_coarsened(columns: int) -> tuple[str, str]:
+    """dp_knapsack bounds its table at ``columns`` columns: past it, weights and capacity are counted
+    in coarser units (weights rounded up, the capacity down), so the selection still fits but an
+    optimum that fills the capacity exactly may not."""
+    return (
+        "    quantized_max_memory = round(max_memory * S)\n",
+        f"""    quantized_max_memory = round(max_memory * S)
+
+    # Bound the table at {columns} columns: past it, count in coarser units (items rounded up)
+    unit = -(-quantized_max_memory // {columns})
+    if unit > 1:
+        quantized_memory = -(-quantized_memory // unit)
+        quantized_max_memory //= unit
+""",
+    )
+
+
+def sliding_profile_capped(cells: int) -> tuple[str, str]:
+    """dp_knapsack_sliding_hirschberg bounds its profiles at ``cells`` + 1 cells: the capacity is cut to ``cells``."""
+    return (
+        "    q_max_memory = int(round(max_memory * S))\n",
+        f"    # Profiles of at most {cells} + 1 cells\n    q_max_memory = min(int(round(max_memory * S)), {cells})\n",
+    )

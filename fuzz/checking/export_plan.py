@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 
 from knapcheck.fuzz.checking.differential import Check, check
 from knapcheck.fuzz.corpus.regression import RegressionCase
-from knapcheck.fuzz.instances import enumerated, scale
+from knapcheck.fuzz.instances import enumerated, limits, scale
 from knapcheck.oracles.optimum import optimum
 from knapcheck.oracles.result import OracleResult
 from knapcheck.oracles.verdict import Verdict
@@ -44,9 +44,14 @@ KIND_OF = {
 cannot be an expected failure of a test file: an export that meets one is refused."""
 
 ENUMERATED = {"exhaustive_small": enumerated.exhaustive_small, "large_capacity": enumerated.large_capacity,
-              "scale_extremes": enumerated.scale_extremes}
-EMBEDDED_OPTIMA = frozenset({"scale_extremes"})
-"""The enumerated families whose optima the file is given: its brute force cannot find them."""
+              "scale_extremes": enumerated.scale_extremes, "type_limits": limits.smallest}
+"""The lists the file holds: ``type_limits`` is the smallest instance of each limit of the boundary
+families (``knapcheck.fuzz.instances.limits``), written into the file instance by instance."""
+EMBEDDED_OPTIMA = frozenset({"scale_extremes", "type_limits"})
+"""The enumerated families whose optima the file is given: its brute force cannot find them (or,
+for type_limits, the file need not pay for it)."""
+WRITTEN_OUT = frozenset({"type_limits"})
+"""The lists whose instances the plan carries as they are, not by the constants that make them."""
 NAME_WORDS = 5
 """Words of a cause that name its test."""
 _UNNAMED_WORDS = frozenset(
@@ -136,6 +141,8 @@ class EnumeratedTest:
     """Solver -> kind (one of KINDS) -> the indices of the instances it fails that way."""
     optima: tuple[tuple[float, float], ...] = ()
     """For a family of ``EMBEDDED_OPTIMA``: each instance's (optimum, atol), in order; empty otherwise."""
+    instances: tuple[tuple[tuple[float, ...], tuple[float, ...], float], ...] = ()
+    """For a family of ``WRITTEN_OUT``: each instance's (memory, runtimes, max_memory), in order."""
 
 
 @dataclass(frozen=True)
@@ -359,4 +366,5 @@ def _enumerated_test(family: str, judge: _Judge) -> EnumeratedTest:
         for instance, done in zip(instances, next(iter(checks.values()))):
             weights, capacity = instance.quantized()
             optima.append((float(done.oracle.value), float_tolerance(instance.runtimes, weights, capacity)))
-    return EnumeratedTest(family, known, tuple(optima))
+    written = tuple((i.memory, i.runtimes, i.max_memory) for i in instances) if family in WRITTEN_OUT else ()
+    return EnumeratedTest(family, known, tuple(optima), written)

@@ -77,6 +77,17 @@ def _drawn_by(name: str, module: str = "strategies") -> Callable[[], SearchStrat
     return strategy
 
 
+def _limits(name: str) -> Callable[[], Sequence[Instance]]:
+    """The boundary family ``name`` of ``knapcheck.fuzz.instances.limits``, listed when first asked."""
+
+    def listing() -> Sequence[Instance]:
+        from knapcheck.fuzz.instances import limits
+
+        return limits.listing(name)
+
+    return listing
+
+
 def _pisinger_class(name: str) -> Callable[[], SearchStrategy[Instance]]:
     """Pisinger's class ``name`` (``knapcheck.fuzz.instances.pisinger.CLASSES``) as instances, imported when it first draws."""
 
@@ -146,6 +157,14 @@ FAMILIES: tuple[Family, ...] = (
     _enumerated("scale_extremes", enumerated.scale_extremes, enumerated.EXTREMES_MAX_ITEMS,
                 "pairs of items at 65 537 and 10**7 units, 65 and 2 000 items, runtimes from 1e-12 to 1e15;"
                 " float32-exact runtimes and runtimes beyond it (16 instances)", exact=False, always=False),
+    _enumerated("weight_limits", _limits("weight_limits"), sizes.WEIGHT_LIMITS_MAX_ITEMS,
+                "an item past 2**15, 2**16, 2**20 and 2**24 units needed in the optimum at a capacity just past"
+                " it; items past 2**31, 2**32 and 2**53 units beside light ones (10 instances)", always=False),
+    _enumerated("runtime_limits", _limits("runtime_limits"), sizes.RUNTIME_LIMITS_MAX_ITEMS,
+                "runtimes at float16's and float32's largest and smallest normal and subnormal values, totals of"
+                " 2**24 and 2**53 units: one unit decides the optimum (10 instances)", exact=False, always=False),
+    _enumerated("count_limits", _limits("count_limits"), sizes.COUNT_LIMITS_MAX_ITEMS,
+                "2**8 and 2**8 + 1 items, the last two making the optimum (2 instances)", always=False),
 )
 
 _BY_NAME = {f.name: f for f in FAMILIES}

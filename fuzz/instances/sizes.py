@@ -15,3 +15,6 @@ HUGE_CAPACITY_MAX_ITEMS = 3
 MANY_ITEMS_MAX_ITEMS = 2_000
 RUNTIME_SPAN_MAX_ITEMS = 12
 """Brute force proves every optimum: runtimes 27 decades apart leave CP-SAT only a rounded model."""
+WEIGHT_LIMITS_MAX_ITEMS = 6
+RUNTIME_LIMITS_MAX_ITEMS = 5
+COUNT_LIMITS_MAX_ITEMS = 2**8 + 1
