@@ -20,7 +20,7 @@ from knapcheck.fuzz.campaign.state import CHANGED, FindingsBook
 from knapcheck.fuzz.campaign.store import FailureStore, StoredFailure
 from knapcheck.fuzz.campaign.units import REPLAY, Setup, Unit, UnitRun
 from knapcheck.fuzz.checking.differential import NOT_RUN, check, check_against, instance_id
-from knapcheck.fuzz.checking.gate import KNOWN, NEW, REGRESSION, SHARED
+from knapcheck.fuzz.checking.gate import KNOWN, NEW, REGRESSION, SHARED, VISIBLE
 from knapcheck.fuzz.checking.plain_check import check_from_plain, check_to_plain
 from knapcheck.fuzz.checking.signature import Signature
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
@@ -69,7 +69,7 @@ def test_the_split_copy_s_regression_survives_beside_torch_s_own_smaller_defect_
                             "failing": [[split_copy, "OVER_BUDGET", "OPTIMAL"]], "oracle_findings": 0}
     statuses = {tuple(f["signature"]): f["status"] for f in data["findings"]}
     assert statuses[split_copy, "OVER_BUDGET", "OPTIMAL"] == REGRESSION
-    assert set(statuses.values()) <= {REGRESSION, SHARED}
+    assert set(statuses.values()) <= {REGRESSION, SHARED, VISIBLE}  # VISIBLE: a draw in the reach of torch's split defect
     found = next(f for f in data["findings"] if f["status"] == REGRESSION)
     assert found["instance"]["id"] == instance_id(regression.instance)
     assert found["check"]["baseline"]["verdict"] == "OPTIMAL"
