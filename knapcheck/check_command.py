@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 from knapcheck import exit_status
@@ -90,6 +91,27 @@ def gate_line(names: list[str], decision, named: bool, result=None) -> str:
     return f"{head}: FAILED ({', '.join(problems)}){fixed}"
 
 
+PLAIN_PROGRESS_SECONDS = 10.0
+"""How often the progress is a line of its own when stderr is not a terminal."""
+
+
+def _shown_every(display, seconds: float):
+    """What ``run_check`` calls after each chunk: the live view on a terminal (redrawn at most ten
+    times a second), else a plain line every ``seconds``."""
+    from knapcheck.reports.check_progress import progress_line, progress_view
+
+    every = 0.1 if display.live else seconds
+    shown = [time.monotonic()]
+
+    def advanced(result, total: int) -> None:
+        now = time.monotonic()
+        if now - shown[0] >= every:
+            shown[0] = now
+            display.update(progress_view(result, total), progress_line(result, total))
+
+    return advanced
+
+
 def run(args: argparse.Namespace) -> int:
     import json
 
@@ -97,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
     from knapcheck.fuzz.checking.gate import decide
     from knapcheck.fuzz.instances.families import with_enumerated
     from knapcheck.reports.check_report import fixes_json, render_json, render_text
+    from knapcheck.reports.progress_display import ProgressDisplay
 
     family_names = with_enumerated(checked_families(args.families))
     if args.json:
@@ -104,12 +127,13 @@ def run(args: argparse.Namespace) -> int:
     log = writable_file(args.solver_log, "--solver-log", None) if args.solver_log else default_path("check")
     stored = stored_instances(args.regressions, args.instances)
     entries, baselines = targets_and_baselines(args.targets, args.baseline, "--targets")
-    with stop_requests() as stop, solver_log(log, "check"):
+    with stop_requests() as stop, solver_log(log, "check"), ProgressDisplay(sys.stderr) as display:
         load_targets(entries + baselines, determinism=True)
         result = run_check(
             entries, family_names, args.per_family, args.seed,
-            progress=lambda m: print(m, file=sys.stderr, flush=True), stored=stored.instances,
+            progress=display.message, stored=stored.instances,
             baselines=baselines, known_cases=stored.cases, stop_requested=stop.requested,
+            advanced=_shown_every(display, PLAIN_PROGRESS_SECONDS),
         )
     named = bool(args.targets)
     names = gated(entries, named)

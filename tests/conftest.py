@@ -9,6 +9,10 @@ import pytest
 
 from hypothesis import HealthCheck, settings
 
+os.environ.setdefault("KNAPCHECK_DRAW_CACHE", "off")
+"""Every test draws its instances (commands it runs inherit this): a kept draw would hide a draw
+that differs between processes. tests/test_draw_cache.py turns it on where it is the subject."""
+
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile(
     "ci", derandomize=True, database=None, deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow]

@@ -15,7 +15,7 @@ from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.isolation import outcome as outcomes
 from knapcheck.solvers.isolation.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT
-from knapcheck.solvers.isolation.worker import Limits, call_isolated, stop_workers
+from knapcheck.solvers.isolation.worker import Limits, call_isolated, call_isolated_many, stop_workers
 from knapcheck.solvers.registry import resolve
 
 PLANTED = Path(__file__).parent / "planted"
@@ -55,6 +55,19 @@ def test_a_hang_is_timed_out_and_the_next_call_starts_a_fresh_worker():
     assert call_isolated(entry, INSTANCE, Limits(time=1.0)).kind == TIMED_OUT
 
 
+def test_pipelined_calls_isolate_the_instance_that_crashed_or_hung():
+    entry = planted("dies_on_three_items")
+    sizes = [2, 3, 1, 4, 2]
+    instances = [Instance((0.0001,) * n, tuple(float(k + 1) for k in range(n)), 0.0002) for n in sizes]
+    outcomes = call_isolated_many(entry, instances, Limits(time=1.0))
+    assert [o.kind for o in outcomes] == [RETURNED, CRASHED, RETURNED, TIMED_OUT, RETURNED]
+    assert "SIGSEGV" in outcomes[1].error
+    full_table = resolve("full_table")[0]
+    for instance, outcome in zip(instances, outcomes):
+        if outcome.returned:
+            assert outcome.answer == check(full_table, instance).outcome.answer
+
+
 def test_a_runaway_allocation_hits_the_memory_cap():
     outcome = call_isolated(planted("allocates_without_bound"), INSTANCE, Limits(time=60, memory=2**30))
     assert outcome.kind == OUT_OF_MEMORY
@@ -77,6 +90,8 @@ def test_one_worker_serves_many_calls_with_the_same_answers_as_in_process():
     instances = [Instance((0.0001 * k, 0.0002, 0.0003), (1.0, 2.0, float(k)), 0.0004) for k in range(30)]
     for instance in instances:
         assert check(isolated, instance).outcome.answer == check(entry, instance).outcome.answer
+    pipelined = call_isolated_many(isolated, instances)
+    assert [o.answer for o in pipelined] == [check(entry, instance).outcome.answer for instance in instances]
 
 
 def test_a_target_that_cannot_load_is_reported_on_every_call(tmp_path):

@@ -103,8 +103,9 @@ class Recording(UnitRun):
 
     seen = None
 
-    def examine(self, instance, name):
-        self.seen.append(instance_id(instance))
+    def examine(self, chunk, name):
+        self.seen.extend(instance_id(instance) for instance in chunk)
+        del self.seen[DRAWS:]
         self.stopping = len(self.seen) >= DRAWS
         return []
 

@@ -1,7 +1,7 @@
 """A campaign's work, in units a lost worker can give back; they run on Dask workers.
 
-- ``FUZZ``: one sampled instance family, one seed, one time slice: Hypothesis draws instances in
-  the nightly profile (not derandomized, unbounded examples, the shared example database,
+- ``FUZZ``: one sampled instance family, one seed, one time slice: Hypothesis draws instances,
+  DRAWN_TOGETHER to an example, in the nightly profile (not derandomized, unbounded examples, the shared example database,
   ``hypothesis.target`` toward budget overshoot, value gap and profile magnitude); the oracle
   answers each instance once and every target is judged on it. A campaign run with ``--seed``
   draws with the seeded provider (``knapcheck.fuzz.instances.seeded_draws``): the same seed, the same
@@ -40,12 +40,14 @@ from functools import lru_cache
 from typing import Callable
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
+from hypothesis import strategies as st
 
 from knapcheck.fuzz.campaign.events import Disagreement, Event, Found, Replayed, Started, Tally, Trying, encode
 from knapcheck.fuzz.campaign.example_database import open_database
 from knapcheck.fuzz.campaign.store import record_name
 from knapcheck.fuzz.checking.by_cause import Causes
-from knapcheck.fuzz.checking.differential import Check, check, check_against, size_allows, with_baseline
+from knapcheck.fuzz.checking.check import next_chunk_size
+from knapcheck.fuzz.checking.differential import Check, check_against, judged, size_allows, with_baseline
 from knapcheck.fuzz.checking.overshoot import Overshoots
 from knapcheck.fuzz.checking.plain_check import check_from_plain, check_to_plain
 from knapcheck.fuzz.checking.shrink import minimal_reproduction
@@ -56,8 +58,13 @@ from knapcheck.fuzz.instances.seeded_draws import BACKEND
 from knapcheck.oracles.optimum import optimum
 from knapcheck.solvers.contract import SCALE, Instance
 from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.isolation.running import run_many
 
 FUZZ, LIST, REPLAY, SHRINK = "fuzz", "list", "replay", "shrink"
+DRAWN_TOGETHER = 16
+"""Instances a FUZZ unit draws in one Hypothesis example (one when careful): Hypothesis's cost per
+example, its targeting above all, is shared by them, and each isolated target gets them in one
+pipeline (``knapcheck.solvers.isolation.worker.Worker.call_many``)."""
 FLUSH_SECONDS = 1.0
 """How often a unit sends its verdict counts (and checks whether it is asked to stop)."""
 TYPE_LIMITS_BITS = (24, 53)
@@ -210,15 +217,16 @@ class UnitRun:
     def fuzz(self) -> None:
         name = self.unit.family
 
-        def examine(instance: Instance) -> None:
+        def examine(instances: list[Instance]) -> None:
             if self.over():
                 raise _TurnOver
-            _aim(instance, self.examine(instance, name))
+            _aim(instances, self.examine_all(instances, name))
 
         nightly = settings(NIGHTLY, database=open_database(self.setup.database))
         if self.setup.seeded:
             nightly = settings(nightly, backend=BACKEND)
-        test = nightly(given(families.strategy(name))(examine))
+        size = 1 if self.unit.careful else DRAWN_TOGETHER
+        test = nightly(given(st.lists(families.strategy(name), min_size=size, max_size=size))(examine))
         # Two of Hypothesis's internals: one database key per family, whatever the unit (so every
         # worker shares what the others saved), and this unit's seed without ``@seed``, which would
         # turn the database off.
@@ -231,36 +239,56 @@ class UnitRun:
 
     def listed(self) -> None:
         name = self.unit.family
-        for instance in families.get(name).listing()[self.unit.start : self.unit.stop]:
-            if self.over():
-                return
-            self.examine(instance, name)
+        self.examine_all(list(families.get(name).listing()[self.unit.start : self.unit.stop]), name)
 
-    def examine(self, instance: Instance, name: str) -> list[Check]:
-        """Every target and baseline on one instance (the oracle asked once); each target's failure
-        sent with its baseline's check of the same instance. The checks made, for ``_aim``."""
+    def examine_all(self, instances: list[Instance], name: str) -> list[Check]:
+        """Every target and baseline on the instances, in chunks (``next_chunk_size``), until the
+        unit is over; the checks made."""
+        checks: list[Check] = []
+        position, size = 0, 1
+        while position < len(instances) and not (position and self.over()):
+            chunk = instances[position : position + size]
+            began = time.monotonic()
+            checks += self.examine(chunk, name)
+            position += len(chunk)
+            size = 1 if self.unit.careful else next_chunk_size(size, time.monotonic() - began)
+        return checks
+
+    def examine(self, chunk: list[Instance], name: str) -> list[Check]:
+        """Every target and baseline on each instance of the chunk (the oracle asked once per
+        instance; each isolated target's calls sent to its worker together, one Outcome each); each
+        target's failure sent with its baseline's check of the same instance, instance by
+        instance. A careful unit checks one instance at a time, announced first."""
         if self.unit.careful:
-            self.emit(Trying(self.unit.id, instance))
-        oracle = optimum(instance)
-        done: dict[str, Check] = {}
-        for entry in self.entries:
-            if not size_allows(entry, instance):
-                continue
-            result = check(entry, instance, name, oracle)
-            self.disagreement(result)
-            done[entry.name] = result
-            self.counts[entry.name][result.verdict.value] += 1
-            self.overshoots.add(entry.name, name, instance, result.judgement.memory_slack)
+            for instance in chunk:
+                self.emit(Trying(self.unit.id, instance))
+        runnable = {entry.name: [k for k, instance in enumerate(chunk) if size_allows(entry, instance)]
+                    for entry in self.entries}
+        outcomes = {entry.name: dict(zip(runnable[entry.name], run_many(entry, [chunk[k] for k in runnable[entry.name]])))
+                    for entry in self.entries}
+        checks: list[Check] = []
         baselines = self.setup.baselines
-        for solver, result in done.items():
-            counterpart = self.counterparts.get(solver)
-            if counterpart is not None:
-                result = with_baseline(result, counterpart, done.get(counterpart.name))
-            if result.failed and solver not in baselines:
-                self.found(self.causes.explained(result))
-        self.cases += 1
-        self.verified += oracle.proven
-        return list(done.values())
+        for k, instance in enumerate(chunk):
+            oracle = optimum(instance)
+            done: dict[str, Check] = {}
+            for entry in self.entries:
+                if k not in outcomes[entry.name]:
+                    continue
+                result = judged(entry, instance, name, oracle, outcomes[entry.name][k])
+                self.disagreement(result)
+                done[entry.name] = result
+                self.counts[entry.name][result.verdict.value] += 1
+                self.overshoots.add(entry.name, name, instance, result.judgement.memory_slack)
+            for solver, result in done.items():
+                counterpart = self.counterparts.get(solver)
+                if counterpart is not None:
+                    result = with_baseline(result, counterpart, done.get(counterpart.name))
+                if result.failed and solver not in baselines:
+                    self.found(self.causes.explained(result))
+            self.cases += 1
+            self.verified += oracle.proven
+            checks += done.values()
+        return checks
 
     def replay(self) -> None:
         for stored, name, instance in self.unit.replays:
@@ -290,18 +318,19 @@ class UnitRun:
             self.found(smaller, shrunk=True)
 
 
-def _aim(instance: Instance, checks: list[Check]) -> None:
-    """Steer Hypothesis toward what exposes defects: overshoot, value gap, magnitudes near type limits."""
+def _aim(instances: list[Instance], checks: list[Check]) -> None:
+    """Steer Hypothesis toward what exposes defects: overshoot, value gap, magnitudes near type
+    limits (the most any of the instances drawn together shows)."""
     overshoot = max((c.judgement.excess or 0 for c in checks), default=0)
     slack = max((c.judgement.memory_slack or 0.0 for c in checks), default=0.0)
     target(float(overshoot) + slack * SCALE, label="budget overshoot (quantized units)")
     best = max((float(c.oracle.value) for c in checks), default=0.0)
     gap = max((max(0.0, c.judgement.gap or 0.0) for c in checks), default=0.0)
     target(gap / max(abs(best), 1.0), label="relative value gap")
-    total = math.fsum(r for r in instance.runtimes if r > 0)
-    if total > 0:
-        bits = math.log2(total)
-        target(-min(abs(bits - limit) for limit in TYPE_LIMITS_BITS), label="profile magnitude near a type limit")
+    nearest = [-min(abs(math.log2(total) - limit) for limit in TYPE_LIMITS_BITS)
+               for total in (math.fsum(r for r in instance.runtimes if r > 0) for instance in instances) if total > 0]
+    if nearest:
+        target(max(nearest), label="profile magnitude near a type limit")
 
 
 @lru_cache(maxsize=None)

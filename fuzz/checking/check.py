@@ -41,10 +41,12 @@ from knapcheck.fuzz.checking.known import known_case
 from knapcheck.fuzz.checking.shrink import complexity
 from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.oracles.optimum import optimum
+from knapcheck.oracles.result import OracleResult
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 from knapcheck.solvers.isolation.outcome import Outcome
+from knapcheck.solvers.isolation.running import run_many
 
 CHECK_SHARE = 0.6
 """Under a time budget, the share spent checking; the rest goes to shrinking the failures found."""
@@ -52,6 +54,10 @@ SHRINK_SECONDS = 30.0
 """Without a time budget, the longest one failure is shrunk (the smallest instance so far is kept)."""
 DETERMINISM_SAMPLE = 8
 """Instances of each source on which solvers that promise the optimum are called twice."""
+CHUNK_SECONDS = 0.5
+"""About how long one chunk of instances may take (``next_chunk_size``)."""
+MAX_CHUNK = 256
+"""The most instances in one chunk."""
 
 
 def _after(deadline: float) -> bool:
@@ -84,6 +90,7 @@ def run_check(
     baselines: Sequence[SolverEntry] = (),
     known_cases: Sequence[RegressionCase] = (),
     stop_requested: Callable[[], str] = lambda: "",
+    advanced: Callable[[CheckResult, int], None] = lambda result, total: None,
 ) -> CheckResult:
     """Judge every entry and every baseline on each family's instances (and on ``stored``
     instances, by source name, such as the regression corpus), then shrink each distinct failure.
@@ -98,7 +105,8 @@ def run_check(
     SHRINK_SECONDS. ``stop_requested`` (polled before every instance and every shrink) ends the
     run early once it says why ("interrupted", "terminated"): the instances not reached are
     counted in ``skipped``, the failures not yet shrunk are kept as found (judged on their own
-    instance), and ``stopped_by`` says why.
+    instance), and ``stopped_by`` says why. ``advanced(result, total)`` is called after every
+    chunk of instances checked (``result.instances`` of ``total``; skipped ones count as done).
     """
     targets = list(entries)
     counterparts = pair(targets, baselines)
@@ -109,7 +117,8 @@ def run_check(
         family = families.get(name)
         sources.append((name, "enumerated" if family.enumerated else "sampled", family.draw(per_family, seed_value)))
     sources += [(name, "stored", list(instances)) for name, instances in (stored or {}).items()]
-    run = _Run(entries, counterparts, baselines, Causes(baselines, known_cases), time_budget, progress, stop_requested)
+    run = _Run(entries, counterparts, baselines, Causes(baselines, known_cases), time_budget, progress, stop_requested,
+               lambda result: advanced(result, sum(len(instances) for _, _, instances in sources)))
     run.result.sources = [Source(name, kind, len(instances), digest(instances)) for name, kind, instances in sources]
     with ThreadPoolExecutor(max_workers=max(1, len(entries)), thread_name_prefix="knapcheck-call") as pool:
         run.check_sources(sources, pool)
@@ -132,8 +141,10 @@ class _Run:
         time_budget: float | None,
         progress: Callable[[str], None],
         stop_requested: Callable[[], str],
+        advanced: Callable[[CheckResult], None],
     ) -> None:
         self.entries = entries
+        self.advanced = advanced
         self.stop_requested = stop_requested
         self.counterparts = counterparts
         self.causes = causes
@@ -149,7 +160,8 @@ class _Run:
         """The smallest of each signature that no known defect of the baseline explains."""
 
     def check_sources(self, sources: list[tuple[str, str, Sequence[Instance]]], pool: ThreadPoolExecutor) -> None:
-        """Every source's instances in order, each source stopped at its share of the time budget."""
+        """Every source's instances in order, in chunks (``next_chunk_size``), each source stopped at
+        its share of the time budget."""
         shares = time_shares([len(instances) for _, _, instances in sources])
         for index, (name, _, instances) in enumerate(sources):
             if self._stopping():
@@ -160,7 +172,8 @@ class _Run:
             if self.time_budget is not None:
                 stop = self.start + CHECK_SHARE * self.time_budget * sum(shares[: index + 1])
             twice = determinism_positions(len(instances))
-            for position, instance in enumerate(instances):
+            position, size = 0, 1
+            while position < len(instances):
                 if self._stopping():
                     self.result.skipped += len(instances) - position
                     break
@@ -168,35 +181,44 @@ class _Run:
                     self.result.skipped += len(instances) - position
                     self.progress(f"{name}: time is up after {position} instances")
                     break
-                for done in self.check_instance(instance, name, position in twice, pool):
+                chunk = instances[position : position + size]
+                began = time.monotonic()
+                for done in self.check_chunk(chunk, name, [position + k in twice for k in range(len(chunk))], pool):
                     if done.failed:
                         _keep_smallest(self.smallest, done)
                     if is_regression(done):
                         _keep_smallest(self.smallest_regression, done)
+                position += len(chunk)
+                size = next_chunk_size(size, time.monotonic() - began)
+                self.advanced(self.result)
 
-    def check_instance(self, instance: Instance, family: str, twice: bool, pool: ThreadPoolExecutor) -> list[Check]:
-        """Every entry on one instance, tallied; targets carry their baseline's check."""
+    def check_chunk(self, chunk: Sequence[Instance], family: str, twice: Sequence[bool], pool: ThreadPoolExecutor) -> list[Check]:
+        """Every entry on each instance of the chunk, tallied instance by instance, in order;
+        targets carry their baseline's check."""
         result = self.result
-        result.instances += 1
-        oracle = optimum(instance)
-        runnable = [entry for entry in self.entries if size_allows(entry, instance)]
-        calls = {entry.name: determinism_calls(entry) if twice else 1 for entry in runnable}
-        outcomes = _call_all(runnable, instance, calls, pool)
-        done: dict[str, Check] = {}
-        for entry in runnable:
-            result.repeated[entry.name] += calls[entry.name] > 1
-            checked = judged(entry, instance, family, oracle, *outcomes[entry.name])
-            result.counts[entry.name][checked.verdict.value] += 1
-            if checked.oracle_disagreement:
-                result.oracle_findings.append(checked)
-            result.overshoots.add(entry.name, family, instance, checked.judgement.memory_slack)
-            done[entry.name] = self.causes.explained(checked)
-        for name, checked in done.items():
-            baseline = self.counterparts.get(name)
-            if baseline is not None:
-                done[name] = self.causes.explained(with_baseline(checked, baseline, done.get(baseline.name)))
-                record(result.comparisons[name], done[name])
-        return list(done.values())
+        runnable = [[entry for entry in self.entries if size_allows(entry, instance)] for instance in chunk]
+        outcomes, oracles = _call_all(self.entries, chunk, runnable, twice, pool, lambda: [optimum(i) for i in chunk])
+        checks: list[Check] = []
+        for k, instance in enumerate(chunk):
+            result.instances += 1
+            oracle = oracles[k]
+            done: dict[str, Check] = {}
+            for entry in runnable[k]:
+                outcome = outcomes[entry.name][k]
+                result.repeated[entry.name] += twice[k] and determinism_calls(entry) > 1
+                checked = judged(entry, instance, family, oracle, *outcome)
+                result.counts[entry.name][checked.verdict.value] += 1
+                if checked.oracle_disagreement:
+                    result.oracle_findings.append(checked)
+                result.overshoots.add(entry.name, family, instance, checked.judgement.memory_slack)
+                done[entry.name] = self.causes.explained(checked)
+            for name, checked in done.items():
+                baseline = self.counterparts.get(name)
+                if baseline is not None:
+                    done[name] = self.causes.explained(with_baseline(checked, baseline, done.get(baseline.name)))
+                    record(result.comparisons[name], done[name])
+            checks += done.values()
+        return checks
 
     def shrink(self, seed_value: int) -> None:
         """Each distinct failure judged by cause and shrunk within its time, then called twice on its
@@ -247,18 +269,64 @@ def _keep_smallest(smallest: dict, done: Check, key=None) -> None:
         smallest[key] = done
 
 
+def next_chunk_size(size: int, seconds: float) -> int:
+    """The next chunk's size after one of ``size`` instances took ``seconds``: doubled while
+    chunks are quick, halved once one is slow, so a stop request or the end of a source's time
+    is seen within about CHUNK_SECONDS, and a chunk of thousands of quick instances costs the
+    workers' messages, not their round trips."""
+    if seconds < CHUNK_SECONDS / 2:
+        return min(MAX_CHUNK, 2 * size)
+    if seconds > CHUNK_SECONDS:
+        return max(1, size // 2)
+    return size
+
+
 def _call_all(
-    entries: list[SolverEntry], instance: Instance, calls: dict[str, int], pool: ThreadPoolExecutor
-) -> dict[str, tuple[Outcome, Outcome | None, str]]:
-    """Every entry's outcomes on the instance. Isolated entries with a worker process of their own
-    are called side by side (each thread waits on its own worker, and the workers compute in
-    parallel); solvers that run in this process are called one after the other, here."""
+    entries: list[SolverEntry], chunk: Sequence[Instance], runnable: list[list[SolverEntry]], twice: Sequence[bool],
+    pool: ThreadPoolExecutor, alongside: Callable[[], list[OracleResult]],
+) -> tuple[dict[str, list[tuple[Outcome, Outcome | None, str] | None]], list[OracleResult]]:
+    """Every entry's outcomes on each instance of the chunk it is runnable on (None elsewhere),
+    and what ``alongside`` (the oracle) returns. Isolated entries with a worker process of their
+    own are called side by side (each thread waits on its own worker, and the workers compute in
+    parallel, while ``alongside`` runs here); solvers that run in this process are called one
+    after the other, here."""
     workers = Counter(entry.spec for entry in entries if entry.isolate)
     parallel = [entry for entry in entries if entry.isolate and workers[entry.spec] == 1]
-    futures = {entry.name: pool.submit(call, entry, instance, calls[entry.name]) for entry in parallel}
-    outcomes = {entry.name: call(entry, instance, calls[entry.name]) for entry in entries if entry.name not in futures}
+    names = [{entry.name for entry in here} for here in runnable]
+    wanted = {entry.name: [entry.name in here for here in names] for entry in entries}
+    futures = {entry.name: pool.submit(_call_each, entry, chunk, wanted[entry.name], twice) for entry in parallel}
+    beside = alongside()
+    outcomes = {entry.name: _call_each(entry, chunk, wanted[entry.name], twice) for entry in entries
+                if entry.name not in futures}
     outcomes.update({name: future.result() for name, future in futures.items()})
-    return outcomes
+    return outcomes, beside
+
+
+def _call_each(
+    entry: SolverEntry, chunk: Sequence[Instance], wanted: Sequence[bool], twice: Sequence[bool]
+) -> list[tuple[Outcome, Outcome | None, str] | None]:
+    """The entry's outcomes on the wanted instances of the chunk, in order: runs of instances
+    called once go to its worker together (``run_many``); an instance it is called twice on is
+    called as ``call`` does, so its worker sees the calls in the order one call at a time gives."""
+    found: list[tuple[Outcome, Outcome | None, str] | None] = [None] * len(chunk)
+    plain: list[int] = []
+
+    def flush() -> None:
+        for k, outcome in zip(plain, run_many(entry, [chunk[k] for k in plain])):
+            found[k] = (outcome, None, "")
+        plain.clear()
+
+    for k, instance in enumerate(chunk):
+        if not wanted[k]:
+            continue
+        calls = determinism_calls(entry) if twice[k] else 1
+        if calls == 1:
+            plain.append(k)
+            continue
+        flush()
+        found[k] = call(entry, instance, calls)
+    flush()
+    return found
 
 
 def _called_twice(finding: Check) -> Check | None:

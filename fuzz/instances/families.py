@@ -47,12 +47,14 @@ class Family:
 
     def draw(self, count: int, seed_value: int = 0) -> list[Instance]:
         """What a check takes from the family: ``count`` instances drawn from the seed (the same
-        list in every process), or the whole list of an enumerated family."""
+        list in every process, drawn once and kept: ``knapcheck.fuzz.instances.draw_cache``), or
+        the whole list of an enumerated family."""
         if self.listing is not None:
             return list(self.listing())
-        from knapcheck.fuzz.instances import strategies
+        from knapcheck.fuzz.instances import draw_cache, strategies
 
-        return strategies.sample(self.instances(), count, seed_value)
+        return draw_cache.cached_draw(self.name, count, seed_value,
+                                      lambda: strategies.sample(self.instances(), count, seed_value))
 
 
 def _enumerated(

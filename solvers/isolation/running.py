@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 from knapcheck.solvers.isolation import hash_seeds
 from knapcheck.solvers.isolation.outcome import Outcome, call_in_process
-from knapcheck.solvers.isolation.worker import call_isolated
+from knapcheck.solvers.isolation.worker import call_isolated, call_isolated_many
 
 
 def run(entry: SolverEntry, instance: Instance, *, other_process: bool = False) -> Outcome:
@@ -18,3 +20,12 @@ def run(entry: SolverEntry, instance: Instance, *, other_process: bool = False) 
     if entry.isolate:
         return call_isolated(entry, instance, hash_seed=hash_seeds.SECOND if other_process else hash_seeds.FIRST)
     return call_in_process(entry.load(), instance)
+
+
+def run_many(entry: SolverEntry, instances: Sequence[Instance]) -> list[Outcome]:
+    """``run`` on each instance in turn, in one worker's pipeline when the entry is isolated
+    (``knapcheck.solvers.isolation.worker.Worker.call_many``)."""
+    if entry.isolate:
+        return call_isolated_many(entry, instances)
+    solver = entry.load()
+    return [call_in_process(solver, instance) for instance in instances]

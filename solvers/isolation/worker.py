@@ -40,6 +40,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from typing import Sequence
 
 from knapcheck.solvers import specs
 from knapcheck.solvers.contract import Instance
@@ -55,6 +56,10 @@ DEFAULT_MEMORY_LIMIT = 2 * 2**30
 whole process tree may hold beyond what it held once loaded (``knapcheck.solvers.isolation.tree_caps``)."""
 STARTUP_TIME_LIMIT = 120.0
 """Seconds a fresh worker may take to import and load its target."""
+PIPELINE_BYTES = 1 << 15
+"""The most bytes of instances ``Worker.call_many`` sends ahead of the worker's answers (one
+instance always goes): well under a socket's buffer, so neither end ever blocks writing while the
+other writes too."""
 
 _OUT_OF_MEMORY_MESSAGES = ("can't allocate memory", "out of memory", "not enough memory", "failed to map segment")
 
@@ -245,6 +250,44 @@ class Worker:
             return Outcome(CRASHED, error="the worker died before it could be sent the instance, twice")
         return self._receive(self.limits.time, instance.n)
 
+    def call_many(self, instances: Sequence[Instance]) -> list[Outcome]:
+        """One Outcome per instance, in order, each what ``call`` would give it: the instances go
+        to the worker ahead of its answers (up to PIPELINE_BYTES), so the worker does not wait for
+        the judge between calls, nor the judge for the worker. The worker still takes them one
+        message at a time; each call has its own time limit, counted from the answer before it
+        (when the worker took it up). A call that ends the worker (a crash, a time-out, a cap) is
+        that call's Outcome, as it is the first call without an answer, and the instances after
+        it go to a fresh worker."""
+        outcomes: list[Outcome] = []
+        while len(outcomes) < len(instances):
+            outcomes += self._pipelined(instances[len(outcomes):])
+        return outcomes
+
+    def _pipelined(self, instances: Sequence[Instance]) -> list[Outcome]:
+        """The Outcomes of the first instances, up to the first that ends the worker (all, if none does)."""
+        failed = self.ready()
+        if failed is not None:
+            return [failed] * len(instances)
+        messages = [wire.encode_instance(instance) for instance in instances]
+        outcomes: list[Outcome] = []
+        sent = in_flight = 0
+        while len(outcomes) < len(instances):
+            while sent < len(messages) and (sent == len(outcomes) or in_flight + len(messages[sent]) <= PIPELINE_BYTES):
+                assert self._connection is not None
+                try:
+                    wire.send(self._connection, messages[sent])
+                except OSError:
+                    break
+                in_flight += len(messages[sent])
+                sent += 1
+            if sent == len(outcomes):
+                return [*outcomes, self.call(instances[sent])]
+            outcomes.append(self._receive(self.limits.time, instances[len(outcomes)].n))
+            in_flight -= len(messages[len(outcomes) - 1])
+            if self._process is None:
+                return outcomes
+        return outcomes
+
     def stop(self) -> None:
         """End the worker and whatever the target started (``knapcheck.solvers.isolation.lifetime.stop``)."""
         process, connection, cap = self._process, self._connection, self._cap
@@ -285,6 +328,11 @@ def call_isolated(entry: SolverEntry, instance: Instance, limits: Limits | None 
                   hash_seed: int = hash_seeds.FIRST) -> Outcome:
     """Call an entry's solver on an instance in its worker process (the one whose PYTHONHASHSEED is ``hash_seed``)."""
     return _worker(entry, limits, hash_seed).call(instance)
+
+
+def call_isolated_many(entry: SolverEntry, instances: Sequence[Instance], limits: Limits | None = None) -> list[Outcome]:
+    """``call_isolated`` on each instance in turn, pipelined (``Worker.call_many``)."""
+    return _worker(entry, limits).call_many(instances)
 
 
 def start_workers(entries: list[SolverEntry], *, second_for_exact: bool = False) -> dict[str, Outcome]:

@@ -153,3 +153,14 @@ def late(memory, runtimes, max_memory):
 
     time.sleep(0.1)
     return full_table(memory, runtimes, max_memory)
+
+
+def dies_on_three_items(memory, runtimes, max_memory):
+    """Exact (our full table), except on three items, where it segfaults, and on four, where it hangs."""
+    from knapcheck.solvers.full_table import full_table
+
+    if len(memory) == 3:
+        ctypes.string_at(0)
+    if len(memory) == 4:
+        time.sleep(3600)
+    return full_table(memory, runtimes, max_memory)
