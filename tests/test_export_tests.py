@@ -122,7 +122,8 @@ def test_the_file_passes_on_the_installed_torch_run_by_pytest(exported):
 
 @pytest.mark.parametrize("edit, failing", [
     (SPLIT, {"test_exhaustive_small_dp_knapsack_sliding_hirschberg", "test_large_capacity_dp_knapsack_sliding_hirschberg",
-             "test_milp_stops_highs_default_absolute_dp_knapsack_sliding_hirschberg"}),
+             "test_milp_stops_highs_default_absolute_dp_knapsack_sliding_hirschberg",
+             "test_type_limits_dp_knapsack_sliding_hirschberg"}),
     (ITEM_REUSE, {"test_large_capacity_dp_knapsack"}),
 ], ids=["split", "item_reuse"])
 def test_the_file_fails_on_a_copy_of_torch_with_a_planted_bug(exported, tmp_path, edit, failing):
