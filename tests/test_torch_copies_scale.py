@@ -213,12 +213,17 @@ def test_the_split_fix_passes_the_gate_on_the_shapes_at_scale(tmp_path, selected
     assert all(f["status"] != "regression" for f in data["correctness"]["failures"])
 
 
-def test_the_exported_file_lists_scale_extremes_as_knapcheck_does(exported):
+def listed_in_file(exported, name: str) -> list:
+    """The instances the exported file lists under ``name()``, read by importing the file."""
     path, _ = exported
-    spec = importlib.util.spec_from_file_location("exported_scale_tests", path)
+    spec = importlib.util.spec_from_file_location(f"exported_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    in_file = module.scale_extremes()
+    return getattr(module, name)()
+
+
+def test_the_exported_file_lists_scale_extremes_as_knapcheck_does(exported):
+    in_file = listed_in_file(exported, "scale_extremes")
     assert [(tuple(m), tuple(r), c) for m, r, c, *_ in in_file] == [
         (i.memory, i.runtimes, i.max_memory) for i in enumerated.scale_extremes()]
     assert all(math.isfinite(optimum) and atol >= 0 for *_, optimum, atol in in_file)
@@ -304,11 +309,7 @@ def test_the_unchanged_copy_and_the_split_fix_pass_beside_them(limits_gate):
 
 
 def test_the_exported_file_lists_the_smallest_instance_of_each_limit(exported):
-    path, _ = exported
-    spec = importlib.util.spec_from_file_location("exported_limit_tests", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    in_file = module.type_limits()
+    in_file = listed_in_file(exported, "type_limits")
     assert [(tuple(m), tuple(r), c) for m, r, c, *_ in in_file] == [
         (i.memory, i.runtimes, i.max_memory) for i in limits.smallest()]
     assert all(math.isfinite(optimum) and atol >= 0 for *_, optimum, atol in in_file)
