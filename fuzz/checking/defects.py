@@ -195,11 +195,16 @@ UNQUANTIZED_MEMORY = Cause(
                          f"if total_memory + round(memory[i] * {SCALE}) <= round(max_memory * {SCALE}):"),
             replace_line("total_memory += memory[i]", f"total_memory += round(memory[i] * {SCALE})"),
         )),
-        "ilp_knapsack": Repair("the constraint holds the quantized weights and budget", (
-            replace_line("np_memory = np.array(memory)",
-                         f"np_memory = np.array([round(m * {SCALE}) for m in memory], dtype=float)"),
-            replace_once("np.array(max_memory)", f"np.array(round(max_memory * {SCALE}), dtype=float)",
-                         already="round(max_memory"),
+        "ilp_knapsack": Repair(
+            "the constraint holds the quantized weights and budget, an item heavier than the budget at one unit"
+            " more than it, all divided by a power of two (exact) that keeps them under 10**15, the largest"
+            " coefficient HiGHS takes", (
+            replace_line("np_memory = np.array(memory)", "\n".join((
+                f"quantized_budget = round(max_memory * {SCALE})",
+                "unit = 2.0 ** max(0, int(np.ceil(np.log2((quantized_budget + 1) / 1e15))))",
+                f"np_memory = np.array([min(round(m * {SCALE}), quantized_budget + 1) for m in memory], dtype=float) / unit",
+            ))),
+            replace_once("np.array(max_memory)", "np.array(quantized_budget / unit)", already="quantized_budget / unit"),
         )),
     },
 )
@@ -225,12 +230,37 @@ HIRSCHBERG_SPLIT = Cause(
 )
 SOLUTION_READ = Cause(
     "solution_read",
-    "res.x is compared with == 1: an item HiGHS chose at 0.9999999 is left out of saved",
+    "res.x is read as exactly 0 or 1, but HiGHS takes x within 1e-6 of them as integral: compared with == 1,"
+    " an item HiGHS chose at 0.9999999 is left out of saved; rounded, an item of 10**6 units at 0.999999"
+    " over-fills the budget by a unit",
     "a SUBOPTIMAL whose reported value counts more than the saved items and is optimal within HiGHS' MIP gap",
-    frozenset({"SUBOPTIMAL"}),
+    frozenset({"SUBOPTIMAL", "OVER_BUDGET"}),
     bound=_solution_read,
-    repairs={"ilp_knapsack": Repair("an item is saved when HiGHS' value for it is above one half", (
-        replace_line("if i == 1:", "if i > 0.5:"),
+    repairs={"ilp_knapsack": Repair(
+        "milp's answer is rounded to 0 and 1, and where the rounded x breaks a constraint the item HiGHS left"
+        " furthest from 0 or 1 is fixed out and fixed in, the better of the two answers kept", (
+        insert_before("integrality = np.ones_like(c)", (
+            "# HiGHS takes x within 1e-6 of 0 or 1 as integral: rounded, and branched on where that over-fills",
+            "highs_milp = milp",
+            "def milp(*, c, constraints, bounds, **problem):",
+            "    res = highs_milp(c=c, constraints=constraints, bounds=bounds, **problem)",
+            "    if not res.success:",
+            "        return res",
+            "    x = np.round(res.x)",
+            "    if all(np.all((k.lb <= k.A @ x) & (k.A @ x <= k.ub)) for k in constraints):",
+            "        res.x = x",
+            "        return res",
+            "    branched = int(np.argmax(np.abs(res.x - x)))",
+            "    answers = []",
+            "    for fixed in (0.0, 1.0):",
+            "        lower, upper = (np.array(np.broadcast_to(b, c.shape), dtype=float) for b in (bounds.lb, bounds.ub))",
+            "        lower[branched] = upper[branched] = fixed",
+            "        answer = milp(c=c, constraints=constraints, bounds=Bounds(lower, upper), **problem)",
+            "        if answer.success:",
+            "            answers.append(answer)",
+            "    res.success = bool(answers)",
+            "    return min(answers, key=lambda answer: c @ answer.x) if answers else res",
+        )),
     ))},
 )
 OBJECTIVE_VALUE = Cause(
@@ -250,12 +280,14 @@ MIP_GAP = Cause(
     frozenset({"SUBOPTIMAL"}),
     bound=_within_mip_gap,
     repairs={"ilp_knapsack": Repair(
-        "milp is asked for no relative gap (the one gap scipy's milp takes), and the objective is scaled up until its"
-        " smallest runtime is 1 (at most to 1e12 times its largest), above HiGHS' absolute gap and tolerances", (
+        "milp is asked for no relative gap (the one gap scipy's milp takes), and the objective is scaled until its"
+        " smallest runtime is 1 (its largest at most 1e12): above HiGHS' absolute gap and tolerances, below the"
+        " 1e20 HiGHS takes for an infinite cost", (
             replace_line("c = -np_runtimes", "\n".join((
-                "# Scaled up until the smallest runtime is 1 (the largest at most 1e12), above HiGHS' absolute gap",
+                "# Scaled until the smallest runtime is 1 (the largest at most 1e12): above HiGHS' absolute gap,",
+                "# below its infinite cost (1e20)",
                 "magnitudes = np.abs(np_runtimes)",
-                "scale = min(1.0, max(magnitudes[magnitudes != 0].min(initial=1.0), magnitudes.max(initial=0.0) * 1e-12))",
+                "scale = max(magnitudes[magnitudes != 0].min(initial=1.0), magnitudes.max(initial=0.0) * 1e-12)",
                 "c = -np_runtimes / scale",
             ))),
             replace_once("bounds=Bounds(0, 1)", 'bounds=Bounds(0, 1), options={"mip_rel_gap": 0}', already="options="),
