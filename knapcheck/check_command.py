@@ -32,8 +32,8 @@ gate:
   shown where the baseline does not fail that way, outside the reach of every known defect of
   the baseline (the regression corpus names them); a failure such a defect explains is listed
   as a known defect made visible, and the baseline failures a target passes as fixed. The
-  enumerated families (exhaustive_small, large_capacity) are always checked, as is the
-  regression corpus; without a baseline, failures a corpus case explains are listed apart as known."""
+  regression corpus is always checked; without a baseline, failures a corpus case explains are
+  listed apart as known."""
 
 
 DESCRIPTION = (
@@ -117,11 +117,10 @@ def run(args: argparse.Namespace) -> int:
 
     from knapcheck.fuzz.checking.check import run_check
     from knapcheck.fuzz.checking.gate import decide
-    from knapcheck.fuzz.instances.families import with_enumerated
     from knapcheck.reports.check_report import fixes_json, render_json, render_text
     from knapcheck.reports.progress_display import ProgressDisplay
 
-    family_names = with_enumerated(checked_families(args.families))
+    family_names = checked_families(args.families)
     if args.json:
         writable_file(args.json, "--json", CHECK_JSON)
     log = writable_file(args.solver_log, "--solver-log", None) if args.solver_log else default_path("check")

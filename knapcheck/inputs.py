@@ -25,8 +25,7 @@ def family_list() -> str:
 
     names = textwrap.fill(", ".join(families.names()), width=96, initial_indent="  ", subsequent_indent="  ")
     listed = ", ".join(families.names(enumerated=True))
-    always = " and ".join(f.name for f in families.FAMILIES if f.always)
-    fixed = textwrap.fill(f"fixed lists, taken in full: {listed}; check and report add {always} to any --families",
+    fixed = textwrap.fill(f"fixed lists, taken in full: {listed}",
                           width=96, initial_indent="  ", subsequent_indent="  ")
     return f"instance families (--families NAME ...; default: all):\n{names}\n{fixed}"
 

@@ -20,13 +20,6 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
-@pytest.fixture
-def selected_families_only(monkeypatch):
-    """`check` and `report` without the enumerated families they always add: thousands of
-    instances that a test about something else need not pay for."""
-    monkeypatch.setattr("knapcheck.fuzz.instances.families.with_enumerated", list)
-
-
 def pytest_collection_modifyitems(config, items):
     """Tests marked ``gpu`` need a CUDA device: without one they are skipped, saying so."""
     import torch

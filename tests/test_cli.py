@@ -259,7 +259,7 @@ def test_solve_reads_a_harvested_file(capsys):
     assert all(r["verdict"] == "OPTIMAL" and r["instance"].startswith("mlp.json record") for r in data["results"])
 
 
-def test_check_reads_instance_and_harvested_files(tmp_path, empty_corpus, capsys, selected_families_only):
+def test_check_reads_instance_and_harvested_files(tmp_path, empty_corpus, capsys):
     instance = tmp_path / "instance.json"
     instance.write_text(json.dumps(INSTANCE))
     harvested = ROOT / "fuzz" / "corpus" / "harvested" / "conv.json"
@@ -295,7 +295,7 @@ def test_solve_judges_weights_beyond_int64_without_crashing(tmp_path, capsys):
 
 
 def test_an_oracle_shown_wrong_is_reported_with_its_instance_and_the_check_goes_on(
-    monkeypatch, capsys, tmp_path, empty_corpus, selected_families_only
+    monkeypatch, capsys, tmp_path, empty_corpus
 ):
     def lying_oracle(instance: Instance) -> OracleResult:
         return OracleResult("lying", Fraction(0), (), proven=True)

@@ -58,7 +58,7 @@ def test_the_determinism_sample_spreads_over_the_source():
 
 def test_check_calls_exact_targets_twice_and_reports_nondeterminism_with_a_reproduction(tmp_path, capsys, empty_corpus):
     path = tmp_path / "check.json"
-    status = main(["check", "--targets", ALTERNATING, "--families", "tiny", "--per-family", "2",
+    status = main(["check", "--targets", ALTERNATING, "--families", "tiny", "exhaustive_small", "large_capacity", "--per-family", "2",
                    "--regressions", str(empty_corpus), "--json", str(path)])
     data = json.loads(path.read_text())
     assert status == exit_status.FAILED
@@ -74,7 +74,7 @@ def test_check_calls_exact_targets_twice_and_reports_nondeterminism_with_a_repro
 def test_a_different_optimal_set_is_information_never_a_failure(tmp_path, empty_corpus):
     out = tmp_path / "report"
     status = main(["report", "--candidate", "planted.nondeterministic:last_optimal",
-                   "--baseline", "planted.nondeterministic:first_optimal", "--families", "tiny", "--per-family", "2",
+                   "--baseline", "planted.nondeterministic:first_optimal", "--families", "tiny", "exhaustive_small", "large_capacity", "--per-family", "2",
                    "--regressions", str(empty_corpus), "--bench-repeats", "0", "--out", str(out)])
     assert status == exit_status.OK
     data = json.loads((out / "report.json").read_text())["correctness"]
@@ -146,7 +146,7 @@ def test_a_malformed_promise_is_refused_naming_the_spec(text, words):
         specs.parse(text)
 
 
-def test_a_declared_promise_is_what_the_target_is_judged_on(tmp_path, capsys, selected_families_only, empty_corpus):
+def test_a_declared_promise_is_what_the_target_is_judged_on(tmp_path, capsys, empty_corpus):
     copy = write_copy(tmp_path / "knapsack.py")
     common = ["--families", "pisinger_uncorrelated", "--per-family", "10", "--regressions", str(empty_corpus)]
     assert main(["check", "--targets", f"{copy}:greedy_knapsack", *common]) == exit_status.OK

@@ -2,9 +2,10 @@
 
 from fractions import Fraction
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from knapcheck.fuzz.checking.differential import size_allows
 from knapcheck.fuzz.instances import families
 from knapcheck.fuzz.instances.families import any_instance
 from knapcheck.oracles.brute_force import brute_force
@@ -13,6 +14,7 @@ from knapcheck.oracles.exact import set_value, set_weight
 from knapcheck.oracles.optimum import optimum
 from knapcheck.solvers.contract import Instance, exact_scale
 from knapcheck.solvers.full_table import full_table
+from knapcheck.solvers.registry import resolve_one
 
 small_instances = any_instance().filter(lambda instance: instance.n <= 12)
 
@@ -32,6 +34,7 @@ def test_cpsat_agrees_with_brute_force(instance):
 @settings(max_examples=40)
 @given(st.sampled_from(families.names()).flatmap(families.strategy))
 def test_full_table_reference_agrees_with_cpsat_on_every_family(instance):
+    assume(size_allows(resolve_one("full_table"), instance))
     oracle = cpsat(instance)
     value, saved, _ = full_table(instance.memory, instance.runtimes, instance.max_memory)
     assert set_weight(instance, saved) <= instance.quantized()[1]

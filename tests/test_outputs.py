@@ -42,7 +42,7 @@ CASES = [(command, output) for command, (_, outputs) in COMMANDS.items() for out
 
 
 @pytest.fixture
-def quick(monkeypatch, selected_families_only):
+def quick(monkeypatch):
     """Were a refusal missed, the commands would run: as little as they can."""
     monkeypatch.setattr("knapcheck.fuzz.checking.export_plan.ENUMERATED", {})
 
@@ -83,7 +83,7 @@ def test_a_file_of_the_users_at_an_output_is_refused_and_left_as_it_was(command,
     assert users.read_text() == USERS
 
 
-def test_a_command_run_again_replaces_its_own_outputs(tmp_path, capsys, selected_families_only):
+def test_a_command_run_again_replaces_its_own_outputs(tmp_path, capsys):
     argv = ["check", "--targets", "full_table", *QUICK, "--json", str(tmp_path / "check.json")]
     assert main(argv) == 0
     first = json.loads((tmp_path / "check.json").read_text())

@@ -40,7 +40,7 @@ def report(tmp_path, empty_corpus, *options) -> tuple[int, dict, str]:
     return status, json.loads((out / "report.json").read_text()), (out / "report.md").read_text()
 
 
-def test_a_kind_of_failure_the_baseline_never_shows_is_a_regression(tmp_path, empty_corpus, selected_families_only):
+def test_a_kind_of_failure_the_baseline_never_shows_is_a_regression(tmp_path, empty_corpus):
     status, data, markdown = report(tmp_path, empty_corpus, "--candidate", "planted.wrong_answers:takes_everything",
                                     "--baseline", "planted.wrong_answers:takes_nothing")
     assert status == exit_status.FAILED
@@ -51,7 +51,7 @@ def test_a_kind_of_failure_the_baseline_never_shows_is_a_regression(tmp_path, em
     assert markdown.splitlines()[2].startswith("**Gate: FAILED** under the differential rule (the default)")
 
 
-def test_the_same_kind_of_failure_on_an_instance_the_baseline_passes_is_a_regression(tmp_path, empty_corpus, selected_families_only):
+def test_the_same_kind_of_failure_on_an_instance_the_baseline_passes_is_a_regression(tmp_path, empty_corpus):
     """Both are SUBOPTIMAL, on different instances: comparing kinds alone would pass this."""
     status, data, markdown = report(tmp_path, empty_corpus, "--candidate", "planted.gate:fails_on_many",
                                     "--baseline", "planted.gate:fails_on_few")
@@ -60,7 +60,7 @@ def test_the_same_kind_of_failure_on_an_instance_the_baseline_passes_is_a_regres
     assert statuses == {("planted.gate:fails_on_many", "regression"), ("planted.gate:fails_on_few", "baseline")}
 
 
-def test_failures_the_baseline_shares_pass_the_gate_but_not_a_strict_one(tmp_path, empty_corpus, selected_families_only):
+def test_failures_the_baseline_shares_pass_the_gate_but_not_a_strict_one(tmp_path, empty_corpus):
     copy = tmp_path / "wrong_answers.py"
     shutil.copy(PLANTED / "wrong_answers.py", copy)
     options = ["--candidate", f"{copy}:takes_nothing", "--baseline", "planted.wrong_answers:takes_nothing"]
@@ -73,7 +73,7 @@ def test_failures_the_baseline_shares_pass_the_gate_but_not_a_strict_one(tmp_pat
     assert markdown.splitlines()[2].startswith("**Gate: FAILED** under the strict rule (--strict)")
 
 
-def test_without_a_baseline_every_candidate_failure_counts(tmp_path, empty_corpus, selected_families_only):
+def test_without_a_baseline_every_candidate_failure_counts(tmp_path, empty_corpus):
     status, data, markdown = report(tmp_path, empty_corpus, "--candidate", "planted.wrong_answers:takes_nothing")
     assert status == exit_status.FAILED and data["correctness"]["failures"][0]["status"] == "new"
     assert data["gate"]["rule"] == "no baseline"

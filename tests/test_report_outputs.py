@@ -65,7 +65,7 @@ def test_the_specs_a_user_typed_are_shown_relative_to_the_working_directory(tmp_
     assert specs.shown_in(f"raised at {tmp_path}/pr/knapsack.py:3", [name], cwd=tmp_path) == "raised at pr/knapsack.py:3"
 
 
-def test_a_report_names_file_targets_as_typed_and_its_reproductions_run_from_there(workdir, selected_families_only):
+def test_a_report_names_file_targets_as_typed_and_its_reproductions_run_from_there(workdir):
     status, markdown, data, html = report("--candidate", "wrong_answers.py:takes_everything")
     assert status == exit_status.FAILED
     assert str(workdir) not in markdown and str(workdir) not in html
@@ -80,7 +80,7 @@ def test_a_report_names_file_targets_as_typed_and_its_reproductions_run_from_the
     assert_each_fails(failures, cwd=workdir)
 
 
-def test_check_names_file_targets_as_typed(workdir, capsys, selected_families_only):
+def test_check_names_file_targets_as_typed(workdir, capsys):
     main(["check", "--targets", "wrong_answers.py:takes_everything", "--families", "tight_budget", "--per-family", "5",
           "--regressions", "empty.json"])
     out = capsys.readouterr().out
@@ -112,7 +112,7 @@ def test_the_reproduction_of_a_candidate_with_relative_imports_runs_as_shown(tmp
     assert_each_fails(failures, cwd=tmp_path)
 
 
-def test_a_target_s_text_cannot_forge_report_md(workdir, selected_families_only):
+def test_a_target_s_text_cannot_forge_report_md(workdir):
     status, markdown, data, html = report("--candidate", *HOSTILE)
     assert status == exit_status.FAILED
     lines = markdown.splitlines()
@@ -133,13 +133,13 @@ def test_a_target_s_text_cannot_forge_report_md(workdir, selected_families_only)
     assert rendered.count("<table>") == 2, "the verdict and environment tables, no table of the target's"
 
 
-def test_a_target_s_text_is_escaped_in_report_html(workdir, selected_families_only):
+def test_a_target_s_text_is_escaped_in_report_html(workdir):
     status, markdown, data, html = report("--candidate", *HOSTILE)
     assert "<script" not in html.lower() and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "<i>" not in html and "&lt;i&gt;" in html
 
 
-def test_a_target_s_text_cannot_start_a_line_of_check_output(workdir, capsys, selected_families_only):
+def test_a_target_s_text_cannot_start_a_line_of_check_output(workdir, capsys):
     main(["check", "--targets", *HOSTILE, "--families", "tiny", "--per-family", "3", "--regressions", "empty.json"])
     lines = capsys.readouterr().out.splitlines()
     (gate,) = [line for line in lines if line.startswith("gate on ")]
@@ -148,7 +148,7 @@ def test_a_target_s_text_cannot_start_a_line_of_check_output(workdir, capsys, se
     assert not [line for line in lines if line.startswith(("Gate", "**Gate", "```", "| x", "<script"))]
 
 
-def test_failures_and_the_gate_come_before_information_in_every_output(workdir, capsys, selected_families_only):
+def test_failures_and_the_gate_come_before_information_in_every_output(workdir, capsys):
     status, markdown, data, html = report("--candidate", "wrong_answers.py:takes_everything", "--baseline",
                                           "wrong_answers.py:takes_nothing")
     lines = markdown.splitlines()
@@ -189,7 +189,7 @@ class _Elements(HTMLParser):
             pass
 
 
-def test_report_html_tables_scroll_in_their_container_and_headers_can_wrap(workdir, selected_families_only):
+def test_report_html_tables_scroll_in_their_container_and_headers_can_wrap(workdir):
     status, markdown, data, html = report("--candidate", *HOSTILE)
     parser = _Elements()
     parser.feed(html)

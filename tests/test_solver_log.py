@@ -9,7 +9,7 @@ import re
 from knapcheck.cli import main
 
 
-def test_solver_chatter_goes_to_the_log_not_stdout(tmp_path, capfd, selected_families_only):
+def test_solver_chatter_goes_to_the_log_not_stdout(tmp_path, capfd):
     log = tmp_path / "solvers.log"
     main(["check", "--targets", "torch:ilp_knapsack", "--families", "tiny", "--per-family", "1", "--solver-log", str(log)])
     out, err = capfd.readouterr()

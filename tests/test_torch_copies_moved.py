@@ -43,7 +43,8 @@ def moved_report(tmp_path_factory):
         copies[name] = f"{write_copy(root / name / 'knapsack.py', edit)}:{SLIDING}"
     out = root / "report"
     status = main(["report", "--candidate", *copies.values(), "--baseline", f"torch:{SLIDING}",
-                   "--families", "tiny", "--per-family", "5", "--bench-repeats", "0", "--out", str(out)])
+                   "--families", "tiny", "exhaustive_small", "large_capacity", "--per-family", "5",
+                   "--bench-repeats", "0", "--out", str(out)])
     return status, copies, json.loads((out / "report.json").read_text()), (out / "report.md").read_text()
 
 

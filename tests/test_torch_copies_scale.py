@@ -20,7 +20,7 @@ import pytest
 from knapcheck import exit_status
 from knapcheck.cli import build_parser, main
 from knapcheck.fuzz.instances import enumerated, families, limits
-from knapcheck.fuzz.instances.families import with_enumerated
+from knapcheck.inputs import checked_families
 from knapcheck.solvers.contract import Instance, exact_runtimes
 from test_export_tests import exported, run_file, verbose_results  # noqa: F401 (exported is a fixture)
 from torch_copies import (
@@ -95,10 +95,11 @@ def test_check_and_report_reach_every_shape_at_scale_by_default(monkeypatch):
     chosen = []
 
     def choose(selected):
-        chosen.append(with_enumerated(selected))
+        chosen.append(checked_families(selected))
         raise Stop
 
-    monkeypatch.setattr("knapcheck.fuzz.instances.families.with_enumerated", choose)
+    for command_module in ("check_command", "report_command"):
+        monkeypatch.setattr(f"knapcheck.{command_module}.checked_families", choose)
     commands = [["check"], ["report", "--candidate", "torch:dp_knapsack", "--out", "unused"]]
     for command in commands:
         with pytest.raises(Stop):
@@ -181,7 +182,7 @@ def report(tmp_path, candidate: str, baseline: str, *family_names: str) -> tuple
 
 @pytest.mark.parametrize("edit, function, family, beyond_the_small_instances", SCALE_BUGS)
 def test_a_bug_past_the_small_instances_fails_the_gate_with_a_reproduction_that_passes_on_torch(
-    tmp_path, selected_families_only, edit, function, family, beyond_the_small_instances
+    tmp_path, edit, function, family, beyond_the_small_instances
 ):
     copy = write_copy(tmp_path / "knapsack.py", edit)
     status, data = report(tmp_path, f"{copy}:{function}", f"torch:{function}", family)
@@ -193,7 +194,7 @@ def test_a_bug_past_the_small_instances_fails_the_gate_with_a_reproduction_that_
     assert_fails_on_the_copy_alone(found[0])
 
 
-def test_an_unchanged_copy_passes_where_the_bugs_fail(tmp_path, selected_families_only):
+def test_an_unchanged_copy_passes_where_the_bugs_fail(tmp_path):
     copy = write_copy(tmp_path / "knapsack.py")
     status, data = report(tmp_path, f"{copy}:dp_knapsack", "torch:dp_knapsack", "huge_capacity", "runtime_span",
                           "many_items")
@@ -201,7 +202,7 @@ def test_an_unchanged_copy_passes_where_the_bugs_fail(tmp_path, selected_familie
     assert data["gate"]["passed"] and data["correctness"]["skipped"] == 0
 
 
-def test_the_split_fix_passes_the_gate_on_the_shapes_at_scale(tmp_path, selected_families_only):
+def test_the_split_fix_passes_the_gate_on_the_shapes_at_scale(tmp_path):
     """The fix of torch's split is OPTIMAL where torch's answers over-fill (the many-item instances
     among others): a fix, and no regression, though these families show torch's float32 defect too."""
     copy = write_copy(tmp_path / "knapsack.py", SPLIT_FIX)
@@ -276,11 +277,9 @@ def limits_gate(tmp_path_factory) -> tuple[dict, dict]:
     candidates = [f"{paths[name]}:{function}" for name, (_, function, _) in LIMIT_BUGS.items()]
     candidates += [f"{paths[name]}:{function}" for name, (_, functions) in KEEP_PASSING.items() for function in functions]
     out = directory / "report"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("knapcheck.fuzz.instances.families.with_enumerated", list)
-        status = main(["report", "--candidate", *candidates, "--baseline", "torch:dp_knapsack",
-                       "torch:dp_knapsack_sliding_hirschberg", "--families", *LIMIT_FAMILIES, "--bench-repeats", "0",
-                       "--time", "300", "--out", str(out)])
+    status = main(["report", "--candidate", *candidates, "--baseline", "torch:dp_knapsack",
+                   "torch:dp_knapsack_sliding_hirschberg", "--families", *LIMIT_FAMILIES, "--bench-repeats", "0",
+                   "--time", "300", "--out", str(out)])
     data = json.loads((out / "report.json").read_text())
     assert status == exit_status.FAILED and data["correctness"]["skipped"] == 0
     return data, paths

@@ -34,9 +34,6 @@ class Family:
 
     listing: Callable[[], Sequence[Instance]] | None = field(default=None, repr=False)
     """Every instance, in order, for an enumerated family; None for a sampled one."""
-    always: bool = False
-    """An enumerated family `check` and `report` add to any selection (``with_enumerated``): cheap
-    for any solver. The others are checked when selected, as the default selection (all) selects them."""
 
     @property
     def enumerated(self) -> bool:
@@ -59,14 +56,13 @@ class Family:
 
 def _enumerated(
     name: str, listing: Callable[[], Sequence[Instance]], max_n: int, description: str, *, exact: bool = True,
-    always: bool = True,
 ) -> Family:
     def strategy() -> SearchStrategy[Instance]:
         from hypothesis import strategies as st
 
         return st.sampled_from(listing())
 
-    return Family(name, strategy, exact, max_n, description, listing, always)
+    return Family(name, strategy, exact, max_n, description, listing)
 
 
 def _drawn_by(name: str, module: str = "strategies") -> Callable[[], SearchStrategy[Instance]]:
@@ -158,15 +154,15 @@ FAMILIES: tuple[Family, ...] = (
                 " (144 instances)"),
     _enumerated("scale_extremes", enumerated.scale_extremes, enumerated.EXTREMES_MAX_ITEMS,
                 "pairs of items at 65 537 and 10**7 units, 65 and 2 000 items, runtimes from 1e-12 to 1e15;"
-                " float32-exact runtimes and runtimes beyond it (16 instances)", exact=False, always=False),
+                " float32-exact runtimes and runtimes beyond it (16 instances)", exact=False),
     _enumerated("weight_limits", _limits("weight_limits"), sizes.WEIGHT_LIMITS_MAX_ITEMS,
                 "an item past 2**15, 2**16, 2**20 and 2**24 units needed in the optimum at a capacity just past"
-                " it; items past 2**31, 2**32 and 2**53 units beside light ones (10 instances)", always=False),
+                " it; items past 2**31, 2**32 and 2**53 units beside light ones (10 instances)"),
     _enumerated("runtime_limits", _limits("runtime_limits"), sizes.RUNTIME_LIMITS_MAX_ITEMS,
                 "runtimes at float16's and float32's largest and smallest normal and subnormal values, totals of"
-                " 2**24 and 2**53 units: one unit decides the optimum (10 instances)", exact=False, always=False),
+                " 2**24 and 2**53 units: one unit decides the optimum (10 instances)", exact=False),
     _enumerated("count_limits", _limits("count_limits"), sizes.COUNT_LIMITS_MAX_ITEMS,
-                "2**8 and 2**8 + 1 items, the last two making the optimum (2 instances)", always=False),
+                "2**8 and 2**8 + 1 items, the last two making the optimum (2 instances)"),
 )
 
 _BY_NAME = {f.name: f for f in FAMILIES}
@@ -197,14 +193,6 @@ def select(*, exact: bool | None = None, max_n: int | None = None, enumerated: b
 
 def names(*, exact: bool | None = None, max_n: int | None = None, enumerated: bool | None = None) -> list[str]:
     return [f.name for f in select(exact=exact, max_n=max_n, enumerated=enumerated)]
-
-
-def with_enumerated(selected: Sequence[str]) -> list[str]:
-    """The selected families with the enumerated ones marked ``always`` added (exhaustive_small and
-    large_capacity): `check` and `report` always take them, as they always take the regression
-    corpus. scale_extremes, 2 000 items and 10**7 units that a slow or naive solver spends minutes
-    on, is taken when selected, and by default (every family)."""
-    return list(dict.fromkeys([*selected, *(f.name for f in FAMILIES if f.always)]))
 
 
 def any_instance() -> SearchStrategy[Instance]:
