@@ -250,7 +250,7 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
     """Running, or at least not yet a zombie."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
@@ -266,7 +266,7 @@ def kill_descendants() -> None:
     Orphans come to this process (a subreaper), so once all are dead, waiting reaps them all.
     """
     while True:
-        living = [pid for pid in descendants(os.getpid()) if _alive(pid)]
+        living = [pid for pid in descendants(os.getpid()) if alive(pid)]
         if not living:
             break
         for pid in living:
@@ -288,7 +288,8 @@ def _reap(block: bool) -> None:
 
 def how_it_ended(process: subprocess.Popen, who: str) -> str:
     """How a worker that stopped answering ended, said of ``who`` ("the worker"), once it has exited
-    (waited for up to 5 s)."""
+    (waited for up to 5 s). ``process`` may also be a worker a zygote forked
+    (``knapcheck.solvers.isolation.zygotes.ForkedProcess``), as in ``stop``."""
     try:
         exitcode = process.wait(timeout=5)
     except subprocess.TimeoutExpired:

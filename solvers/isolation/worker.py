@@ -6,10 +6,13 @@ Outcome (CRASHED, TIMED_OUT, OUT_OF_MEMORY) for that one instance, and the next 
 
 One persistent worker process per target serves call after call over a socket, so hundreds of
 instances cost one interpreter start, not hundreds; a worker that died or was killed is started
-again on the next call. The worker is a fresh interpreter (not a fork: the parent may hold torch's
-thread pools; and not multiprocessing's spawn, which re-runs the caller's main script) that finds
-its solver again by the entry's spec (``torch:NAME``, ``FILE.py:NAME`` or ``module:NAME``; see
-``knapcheck.solvers.specs``), so any entry can be isolated, one registered at run time included.
+again on the next call. The worker is not a fork of this process (which may hold torch's thread
+pools) nor multiprocessing's spawn (which re-runs the caller's main script): it is forked by a
+zygote, a fresh interpreter that has imported torch and nothing else of the run's
+(``knapcheck.solvers.isolation.zygote``), or is itself a fresh interpreter where no zygote can
+start. It finds its solver again by the entry's spec (``torch:NAME``, ``FILE.py:NAME`` or
+``module:NAME``; see ``knapcheck.solvers.specs``), so any entry can be isolated, one registered at
+run time included.
 
 Only plain data crosses (``knapcheck.solvers.isolation.wire``): the worker reads what its target returned
 into a float and two lists of ints, or the reason it is not that (``knapcheck.solvers.isolation.answer``),
@@ -45,7 +48,7 @@ from typing import Sequence
 from knapcheck.solvers import specs
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.isolation import hash_seeds, lifetime, tree_caps, wire
+from knapcheck.solvers.isolation import hash_seeds, lifetime, tree_caps, wire, zygotes
 from knapcheck.solvers.isolation.answer import clipped, exception_text, in_worker
 from knapcheck.solvers.isolation.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
 
@@ -158,7 +161,7 @@ class Worker:
         self.spec = spec
         self.limits = limits
         self.hash_seed = hash_seed
-        self._process: subprocess.Popen | None = None
+        self._process: subprocess.Popen | zygotes.ForkedProcess | None = None
         self._connection: socket.socket | None = None
         self._cap: tree_caps.SampledCap | tree_caps.CgroupCap | None = None
         self._load_error: Outcome | None = None
@@ -168,13 +171,12 @@ class Worker:
         ours, theirs = socket.socketpair()
         self._cap = tree_caps.new_cap(self.limits.memory)
         memory = "" if self.limits.memory is None else str(self.limits.memory)
-        command = [
-            sys.executable, "-c", _WORKER_MAIN, str(os.getpid()), str(theirs.fileno()), self.spec, memory, self._cap.cgroup
-        ]
-        environment = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p),
-                           PYTHONHASHSEED=str(self.hash_seed))
-        self._process = lifetime.launch(
-            command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=_worker_output,
+        arguments = [self.spec, memory, self._cap.cgroup]
+        environment = worker_environment(self.hash_seed)
+        output = [1, 2] if _worker_output is None else [_worker_output, _worker_output]
+        self._process = zygotes.spawn(environment, arguments, [theirs.fileno(), *output]) or lifetime.launch(
+            [sys.executable, "-c", _WORKER_MAIN, str(os.getpid()), str(theirs.fileno()), *arguments],
+            pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=_worker_output,
             stderr=_worker_output, env=environment,
         )
         theirs.close()
@@ -316,6 +318,11 @@ def send_worker_output_to(descriptor: int | None) -> None:
         _worker_output = descriptor
 
 
+def worker_environment(hash_seed: int) -> dict[str, str]:
+    """A worker's environment: this process's, with its import path and the worker's hash seed."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), PYTHONHASHSEED=str(hash_seed))
+
+
 def _worker(entry: SolverEntry, limits: Limits | None, hash_seed: int = hash_seeds.FIRST) -> Worker:
     limits = limits or limits_for(entry)
     key = (entry.spec, limits, hash_seed)
@@ -344,6 +351,10 @@ def start_workers(entries: list[SolverEntry], *, second_for_exact: bool = False)
     Returns, by solver name, the Outcome of each target that could not be loaded.
     """
     workers = {entry.name: _worker(entry, None) for entry in entries if entry.isolate}
+    if workers:
+        zygotes.prepare(worker_environment(hash_seeds.FIRST))
+    if second_for_exact and any(entry.isolate and entry.exact for entry in entries):
+        zygotes.prepare(worker_environment(hash_seeds.SECOND))
     for worker in workers.values():
         worker.start()
     if second_for_exact:

@@ -1,0 +1,214 @@
+"""Workers forked from a zygote that has imported torch (``knapcheck.solvers.isolation.zygote``), seen
+from the process that judges.
+
+One zygote serves every worker whose environment (hash seed and ``PYTHONPATH`` included) is the
+same: a check's nine targets, with their second workers for determinism, cost two torch imports
+instead of eighteen, and in one pytest process the zygotes outlive the commands that start workers.
+A zygote that cannot start (its imports fail, it does not answer within STARTUP_TIME_LIMIT, the
+kernel has no SEQPACKET sockets) is not started again for that environment: ``spawn`` returns None
+and the worker starts as a fresh interpreter, which is always correct, only slower. A zygote that
+dies later (killed from outside) is replaced by a new one.
+
+A worker forked by a zygote is the zygote's child, not this process's: ``ForkedProcess`` gives it
+the part of ``subprocess.Popen`` that ``knapcheck.solvers.isolation.lifetime`` uses (``pid``, ``poll``,
+``wait``, ``send_signal``, ``kill``), with its exit status asked of the zygote, which reaps it then
+and not before, so that its process id is never another process's while this one may signal it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from typing import Mapping
+
+from knapcheck.solvers.isolation import lifetime
+
+STARTUP_TIME_LIMIT = 120.0
+"""Seconds a zygote may take to import torch and say it is ready."""
+ANSWER_TIME_LIMIT = 30.0
+"""Seconds a ready zygote may take to answer a request (a fork, or a worker's status)."""
+IDLE_ZYGOTES = 4
+"""Zygotes kept while no worker of theirs runs; the oldest idle one is stopped past that."""
+PACKET_BYTES = 1 << 16
+"""The longest request or answer (a spec is a path, a module or a name: well under it)."""
+_POLL_SECONDS = 0.005
+
+_ZYGOTE_MAIN = "import sys; from knapcheck.solvers.isolation.zygote import main; main(*sys.argv[1:])"
+
+
+class ZygoteGone(Exception):
+    """The zygote did not answer: it died, hung or could not start."""
+
+
+class Zygote:
+    """One zygote process and the socket its requests go through, one request at a time."""
+
+    def __init__(self, environment: Mapping[str, str]) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._socket = ours
+        self._lock = threading.Lock()
+        self.ready = False
+        """Whether it has said it is ready (a zygote that never was is not started again)."""
+        self.workers: set[int] = set()
+        """Process ids of its workers that have not been reaped."""
+        self._process = lifetime.launch(
+            [sys.executable, "-c", _ZYGOTE_MAIN, str(os.getpid()), str(theirs.fileno())],
+            pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, env=dict(environment),
+        )
+        theirs.close()
+
+    def _answer(self, timeout: float) -> dict:
+        self._socket.settimeout(timeout)
+        try:
+            message = self._socket.recv(PACKET_BYTES)
+        except OSError as exc:
+            raise ZygoteGone(str(exc)) from None
+        if not message:
+            raise ZygoteGone("the zygote closed its socket")
+        answer = json.loads(message)
+        if "error" in answer:
+            raise ZygoteGone(answer["error"])
+        return answer
+
+    def _request(self, request: dict, descriptors: list[int] = ()) -> dict:
+        with self._lock:
+            if not self.ready:
+                self._answer(STARTUP_TIME_LIMIT)
+                self.ready = True
+            try:
+                socket.send_fds(self._socket, [json.dumps(request).encode()], list(descriptors))
+            except OSError as exc:
+                raise ZygoteGone(str(exc)) from None
+            return self._answer(ANSWER_TIME_LIMIT)
+
+    def fork(self, arguments: list[str], descriptors: list[int]) -> "ForkedProcess":
+        """A worker running ``serve(zygote, socket, *arguments)`` with ``descriptors`` as (socket, stdout, stderr)."""
+        pid = int(self._request({"fork": arguments, "cwd": os.getcwd()}, descriptors)["pid"])
+        self.workers.add(pid)
+        return ForkedProcess(pid, self)
+
+    def status(self, pid: int) -> int | None:
+        """``os.wait``'s status of an ended worker (now reaped), or None while it runs."""
+        status = self._request({"status": pid})["status"]
+        if status is not None:
+            self.workers.discard(pid)
+        return status
+
+    def stop(self) -> None:
+        self._socket.close()
+        lifetime.stop(self._process)
+
+
+class ForkedProcess:
+    """A worker forked by a zygote, as much of ``subprocess.Popen`` as the run uses."""
+
+    def __init__(self, pid: int, zygote: Zygote) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+        self._zygote = zygote
+
+    def poll(self) -> int | None:
+        if self.returncode is None and not lifetime.alive(self.pid):
+            try:
+                status = self._zygote.status(self.pid)
+            except ZygoteGone:
+                status = None
+                if not lifetime.alive(self.pid):
+                    self.returncode = -signal.SIGKILL
+            if status is not None:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout)
+            time.sleep(_POLL_SECONDS)
+        return self.returncode
+
+    def send_signal(self, signum: int) -> None:
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, signum)
+            except ProcessLookupError:
+                pass
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
+_ZYGOTES: dict[tuple, Zygote] = {}
+_REFUSED: set[tuple] = set()
+_LOCK = threading.Lock()
+
+
+def _key(environment: Mapping[str, str]) -> tuple:
+    return tuple(sorted(environment.items()))
+
+
+def prepare(environment: Mapping[str, str]) -> None:
+    """Start the zygote of ``environment`` if there is none, without waiting for it."""
+    _zygote(environment)
+
+
+def _zygote(environment: Mapping[str, str]) -> Zygote | None:
+    key = _key(environment)
+    with _LOCK:
+        if key in _REFUSED:
+            return None
+        if key not in _ZYGOTES:
+            idle = [k for k, zygote in _ZYGOTES.items() if not zygote.workers]
+            if len(idle) >= IDLE_ZYGOTES:
+                _ZYGOTES.pop(idle[0]).stop()
+            try:
+                _ZYGOTES[key] = Zygote(environment)
+            except OSError:
+                _REFUSED.add(key)
+                return None
+        return _ZYGOTES[key]
+
+
+def spawn(environment: Mapping[str, str], arguments: list[str], descriptors: list[int]) -> ForkedProcess | None:
+    """A worker forked by the zygote of ``environment`` (by a new one, where the last has died); None
+    where that environment's zygote cannot start or fork, and the worker must be a fresh interpreter."""
+    for _ in range(2):
+        zygote = _zygote(environment)
+        if zygote is None:
+            return None
+        try:
+            return zygote.fork(arguments, descriptors)
+        except ZygoteGone:
+            _drop(environment, zygote)
+    return None
+
+
+def _drop(environment: Mapping[str, str], zygote: Zygote) -> None:
+    """Forget a zygote that did not answer; never start one again for an environment whose first did not start."""
+    key = _key(environment)
+    with _LOCK:
+        if not zygote.ready:
+            _REFUSED.add(key)
+        if _ZYGOTES.get(key) is zygote:
+            del _ZYGOTES[key]
+    zygote.stop()
+
+
+def stop_zygotes() -> None:
+    """End every zygote (also done at exit; a zygote also dies with this process)."""
+    with _LOCK:
+        zygotes = list(_ZYGOTES.values())
+        _ZYGOTES.clear()
+    for zygote in zygotes:
+        zygote.stop()
+
+
+atexit.register(stop_zygotes)

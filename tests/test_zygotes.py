@@ -1,0 +1,75 @@
+"""Workers forked by a zygote that has imported torch, and fresh interpreters where none can start."""
+
+import os
+import signal
+from pathlib import Path
+
+import psutil
+import pytest
+
+from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.isolation import hash_seeds, zygotes
+from knapcheck.solvers.isolation.outcome import RETURNED
+from knapcheck.solvers.isolation.worker import _WORKERS, call_isolated, stop_workers
+from knapcheck.solvers.registry import resolve_one
+
+PLANTED = Path(__file__).parent / "planted"
+INSTANCE = Instance((0.1, 0.2), (1.0, 2.0), 0.2)
+WRITES_ITS_DIRECTORY = """
+import os
+
+def solve(memory, runtimes, max_memory):
+    with open("directory.txt", "w") as out:
+        out.write(os.getcwd())
+    return 0.0, [], list(range(len(memory)))
+"""
+
+
+@pytest.fixture
+def own_environment(monkeypatch, request):
+    """An environment no other test's zygote has, so that each test starts its own."""
+    monkeypatch.setenv("KNAPCHECK_TEST_ZYGOTE", request.node.nodeid)
+    yield
+    stop_workers()
+
+
+def worker_pid(spec: str, hash_seed: int = hash_seeds.FIRST) -> int:
+    assert call_isolated(resolve_one(spec), INSTANCE, hash_seed=hash_seed).kind == RETURNED
+    (worker,) = [w for (s, _, seed), w in _WORKERS.items() if s == resolve_one(spec).spec and seed == hash_seed]
+    return worker._process.pid
+
+
+def test_workers_of_one_environment_are_forked_by_one_zygote_of_this_process(own_environment):
+    dp = psutil.Process(worker_pid("torch:dp_knapsack"))
+    greedy = psutil.Process(worker_pid("torch:greedy_knapsack"))
+    zygote = dp.parent()
+    assert greedy.parent().pid == zygote.pid
+    assert zygote.parent().pid == os.getpid()
+    assert "zygote import main" in " ".join(zygote.cmdline())
+    other_seed = psutil.Process(worker_pid("torch:dp_knapsack", hash_seeds.SECOND))
+    assert other_seed.parent().pid not in (zygote.pid, os.getpid())
+
+
+def test_where_no_zygote_starts_the_worker_is_a_fresh_interpreter(own_environment, monkeypatch):
+    monkeypatch.setattr(zygotes, "_ZYGOTE_MAIN", "import sys; sys.exit(1)")
+    worker = psutil.Process(worker_pid("torch:dp_knapsack"))
+    assert worker.parent().pid == os.getpid()
+    assert "worker import serve" in " ".join(worker.cmdline())
+
+
+def test_a_killed_zygote_takes_its_workers_along_and_the_next_call_gets_a_new_one(own_environment):
+    worker = psutil.Process(worker_pid("torch:dp_knapsack"))
+    zygote = worker.parent()
+    zygote.send_signal(signal.SIGKILL)
+    worker.wait(timeout=15)
+    call_isolated(resolve_one("torch:dp_knapsack"), INSTANCE)
+    assert psutil.Process(worker_pid("torch:dp_knapsack")).parent().pid not in (zygote.pid, os.getpid())
+
+
+def test_a_forked_worker_runs_in_the_directory_of_the_call_not_of_the_zygote(own_environment, tmp_path, monkeypatch):
+    worker_pid("torch:dp_knapsack")
+    target = tmp_path / "target.py"
+    target.write_text(WRITES_ITS_DIRECTORY)
+    monkeypatch.chdir(tmp_path)
+    worker_pid(f"{target}:solve")
+    assert (tmp_path / "directory.txt").read_text() == str(tmp_path)
