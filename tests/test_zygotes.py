@@ -73,3 +73,12 @@ def test_a_forked_worker_runs_in_the_directory_of_the_call_not_of_the_zygote(own
     monkeypatch.chdir(tmp_path)
     worker_pid(f"{target}:solve")
     assert (tmp_path / "directory.txt").read_text() == str(tmp_path)
+
+
+def test_a_worker_starts_from_a_directory_that_has_been_removed(own_environment, tmp_path, monkeypatch):
+    worker_pid("torch:dp_knapsack")
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    worker_pid("torch:greedy_knapsack")

@@ -18,7 +18,8 @@ The zygote never reaps a worker until the requester asks how it ended, so a work
 stays its own (a zombie, at worst) for as long as the requester may signal it. Requests and answers
 are one datagram each on a SEQPACKET socket, JSON, with descriptors passed alongside:
 
-- ``{"fork": [spec, memory_limit, cgroup], "cwd": DIR}`` with descriptors (socket, stdout, stderr):
+- ``{"fork": [spec, memory_limit, cgroup]}`` with descriptors (socket, stdout, stderr, and the
+  requester's working directory, opened, so that one since removed still serves):
   ``{"pid": PID}``;
 - ``{"status": PID}``: ``{"status": null}`` while it runs, ``{"status": S}`` (``os.wait``'s status,
   the worker now reaped) once it has ended.
@@ -59,7 +60,7 @@ def main(parent: str, fd: str) -> None:
     control.send(json.dumps({"ready": os.getpid()}).encode())
     while True:
         try:
-            message, descriptors, _, _ = socket.recv_fds(control, PACKET_BYTES, 3)
+            message, descriptors, _, _ = socket.recv_fds(control, PACKET_BYTES, 4)
         except OSError:
             os._exit(0)
         if not message:
@@ -92,7 +93,7 @@ def _fork(control: socket.socket, request: dict, descriptors: list[int]) -> int:
     code = 1
     try:
         control.close()
-        _become_worker(request["cwd"], descriptors)
+        _become_worker(descriptors)
         from knapcheck.solvers.isolation.worker import serve
 
         sys.argv = ["-c", str(zygote), "3", *request["fork"]]
@@ -111,18 +112,18 @@ def _fork(control: socket.socket, request: dict, descriptors: list[int]) -> int:
             os._exit(code)
 
 
-def _become_worker(cwd: str, descriptors: list[int]) -> None:
+def _become_worker(descriptors: list[int]) -> None:
     """What starting a fresh worker gives it: a session of its own, /dev/null as stdin, the socket
     as descriptor 3, stdout and stderr where the requester sent them, nothing else open."""
     os.setsid()
-    connection, stdout, stderr = descriptors
+    connection, stdout, stderr, directory = descriptors
+    os.fchdir(directory)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.dup2(stdout, 1)
     os.dup2(stderr, 2)
     os.dup2(connection, 3)
     os.closerange(4, os.sysconf("SC_OPEN_MAX"))
-    os.chdir(cwd)
 
 
 def _exit_code(exc: SystemExit) -> int:

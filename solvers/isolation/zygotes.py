@@ -91,7 +91,11 @@ class Zygote:
 
     def fork(self, arguments: list[str], descriptors: list[int]) -> "ForkedProcess":
         """A worker running ``serve(zygote, socket, *arguments)`` with ``descriptors`` as (socket, stdout, stderr)."""
-        pid = int(self._request({"fork": arguments, "cwd": os.getcwd()}, descriptors)["pid"])
+        directory = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            pid = int(self._request({"fork": arguments}, [*descriptors, directory])["pid"])
+        finally:
+            os.close(directory)
         self.workers.add(pid)
         return ForkedProcess(pid, self)
 
