@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 import sys
 import traceback
@@ -97,6 +98,11 @@ def main(argv: list[str] | None = None) -> int:
         return STATUSES[reason]
     except OutputTaken as exc:
         print(f"knapcheck {args.command}: {exc}", file=sys.stderr)
+        return exit_status.INCOMPLETE
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"knapcheck {args.command}: standard output was closed before all was written to it (a reader such"
+              " as `head` stopped early)", file=sys.stderr)
         return exit_status.INCOMPLETE
     except Exception:
         traceback.print_exc()

@@ -1,6 +1,7 @@
 """The `knapcheck` command line, run in-process: check's gate, usage errors, help, solve, promote."""
 
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -322,3 +323,15 @@ def test_the_example_workflow_runs_a_report_command_that_parses():
     args = build_parser("report").parse_args(argv[1:])
     assert [spec.split("/")[0] for spec in args.candidate + args.baseline] == ["pr", "pr", "base", "base"]
     assert not args.strict and 'cat knapcheck-report/report.md >> "$GITHUB_STEP_SUMMARY"' in workflow
+
+
+def test_a_reader_that_stops_early_is_one_line_and_an_incomplete_exit(tmp_path):
+    read, write = os.pipe()
+    os.close(read)
+    done = subprocess.run([sys.executable, "-m", "knapcheck", "solvers"], stdout=write, stderr=subprocess.PIPE,
+                          text=True, cwd=tmp_path, timeout=120)
+    os.close(write)
+    assert done.returncode == exit_status.INCOMPLETE
+    assert done.stderr.strip().splitlines() == [
+        "knapcheck solvers: standard output was closed before all was written to it (a reader such as `head` stopped early)"
+    ]
