@@ -15,6 +15,14 @@ from knapcheck.solvers.registry import resolve_one
 
 PLANTED = Path(__file__).parent / "planted"
 INSTANCE = Instance((0.1, 0.2), (1.0, 2.0), 0.2)
+WRITES_THE_RUNNING_TEST = """
+import os
+
+def solve(memory, runtimes, max_memory):
+    with open("test.txt", "w") as out:
+        out.write(os.environ.get("PYTEST_CURRENT_TEST", "none"))
+    return 0.0, [], list(range(len(memory)))
+"""
 WRITES_ITS_DIRECTORY = """
 import os
 
@@ -82,3 +90,16 @@ def test_a_worker_starts_from_a_directory_that_has_been_removed(own_environment,
     monkeypatch.chdir(gone)
     gone.rmdir()
     worker_pid("torch:greedy_knapsack")
+
+
+def test_one_zygote_serves_every_test_and_each_worker_sees_its_own_test_s_name(own_environment, tmp_path, monkeypatch):
+    target = tmp_path / "target.py"
+    target.write_text(WRITES_THE_RUNNING_TEST)
+    monkeypatch.chdir(tmp_path)
+    zygotes_seen = set()
+    for running in ("tests/a.py::first (call)", "tests/b.py::second (call)"):
+        monkeypatch.setenv("PYTEST_CURRENT_TEST", running)
+        zygotes_seen.add(psutil.Process(worker_pid(f"{target}:solve")).parent().pid)
+        stop_workers()
+        assert (tmp_path / "test.txt").read_text() == running
+    assert len(zygotes_seen) == 1 and os.getpid() not in zygotes_seen

@@ -18,9 +18,10 @@ The zygote never reaps a worker until the requester asks how it ended, so a work
 stays its own (a zombie, at worst) for as long as the requester may signal it. Requests and answers
 are one datagram each on a SEQPACKET socket, JSON, with descriptors passed alongside:
 
-- ``{"fork": [spec, memory_limit, cgroup]}`` with descriptors (socket, stdout, stderr, and the
-  requester's working directory, opened, so that one since removed still serves):
-  ``{"pid": PID}``;
+- ``{"fork": [spec, memory_limit, cgroup], "environment": {NAME: VALUE or null}}`` (the worker's
+  values of the variables its environment may differ in from the zygote's) with descriptors
+  (socket, stdout, stderr, and the requester's working directory, opened, so that one since
+  removed still serves): ``{"pid": PID}``;
 - ``{"status": PID}``: ``{"status": null}`` while it runs, ``{"status": S}`` (``os.wait``'s status,
   the worker now reaped) once it has ended.
 
@@ -94,6 +95,11 @@ def _fork(control: socket.socket, request: dict, descriptors: list[int]) -> int:
     try:
         control.close()
         _become_worker(descriptors)
+        for name, value in request["environment"].items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
         from knapcheck.solvers.isolation.worker import serve
 
         sys.argv = ["-c", str(zygote), "3", *request["fork"]]

@@ -2,7 +2,7 @@
 from the process that judges.
 
 One zygote serves every worker whose environment (hash seed and ``PYTHONPATH`` included) is the
-same: a check's nine targets, with their second workers for determinism, cost two torch imports
+same, but for PER_CALL_VARIABLES: a check's nine targets, with their second workers for determinism, cost two torch imports
 instead of eighteen, and in one pytest process the zygotes outlive the commands that start workers.
 A zygote that cannot start (its imports fail, it does not answer within STARTUP_TIME_LIMIT, the
 kernel has no SEQPACKET sockets) is not started again for that environment: ``spawn`` returns None
@@ -36,6 +36,10 @@ ANSWER_TIME_LIMIT = 30.0
 """Seconds a ready zygote may take to answer a request (a fork, or a worker's status)."""
 IDLE_ZYGOTES = 4
 """Zygotes kept while no worker of theirs runs; the oldest idle one is stopped past that."""
+PER_CALL_VARIABLES = ("PYTEST_CURRENT_TEST",)
+"""Environment variables that change from call to call and that nothing a zygote imports reads
+(pytest names the running test in one): a zygote serves every value of them, each worker getting
+its own in its environment, instead of one zygote starting per test."""
 PACKET_BYTES = 1 << 16
 """The longest request or answer (a spec is a path, a module or a name: well under it)."""
 _POLL_SECONDS = 0.005
@@ -89,11 +93,13 @@ class Zygote:
                 raise ZygoteGone(str(exc)) from None
             return self._answer(ANSWER_TIME_LIMIT)
 
-    def fork(self, arguments: list[str], descriptors: list[int]) -> "ForkedProcess":
-        """A worker running ``serve(zygote, socket, *arguments)`` with ``descriptors`` as (socket, stdout, stderr)."""
+    def fork(self, arguments: list[str], descriptors: list[int], environment: Mapping[str, str]) -> "ForkedProcess":
+        """A worker running ``serve(zygote, socket, *arguments)`` with ``descriptors`` as (socket,
+        stdout, stderr), in ``environment`` (which differs from the zygote's only in PER_CALL_VARIABLES)."""
         directory = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+        per_call = {name: environment.get(name) for name in PER_CALL_VARIABLES}
         try:
-            pid = int(self._request({"fork": arguments}, [*descriptors, directory])["pid"])
+            pid = int(self._request({"fork": arguments, "environment": per_call}, [*descriptors, directory])["pid"])
         finally:
             os.close(directory)
         self.workers.add(pid)
@@ -156,7 +162,7 @@ _LOCK = threading.Lock()
 
 
 def _key(environment: Mapping[str, str]) -> tuple:
-    return tuple(sorted(environment.items()))
+    return tuple(sorted((name, value) for name, value in environment.items() if name not in PER_CALL_VARIABLES))
 
 
 def prepare(environment: Mapping[str, str]) -> None:
@@ -189,7 +195,7 @@ def spawn(environment: Mapping[str, str], arguments: list[str], descriptors: lis
         if zygote is None:
             return None
         try:
-            return zygote.fork(arguments, descriptors)
+            return zygote.fork(arguments, descriptors, environment)
         except ZygoteGone:
             _drop(environment, zygote)
     return None
