@@ -2,6 +2,7 @@
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from dataclasses import replace
@@ -14,6 +15,7 @@ from knapcheck.fuzz.checking.differential import check
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.isolation import outcome as outcomes
+from knapcheck.solvers.isolation import worker
 from knapcheck.solvers.isolation.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT
 from knapcheck.solvers.isolation.worker import Limits, call_isolated, call_isolated_many, stop_workers
 from knapcheck.solvers.registry import resolve
@@ -182,3 +184,12 @@ def test_a_killed_parent_takes_its_isolated_workers_and_their_children_along(tmp
     parent.kill()
     parent.wait()
     assert _gone(worker) and _gone(child)
+
+
+def test_a_worker_whose_parent_left_before_its_first_answer_ends_without_a_word(capfd):
+    """A command that refuses its arguments closes the workers it started: their tracebacks of a
+    broken pipe filled the solver log and made the refusal two lines."""
+    ours, theirs = socket.socketpair()
+    ours.close()
+    worker._serve(theirs, "knapcheck.solvers.full_table:full_table", None)
+    assert capfd.readouterr() == ("", "")

@@ -126,6 +126,15 @@ def cap_address_space(limit: int) -> None:
 
 
 def _serve(connection: socket.socket, spec: str, memory_limit: int | None) -> None:
+    """Answer until the parent closes its end: EOF on a read, or a broken pipe on a write (a parent
+    that stopped before the first answer, such as a command refusing its arguments)."""
+    try:
+        _answer(connection, spec, memory_limit)
+    except (BrokenPipeError, ConnectionResetError):
+        return
+
+
+def _answer(connection: socket.socket, spec: str, memory_limit: int | None) -> None:
     try:
         solver = specs.load(spec)
         if memory_limit is not None:
