@@ -27,6 +27,7 @@ from knapcheck.solvers.contract import SCALE, Instance
 
 MAX_ATTEMPTS = 3000
 HYPOTHESIS_EXAMPLES = 100
+STALL_CHECKS = 200
 
 
 def complexity(instance: Instance) -> tuple:
@@ -185,8 +186,31 @@ def minimal_reproduction(
     candidates = [shrink(failure.instance, still_fails)]
     for name in dict.fromkeys([SMALLEST_FAMILY, failure.family]):
         if name in families.names() and min(c.n for c in candidates) > SMALL_ENOUGH and not give_up():
-            found = hypothesis_minimal(families.strategy(name), still_fails, seed_value)
+            beating = _while_beating(min(candidates, key=complexity), still_fails, lambda: len(seen))
+            found = hypothesis_minimal(families.strategy(name), beating, seed_value)
             if found is not None:
                 candidates.append(found)
     smallest = min(candidates, key=complexity)
     return seen[smallest] if smallest in seen and complexity(smallest) < complexity(failure.instance) else failure
+
+
+def _while_beating(
+    best: Instance, still_fails: Callable[[Instance], bool], checks_made: Callable[[], int]
+) -> Callable[[Instance], bool]:
+    """``still_fails`` for a search that is worth going on only while it beats ``best``: it
+    answers False (no more checks) once STALL_CHECKS checks have passed since the search last
+    found a failing instance smaller than every one before (``best`` to start with). A search of a
+    family of large instances that shrinks slowly, and never below what the greedy shrinker
+    found, used to run until the shrinking time was over."""
+    smallest = [complexity(best)]
+    last_progress = [checks_made()]
+
+    def fails(instance: Instance) -> bool:
+        if checks_made() - last_progress[0] >= STALL_CHECKS:
+            return False
+        failed = still_fails(instance)
+        if failed and complexity(instance) < smallest[0]:
+            smallest[0], last_progress[0] = complexity(instance), checks_made()
+        return failed
+
+    return fails
