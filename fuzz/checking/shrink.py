@@ -202,15 +202,16 @@ def _while_beating(
     found a failing instance smaller than every one before (``best`` to start with). A search of a
     family of large instances that shrinks slowly, and never below what the greedy shrinker
     found, used to run until the shrinking time was over."""
-    smallest = [complexity(best)]
-    last_progress = [checks_made()]
+    smallest = complexity(best)
+    last_progress = checks_made()
 
     def fails(instance: Instance) -> bool:
-        if checks_made() - last_progress[0] >= STALL_CHECKS:
+        nonlocal smallest, last_progress
+        if checks_made() - last_progress >= STALL_CHECKS:
             return False
         failed = still_fails(instance)
-        if failed and complexity(instance) < smallest[0]:
-            smallest[0], last_progress[0] = complexity(instance), checks_made()
+        if failed and complexity(instance) < smallest:
+            smallest, last_progress = complexity(instance), checks_made()
         return failed
 
     return fails
