@@ -91,6 +91,7 @@ def run_check(
     known_cases: Sequence[RegressionCase] = (),
     stop_requested: Callable[[], str] = lambda: "",
     advanced: Callable[[CheckResult, int], None] = lambda result, total: None,
+    shrink_seconds: float = SHRINK_SECONDS,
 ) -> CheckResult:
     """Judge every entry and every baseline on each family's instances (and on ``stored``
     instances, by source name, such as the regression corpus), then shrink each distinct failure.
@@ -102,11 +103,12 @@ def run_check(
     ``time_shares`` of the checking share (time one source leaves unused carries over), the
     instances it did not reach are counted in ``skipped``, and the rest of the budget is split
     evenly among the failures to shrink; without one, each failure is shrunk for at most
-    SHRINK_SECONDS. ``stop_requested`` (polled before every instance and every shrink) ends the
-    run early once it says why ("interrupted", "terminated"): the instances not reached are
-    counted in ``skipped``, the failures not yet shrunk are kept as found (judged on their own
-    instance), and ``stopped_by`` says why. ``advanced(result, total)`` is called after every
-    chunk of instances checked (``result.instances`` of ``total``; skipped ones count as done).
+    ``shrink_seconds`` (0: each is kept as found, judged by cause). ``stop_requested`` (polled
+    before every instance and every shrink) ends the run early once it says why ("interrupted",
+    "terminated"): the instances not reached are counted in ``skipped``, the failures not yet
+    shrunk are kept as found (judged on their own instance), and ``stopped_by`` says why.
+    ``advanced(result, total)`` is called after every chunk of instances checked
+    (``result.instances`` of ``total``; skipped ones count as done).
     """
     targets = list(entries)
     counterparts = pair(targets, baselines)
@@ -122,7 +124,7 @@ def run_check(
     run.result.sources = [Source(name, kind, len(instances), digest(instances)) for name, kind, instances in sources]
     with ThreadPoolExecutor(max_workers=max(1, len(entries)), thread_name_prefix="knapcheck-call") as pool:
         run.check_sources(sources, pool)
-    run.shrink(seed_value)
+    run.shrink(seed_value, shrink_seconds)
     run.match_known(known_cases)
     run.result.interventions = {t.name: run.causes.intervention(t, b) for t, b in
                                 ((t, counterparts[t.name]) for t in targets if t.name in counterparts)}
@@ -220,7 +222,7 @@ class _Run:
             checks += done.values()
         return checks
 
-    def shrink(self, seed_value: int) -> None:
+    def shrink(self, seed_value: int, shrink_seconds: float) -> None:
         """Each distinct failure judged by cause and shrunk within its time, then called twice on its
         shrunk instance. Two signatures whose reproductions meet on one signature and status are one
         finding, the smaller."""
@@ -232,7 +234,7 @@ class _Run:
                 continue
             self.progress(f"shrinking {' '.join(s for s in signature if s)}")
             now = time.monotonic()
-            seconds = SHRINK_SECONDS
+            seconds = shrink_seconds
             if self.time_budget is not None:
                 seconds = max(0.0, self.start + self.time_budget - now) / (len(failures) - index)
             deadline = now + seconds
