@@ -23,7 +23,6 @@ def test_keeps_the_instance_when_nothing_simpler_fails():
     assert shrink(instance, lambda candidate: candidate == instance) == instance
 
 
-
 def _items(n: int) -> Instance:
     return Instance(tuple(0.0001 for _ in range(n)), tuple(float(k + 1) for k in range(n)), 0.0001)
 

@@ -24,7 +24,7 @@ def test_upstream_solver_answers_a_plain_instance_validly(entry):
 
 def test_check_finds_every_known_defect_by_itself():
     """Found by the check itself: each failure kept as found, not shrunk (shrinking keeps a
-    failure's signature, and test_shrink.py checks that it does)."""
+    failure's signature: test_gate.py::test_shrinking_keeps_the_baseline_verdict)."""
     entries = torch_entries()
     names = {entry.name for entry in entries}
     known = {(case.solver, case.verdict) for case in load_regression_corpus() if case.solver in names}

@@ -210,8 +210,8 @@ def _while_beating(
         if checks_made() - last_progress >= STALL_CHECKS:
             return False
         failed = still_fails(instance)
-        if failed and complexity(instance) < smallest:
-            smallest, last_progress = complexity(instance), checks_made()
+        if failed and (size := complexity(instance)) < smallest:
+            smallest, last_progress = size, checks_made()
         return failed
 
     return fails
