@@ -49,8 +49,9 @@ def test_the_plain_line_counts_only_failing_verdicts():
     assert "OPTIMAL=1000" not in line and "UNVERIFIED" not in line
 
 
-def _result(**fields) -> CampaignResult:
-    return CampaignResult(CheckResult([]), ["tiny"], "local cluster of 1 worker", 1.0, 1.0, 0, 0, 1.0, 1.0, **fields)
+def _result(cases: int = 10, **fields) -> CampaignResult:
+    return CampaignResult(CheckResult([], instances=cases), ["tiny"], "local cluster of 1 worker", 1.0, 1.0, 0, 0, 1.0, 1.0,
+                          **fields)
 
 
 INSTANCE = Instance((0.0003,), (1.0,), 0.0001)
@@ -87,9 +88,12 @@ AGAINST = {"counterparts": {THEIRS.name: "torch"}, "gated": [THEIRS.name]}
         ({"findings": [OUR_FAILURE], "gated": [OURS.name], "interrupted": True}, INTERRUPTED),
         ({"findings": [_finding(THEIRS, RIGHT)], **AGAINST}, FAILED),
         ({"findings": [_finding(THEIRS, ALSO_WRONG)], **AGAINST}, OK),
+        ({"cases": 0}, INCOMPLETE),
+        ({"cases": 0, "interrupted": True}, INTERRUPTED),
     ],
     ids=["nothing", "upstream without a baseline", "ours", "oracle", "unit lost", "worker lost", "store error",
-         "ours and a retry", "interrupted", "a regression against the baseline", "a failure the baseline shares"],
+         "ours and a retry", "interrupted", "a regression against the baseline", "a failure the baseline shares",
+         "no case judged", "interrupted before a case"],
 )
 def test_exit_status(fields, status):
     """The gate's rule (knapcheck.fuzz.checking.gate.decide): a regression of a target against its baseline

@@ -27,6 +27,7 @@ network needs TLS with client certificates; ``docs/campaigns-cluster.md`` shows 
 
 from __future__ import annotations
 
+import importlib
 import logging
 import multiprocessing.forkserver
 import os
@@ -155,7 +156,11 @@ def warm_up(entries: tuple[SolverEntry, ...]) -> None:
     """Import what the targets need and start their isolated workers, before the clock starts.
 
     ValueError naming the target when one that runs in the worker cannot be loaded (an isolated
-    one that cannot be loaded gets a verdict on every call instead, as in any check)."""
+    one that cannot be loaded gets a verdict on every call instead, as in any check). The units'
+    own code is imported here too: on a worker started by hand (``dask worker``) the first unit
+    would otherwise pay for it (Hypothesis, OR-Tools) after the clock started, and a short
+    campaign on a loaded machine could end before its first case."""
+    importlib.import_module("knapcheck.fuzz.campaign.units")
     for entry in entries:
         if not entry.isolate:
             entry.load()

@@ -211,12 +211,14 @@ class CampaignResult:
             (self.refused_events, "item on the queue refused", "items on the queue refused"),
         ]
         found = ["the scheduler was lost"] if self.scheduler_lost else []
+        if not self.tally.instances and not self.interrupted:
+            found.append("no case was judged")
         return found + [f"{count} {one if count == 1 else many}" for count, one, many in counted if count]
 
     @property
     def as_asked(self) -> bool:
-        """Nothing lost or refused: no worker, no unit, no finding the store could not take, no
-        event, not the scheduler."""
+        """Nothing lost or refused (no worker, no unit, no finding the store could not take, no
+        event, not the scheduler), and at least one case judged."""
         return not self.problems()
 
     def failing(self) -> list[Finding]:
