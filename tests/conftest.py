@@ -20,6 +20,25 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
+def pytest_configure(config):
+    """``pytest -n N`` keeps the tests of one ``xdist_group`` on one worker (xdist's ``loadgroup``),
+    so a fixture that runs a whole command for a group (a gate of many copies) runs it once."""
+    if getattr(config.option, "dist", "no") == "load":
+        config.option.dist = "loadgroup"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    """numba compiles ``expanding_core`` once here (some 25 s on a fresh clone; its on-disk cache
+    after that), before xdist starts its workers: otherwise every worker and every command a test
+    runs before the cache is written compiles it again."""
+    if hasattr(session.config, "workerinput"):
+        return
+    from knapcheck.solvers.expanding_core import expanding_core
+
+    expanding_core([0.1], [1.0], 0.1)
+
+
 def pytest_collection_modifyitems(config, items):
     """Tests marked ``gpu`` need a CUDA device: without one they are skipped, saying so."""
     import torch

@@ -34,6 +34,10 @@ MOVED = {"halves_exchanged": SPLIT_HALVES_EXCHANGED, "last_best_split": SPLIT_LA
          "split_by_weight": SPLIT_BY_WEIGHT, "split_rounded_up": SPLIT_ROUNDED_UP}
 
 
+pytestmark = pytest.mark.xdist_group("moved_report")
+"""One worker builds the module's shared fixture once (tests/conftest.py: xdist's loadgroup)."""
+
+
 @pytest.fixture(scope="module")
 def moved_report(tmp_path_factory):
     root = tmp_path_factory.mktemp("moved")

@@ -285,6 +285,7 @@ def limits_gate(tmp_path_factory) -> tuple[dict, dict]:
     return data, paths
 
 
+@pytest.mark.xdist_group("limits_gate")
 @pytest.mark.parametrize("name", LIMIT_BUGS)
 def test_a_type_narrowed_or_a_size_capped_at_a_limit_fails_the_gate_with_a_reproduction_that_passes_on_torch(
     limits_gate, name
@@ -298,6 +299,7 @@ def test_a_type_narrowed_or_a_size_capped_at_a_limit_fails_the_gate_with_a_repro
     assert_fails_on_the_copy_alone(found[0])
 
 
+@pytest.mark.xdist_group("limits_gate")
 def test_the_unchanged_copy_and_the_split_fix_pass_beside_them(limits_gate):
     data, paths = limits_gate
     kept = {str(paths[name]) for name in KEEP_PASSING}
