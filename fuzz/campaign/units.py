@@ -3,7 +3,9 @@
 - ``FUZZ``: one sampled instance family, one seed, one time slice: Hypothesis draws instances,
   DRAWN_TOGETHER to an example, in the nightly profile (not derandomized, unbounded examples, the shared example database,
   ``hypothesis.target`` toward budget overshoot, value gap and profile magnitude); the oracle
-  answers each instance once and every target is judged on it. A campaign run with ``--seed``
+  answers each instance once, and every target is judged on it and on its metamorphic images
+  (``knapcheck.fuzz.checking.metamorphic``: reversed, a heavier item added, runtimes tripled),
+  whose optima follow from its own: each image is a case. A campaign run with ``--seed``
   draws with the seeded provider (``knapcheck.fuzz.instances.seeded_draws``): the same seed, the same
   instances in any process, whatever it imported.
 - ``LIST``: a slice of an enumerated family's fixed list, each instance once, in order.
@@ -48,6 +50,7 @@ from knapcheck.fuzz.campaign.store import record_name
 from knapcheck.fuzz.checking.by_cause import Causes
 from knapcheck.fuzz.checking.check import next_chunk_size
 from knapcheck.fuzz.checking.differential import Check, check_against, judged, size_allows, with_baseline
+from knapcheck.fuzz.checking.metamorphic import images
 from knapcheck.fuzz.checking.overshoot import Overshoots
 from knapcheck.fuzz.checking.plain_check import check_from_plain, check_to_plain
 from knapcheck.fuzz.checking.shrink import minimal_reproduction
@@ -56,6 +59,7 @@ from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.fuzz.instances import families
 from knapcheck.fuzz.instances.seeded_draws import BACKEND
 from knapcheck.oracles.optimum import optimum
+from knapcheck.oracles.result import OracleResult
 from knapcheck.solvers.contract import SCALE, Instance
 from knapcheck.solvers.entry import SolverEntry
 from knapcheck.solvers.isolation.running import run_many
@@ -220,7 +224,8 @@ class UnitRun:
         def examine(instances: list[Instance]) -> None:
             if self.over():
                 raise _TurnOver
-            _aim(instances, self.examine_all(instances, name))
+            cases = [case for instance in instances for case in _with_images(instance)]
+            _aim(instances, self.examine_all([i for i, _ in cases], name, [o for _, o in cases]))
 
         nightly = settings(NIGHTLY, database=open_database(self.setup.database))
         if self.setup.seeded:
@@ -241,20 +246,22 @@ class UnitRun:
         name = self.unit.family
         self.examine_all(list(families.get(name).listing()[self.unit.start : self.unit.stop]), name)
 
-    def examine_all(self, instances: list[Instance], name: str) -> list[Check]:
+    def examine_all(self, instances: list[Instance], name: str, oracles: list[OracleResult] | None = None) -> list[Check]:
         """Every target and baseline on the instances, in chunks (``next_chunk_size``), until the
-        unit is over; the checks made."""
+        unit is over; the checks made. ``oracles``: each instance's optimum, where it is known
+        already (a metamorphic image's); the oracle is asked otherwise."""
         checks: list[Check] = []
         position, size = 0, 1
         while position < len(instances) and not (position and self.over()):
             chunk = instances[position : position + size]
             began = time.monotonic()
-            checks += self.examine(chunk, name)
+            known = None if oracles is None else oracles[position : position + size]
+            checks += self.examine(chunk, name, known)
             position += len(chunk)
             size = 1 if self.unit.careful else next_chunk_size(size, time.monotonic() - began)
         return checks
 
-    def examine(self, chunk: list[Instance], name: str) -> list[Check]:
+    def examine(self, chunk: list[Instance], name: str, oracles: list[OracleResult] | None = None) -> list[Check]:
         """Every target and baseline on each instance of the chunk (the oracle asked once per
         instance; each isolated target's calls sent to its worker together, one Outcome each); each
         target's failure sent with its baseline's check of the same instance, instance by
@@ -269,7 +276,7 @@ class UnitRun:
         checks: list[Check] = []
         baselines = self.setup.baselines
         for k, instance in enumerate(chunk):
-            oracle = optimum(instance)
+            oracle = optimum(instance) if oracles is None else oracles[k]
             done: dict[str, Check] = {}
             for entry in self.entries:
                 if k not in outcomes[entry.name]:
@@ -316,6 +323,12 @@ class UnitRun:
             failure, give_up=self.over, keeps=lambda done: Signature.of(self.causes.explained(done)) == wanted))
         if smaller.failed and Signature.of(smaller) == wanted and smaller.instance != failure.instance:
             self.found(smaller, shrunk=True)
+
+
+def _with_images(instance: Instance) -> list[tuple[Instance, OracleResult]]:
+    """The drawn instance and its metamorphic images, each with its optimum (one oracle call)."""
+    oracle = optimum(instance)
+    return [(instance, oracle), *images(instance, oracle)]
 
 
 def _aim(instances: list[Instance], checks: list[Check]) -> None:

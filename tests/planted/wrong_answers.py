@@ -46,3 +46,11 @@ def refuses_everything(memory, runtimes, max_memory):
 def saves_only_the_first(memory, runtimes, max_memory):
     """Saves item 0 alone, reporting its runtime."""
     return float(runtimes[0]), [0], list(range(1, len(memory)))
+
+
+def saves_nothing_past_tiny_runtimes(memory, runtimes, max_memory):
+    """Optimal while every runtime is at most 60, the most the tiny family draws; saves nothing
+    beyond. Only an image of a tiny instance with its runtimes tripled reaches there."""
+    if max(runtimes, default=0) > 60:
+        return takes_nothing(memory, runtimes, max_memory)
+    return _optimum(memory, runtimes, max_memory)
