@@ -102,7 +102,7 @@ class Recording(UnitRun):
 
     seen = None
 
-    def examine(self, chunk, name):
+    def examine(self, chunk, name, oracles=None):
         self.seen.extend(instance_id(instance) for instance in chunk)
         del self.seen[DRAWS:]
         self.stopping = len(self.seen) >= DRAWS
