@@ -20,25 +20,6 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
-LOADGROUP = "knapcheck_loadgroup"
-
-
-def pytest_configure(config):
-    """``pytest -n N`` keeps the tests of one ``xdist_group`` on one worker (xdist's ``loadgroup``),
-    so a fixture that runs a whole command for a group (a gate of many copies) runs it once. The
-    controller switches its scheduler; each worker, told so in its input, names the grouped tests
-    as loadgroup needs (a worker decides that before conftest files are read)."""
-    if getattr(config.option, "dist", "no") == "load":
-        config.option.dist = "loadgroup"
-    if getattr(config, "workerinput", {}).get(LOADGROUP):
-        config.option.loadgroup = True
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node):
-    node.workerinput[LOADGROUP] = node.config.getvalue("dist") == "loadgroup"
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
     """numba compiles ``expanding_core`` once here (some 25 s on a fresh clone; its on-disk cache

@@ -12,14 +12,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from filelock import FileLock
 
 from knapcheck.cli import main
 from knapcheck.fuzz.instances import enumerated
 from knapcheck.solvers.specs import torch_solver_names
+from shared_runs import run_once
 from torch_copies import ITEM_REUSE, SPLIT, write_copy
 
 TIME_LIMIT = 600
+EXPORTED = "test_ac_knapsack_solvers.py"
 
 # With CI set, torch's run_tests writes JUnit XML through xmlrunner, which PyTorch's CI installs and
 # this project does not need: the file is run here as a developer runs it.
@@ -46,18 +47,18 @@ runpy.run_path(test_file, run_name="__main__")
 for one function (``module:NAME``)."""
 
 
+def _export(directory) -> None:
+    done = subprocess.run([sys.executable, "-m", "knapcheck", "export-tests", "--out", str(directory / EXPORTED)],
+                          capture_output=True, text=True, timeout=TIME_LIMIT, cwd=directory)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (directory / "export-tests.out").write_text(done.stdout)
+
+
 @pytest.fixture(scope="session")
 def exported(tmp_path_factory) -> tuple[Path, str]:
     """The file exported from the packaged corpus, and what the command printed: once for all xdist workers."""
-    shared = tmp_path_factory.getbasetemp().parent
-    path, printed = shared / "test_ac_knapsack_solvers.py", shared / "export-tests.out"
-    with FileLock(str(shared / "export-tests.lock")):
-        if not printed.exists():
-            done = subprocess.run([sys.executable, "-m", "knapcheck", "export-tests", "--out", str(path)],
-                                  capture_output=True, text=True, timeout=TIME_LIMIT, cwd=shared)
-            assert done.returncode == 0, done.stderr[-3000:]
-            printed.write_text(done.stdout)
-    return path, printed.read_text()
+    directory = run_once(tmp_path_factory, "exported", _export)
+    return directory / EXPORTED, (directory / "export-tests.out").read_text()
 
 
 def verbose_results(output: str) -> dict[str, str]:

@@ -65,10 +65,6 @@ def train(directory, debug: bool):
     return log
 
 
-pytestmark = pytest.mark.xdist_group("trace")
-"""One worker builds the module's shared fixture once (tests/conftest.py: xdist's loadgroup)."""
-
-
 @pytest.fixture(scope="module")
 def trace(tmp_path_factory):
     return train(tmp_path_factory.mktemp("trace"), debug=True)

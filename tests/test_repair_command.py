@@ -23,10 +23,6 @@ from knapcheck.solvers.registry import resolve_one
 from knapcheck.solvers.specs import torch_solver_names
 
 
-pytestmark = pytest.mark.xdist_group("repaired")
-"""One worker builds the module's shared fixture once (tests/conftest.py: xdist's loadgroup)."""
-
-
 @pytest.fixture(scope="module")
 def repaired(tmp_path_factory):
     """`knapcheck repair torch` run once: the file it wrote and what it printed."""

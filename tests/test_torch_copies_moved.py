@@ -17,6 +17,7 @@ import json
 
 import pytest
 from test_torch_copies import assert_reproduces_the_copys_own_defect, regressions
+from shared_runs import run_once
 from torch_copies import (
     RUNTIMES_FLOAT16,
     SPLIT_BY_WEIGHT,
@@ -34,22 +35,27 @@ MOVED = {"halves_exchanged": SPLIT_HALVES_EXCHANGED, "last_best_split": SPLIT_LA
          "split_by_weight": SPLIT_BY_WEIGHT, "split_rounded_up": SPLIT_ROUNDED_UP}
 
 
-pytestmark = pytest.mark.xdist_group("moved_report")
-"""One worker builds the module's shared fixture once (tests/conftest.py: xdist's loadgroup)."""
+def _copies(root) -> dict:
+    return {name: f"{root / name / 'knapsack.py'}:{SLIDING}" for name in MOVED}
+
+
+def _gate_the_moved_copies(root) -> None:
+    for name, edit in MOVED.items():
+        (root / name).mkdir()
+        write_copy(root / name / "knapsack.py", edit)
+    status = main(["report", "--candidate", *_copies(root).values(), "--baseline", f"torch:{SLIDING}",
+                   "--families", "tiny", "exhaustive_small", "large_capacity", "--per-family", "5",
+                   "--bench-repeats", "0", "--out", str(root / "report")])
+    (root / "status").write_text(str(status))
 
 
 @pytest.fixture(scope="module")
 def moved_report(tmp_path_factory):
-    root = tmp_path_factory.mktemp("moved")
-    copies = {}
-    for name, edit in MOVED.items():
-        (root / name).mkdir()
-        copies[name] = f"{write_copy(root / name / 'knapsack.py', edit)}:{SLIDING}"
+    """One gate of the four copies against torch, run once for every xdist worker."""
+    root = run_once(tmp_path_factory, "moved", _gate_the_moved_copies)
     out = root / "report"
-    status = main(["report", "--candidate", *copies.values(), "--baseline", f"torch:{SLIDING}",
-                   "--families", "tiny", "exhaustive_small", "large_capacity", "--per-family", "5",
-                   "--bench-repeats", "0", "--out", str(out)])
-    return status, copies, json.loads((out / "report.json").read_text()), (out / "report.md").read_text()
+    return (int((root / "status").read_text()), _copies(root), json.loads((out / "report.json").read_text()),
+            (out / "report.md").read_text())
 
 
 def test_correct_changes_that_move_the_split_defect_pass_the_gate(moved_report):

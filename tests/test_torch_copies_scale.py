@@ -22,6 +22,7 @@ from knapcheck.cli import build_parser, main
 from knapcheck.fuzz.instances import enumerated, families, limits
 from knapcheck.inputs import checked_families
 from knapcheck.solvers.contract import Instance, exact_runtimes
+from shared_runs import run_once
 from test_export_tests import exported, run_file, verbose_results  # noqa: F401 (exported is a fixture)
 from torch_copies import (
     BACKTRACK_TOLERANCE,
@@ -267,25 +268,33 @@ LIMIT_FAMILIES = ("weight_limits",)
 float32 defects, shared by every copy, to shrink."""
 
 
+def _limit_copies(directory) -> dict:
+    return {name: directory / f"{name}.py" for name in {**LIMIT_BUGS, **KEEP_PASSING}}
+
+
+def _gate_every_limit_copy(directory) -> None:
+    paths = _limit_copies(directory)
+    for name, (edit, *_) in {**LIMIT_BUGS, **KEEP_PASSING}.items():
+        write_copy(paths[name], edit)
+    candidates = [f"{paths[name]}:{function}" for name, (_, function, _) in LIMIT_BUGS.items()]
+    candidates += [f"{paths[name]}:{function}" for name, (_, functions) in KEEP_PASSING.items() for function in functions]
+    status = main(["report", "--candidate", *candidates, "--baseline", "torch:dp_knapsack",
+                   "torch:dp_knapsack_sliding_hirschberg", "--families", *LIMIT_FAMILIES, "--bench-repeats", "0",
+                   "--time", "300", "--out", str(directory / "report")])
+    assert status == exit_status.FAILED
+
+
 @pytest.fixture(scope="module")
 def limits_gate(tmp_path_factory) -> tuple[dict, dict]:
     """One gate of every copy above and of the unchanged copy and the split fix, each against
     torch's function of its name, on weight_limits alone (the regression corpus with it, for the
-    known defects); the copies' paths by name."""
-    directory = tmp_path_factory.mktemp("limits")
-    paths = {name: write_copy(directory / f"{name}.py", edit) for name, (edit, *_) in {**LIMIT_BUGS, **KEEP_PASSING}.items()}
-    candidates = [f"{paths[name]}:{function}" for name, (_, function, _) in LIMIT_BUGS.items()]
-    candidates += [f"{paths[name]}:{function}" for name, (_, functions) in KEEP_PASSING.items() for function in functions]
-    out = directory / "report"
-    status = main(["report", "--candidate", *candidates, "--baseline", "torch:dp_knapsack",
-                   "torch:dp_knapsack_sliding_hirschberg", "--families", *LIMIT_FAMILIES, "--bench-repeats", "0",
-                   "--time", "300", "--out", str(out)])
-    data = json.loads((out / "report.json").read_text())
-    assert status == exit_status.FAILED and data["correctness"]["skipped"] == 0
-    return data, paths
+    known defects), run once for every xdist worker; the copies' paths by name."""
+    directory = run_once(tmp_path_factory, "limits_gate", _gate_every_limit_copy)
+    data = json.loads((directory / "report" / "report.json").read_text())
+    assert data["correctness"]["skipped"] == 0
+    return data, _limit_copies(directory)
 
 
-@pytest.mark.xdist_group("limits_gate")
 @pytest.mark.parametrize("name", LIMIT_BUGS)
 def test_a_type_narrowed_or_a_size_capped_at_a_limit_fails_the_gate_with_a_reproduction_that_passes_on_torch(
     limits_gate, name
@@ -299,7 +308,6 @@ def test_a_type_narrowed_or_a_size_capped_at_a_limit_fails_the_gate_with_a_repro
     assert_fails_on_the_copy_alone(found[0])
 
 
-@pytest.mark.xdist_group("limits_gate")
 def test_the_unchanged_copy_and_the_split_fix_pass_beside_them(limits_gate):
     data, paths = limits_gate
     kept = {str(paths[name]) for name in KEEP_PASSING}
