@@ -20,16 +20,30 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
+NUMBA_ENTRIES = {"integer runtimes (compiled_solve)": "1.0", "other runtimes (compiled_select)": "0.5"}
+"""expanding_core's two compiled functions, and a runtime that takes each one."""
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
-    """numba compiles ``expanding_core`` once here (some 25 s on a fresh clone; its on-disk cache
-    after that), before xdist starts its workers: otherwise every worker and every command a test
-    runs before the cache is written compiles it again."""
+    """numba compiles ``expanding_core``'s two functions here, side by side in two processes (some
+    25 s each on a fresh clone; numba's on-disk cache after that), before xdist starts its
+    workers: otherwise every worker, and every command a test runs before the cache is written,
+    compiles them again."""
     if hasattr(session.config, "workerinput"):
         return
-    from knapcheck.solvers.expanding_core import expanding_core
+    import subprocess
+    import sys
 
-    expanding_core([0.1], [1.0], 0.1)
+    compiling = {
+        what: subprocess.Popen([sys.executable, "-c", "from knapcheck.solvers.expanding_core import expanding_core;"
+                                f" expanding_core([0.1], [{runtime}], 0.1)"], stderr=subprocess.PIPE, text=True)
+        for what, runtime in NUMBA_ENTRIES.items()
+    }
+    for what, process in compiling.items():
+        _, errors = process.communicate()
+        if process.returncode != 0:
+            raise pytest.UsageError(f"expanding_core's {what} does not compile: {errors.strip()[-2000:]}")
 
 
 def pytest_collection_modifyitems(config, items):
