@@ -63,8 +63,8 @@ def test_an_unchanged_copy_of_all_four_functions_passes_against_torch(tmp_path, 
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "report"
     status = main(["report", "--candidate", *(f"knapsack.py:{name}" for name in FUNCTIONS), "--baseline", "torch",
-                   "--families", "tiny", "zero_items", "quantization_edges", "flop_scale", "exhaustive_small",
-                   "large_capacity", "--per-family", "10",
+                   "--families", "tiny", "zero_items", "quantization_edges", "flop_scale", "large_capacity",
+                   "--per-family", "10",
                    "--bench-repeats", "0", "--out", str(out)])
     data = json.loads((out / "report.json").read_text())
     assert status == exit_status.OK, data["gate"]
@@ -75,7 +75,7 @@ def test_an_unchanged_copy_of_all_four_functions_passes_against_torch(tmp_path, 
     assert (greedy["promise"], greedy["promise_basis"], greedy["counterpart"]) == (
         "heuristic", "named like torch's greedy_knapsack", "torch:greedy_knapsack")
     comparisons = data["correctness"]["comparisons"]
-    assert all(c["same_verdict"] == c["instances"] > 6000 for c in comparisons.values())
+    assert all(c["same_verdict"] == c["instances"] > 200 for c in comparisons.values())
     assert {f["status"] for f in data["correctness"]["failures"]} == {"also in baseline", "baseline"}
     markdown = (out / "report.md").read_text()
     assert "heuristic (named like torch's greedy_knapsack)" in markdown
@@ -99,17 +99,21 @@ def test_a_second_off_by_one_in_the_split_fails_the_gate_with_its_own_reproducti
     assert "OVER_BUDGET where the baseline is OPTIMAL" in markdown.splitlines()[2]
 
 
-def test_a_looser_mip_gap_is_reported_with_a_reproduction_of_that_gap(tmp_path, capsys):
+def test_a_looser_mip_gap_is_reported_with_a_reproduction_of_that_gap(tmp_path):
+    """The gate with --time 20: the check of 12 instances takes a few seconds, and shrinking the
+    gap (a search over Pisinger instances, each a HiGHS call on both sides) gets the rest."""
     copy = write_copy(tmp_path / "knapsack.py", MIP_GAP)
-    path = tmp_path / "check.json"
-    status = main(["check", "--targets", f"{copy}:ilp_knapsack", "--baseline", "torch:ilp_knapsack",
-                   "--families", "pisinger_even_odd", "--per-family", "12", "--json", str(path)])
-    data = json.loads(path.read_text())
+    out = tmp_path / "report"
+    status = main(["report", "--candidate", f"{copy}:ilp_knapsack", "--baseline", "torch:ilp_knapsack",
+                   "--families", "pisinger_even_odd", "--per-family", "12", "--bench-repeats", "0", "--time", "20",
+                   "--out", str(out)])
+    data = json.loads((out / "report.json").read_text())
     assert status == exit_status.FAILED and not data["gate"]["passed"]
-    found = [f for f in regressions(data) if f["signature"][1:] == ["SUBOPTIMAL", "OPTIMAL"]]
-    assert found, [f["signature"] for f in data["failures"]]
+    assert data["correctness"]["skipped"] == 0
+    found = [f for f in regressions(data["correctness"]) if f["signature"][1:] == ["SUBOPTIMAL", "OPTIMAL"]]
+    assert found, [f["signature"] for f in data["correctness"]["failures"]]
     assert_reproduces_the_copys_own_defect(found[0])
-    corpus = {json.dumps(f["instance"]["id"]) for f in data["failures"] if f["family"] == "regression corpus"}
+    corpus = {json.dumps(f["instance"]["id"]) for f in data["correctness"]["failures"] if f["family"] == "regression corpus"}
     assert json.dumps(found[0]["instance"]["id"]) not in corpus
 
 
