@@ -10,7 +10,8 @@ times, each run in a fresh empty temporary directory, and prints each one's figu
 - ``first``: the newcomer's first check, ``knapcheck check --per-family 2 --families tiny``.
 - ``marginal``: ``knapcheck check --targets torch:dp_knapsack --families tiny`` at two
   ``--per-family`` counts (``--low``, ``--high``); the difference in wall time over the difference
-  in instances is the marginal cost of one tiny instance. Beside it (``--after``'s Python), the
+  in instances is the marginal cost of one tiny instance. Each command runs once untimed first, so
+  each install's sample is drawn and kept (its draw cache), as it is for any run after the first. Beside it (``--after``'s Python), the
   plain loop: the same tiny instances judged in one process by torch's solver, a brute-force
   optimum and the feasibility and value checks, nothing else.
 - ``campaign``: ``knapcheck fuzz --time T --jobs 1 --families tiny --targets torch:dp_knapsack``
@@ -108,6 +109,10 @@ def first(installs, rounds, args) -> None:
 
 def marginal(installs, rounds, args) -> None:
     low, high = args.low, args.high
+    for knapcheck in installs.values():
+        for count in (low, high):
+            in_empty_directory([knapcheck, "check", "--targets", "torch:dp_knapsack", "--families", "tiny",
+                                "--per-family", str(count)])
 
     def run(knapcheck):
         walls = []

@@ -37,6 +37,7 @@ import os
 import socket
 import time
 from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Callable
@@ -48,7 +49,7 @@ from knapcheck.fuzz.campaign.events import Disagreement, Event, Found, Replayed,
 from knapcheck.fuzz.campaign.example_database import open_database
 from knapcheck.fuzz.campaign.store import record_name
 from knapcheck.fuzz.checking.by_cause import Causes
-from knapcheck.fuzz.checking.check import next_chunk_size
+from knapcheck.fuzz.checking.chunk_calls import call_all, next_chunk_size
 from knapcheck.fuzz.checking.differential import Check, check_against, judged, size_allows, with_baseline
 from knapcheck.fuzz.checking.metamorphic import images
 from knapcheck.fuzz.checking.overshoot import Overshoots
@@ -62,7 +63,6 @@ from knapcheck.oracles.optimum import optimum
 from knapcheck.oracles.result import OracleResult
 from knapcheck.solvers.contract import SCALE, Instance
 from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.isolation.running import run_many
 
 FUZZ, LIST, REPLAY, SHRINK = "fuzz", "list", "replay", "shrink"
 DRAWN_TOGETHER = 16
@@ -180,10 +180,14 @@ class UnitRun:
         self.flushed = time.monotonic()
         self.stopping = False
         self.emitted: dict[Signature, str] = {}
+        self.images: Future | None = None
+        """A FUZZ unit's last example's images, called in the background (``call_on_images``)."""
 
     def run(self) -> dict:
         self.emit(Started(self.unit.id, self.unit.attempt, os.getpid(), socket.gethostname()))
-        {FUZZ: self.fuzz, LIST: self.listed, REPLAY: self.replay, SHRINK: self.shrink}[self.unit.kind]()
+        with (ThreadPoolExecutor(max_workers=max(1, len(self.entries)), thread_name_prefix="knapcheck-call") as self.pool,
+              ThreadPoolExecutor(max_workers=1, thread_name_prefix="knapcheck-images") as self.background):
+            {FUZZ: self.fuzz, LIST: self.listed, REPLAY: self.replay, SHRINK: self.shrink}[self.unit.kind]()
         self.flush()
         return {"unit": self.unit.id, "attempt": self.unit.attempt}
 
@@ -224,8 +228,15 @@ class UnitRun:
         def examine(instances: list[Instance]) -> None:
             if self.over():
                 raise _TurnOver
-            cases = [case for instance in instances for case in _with_images(instance)]
-            _aim(instances, self.examine_all([i for i, _ in cases], name, [o for _, o in cases]))
+            if self.unit.careful:
+                cases = [case for instance in instances for case in _with_images(instance)]
+                _aim(instances, self.examine_all([i for i, _ in cases], name, [get for _, get in cases]))
+                return
+            self.judge_images()
+            checks = self.examine_all(instances, name)
+            if not self.over():
+                self.images = self.background.submit(self.call_on_images, instances)
+            _aim(instances, checks)
 
         nightly = settings(NIGHTLY, database=open_database(self.setup.database))
         if self.setup.seeded:
@@ -241,47 +252,71 @@ class UnitRun:
             test()
         except _TurnOver:
             pass
+        finally:
+            self.judge_images()
+
+    def call_on_images(self, instances: list[Instance]) -> tuple:
+        """Every target and baseline on the instances' metamorphic images, in the background while
+        Hypothesis draws the next example (``judge_images`` judges them): the chunk, the entries
+        runnable on each image, their outcomes and the images' optima."""
+        cases = [case for instance in instances for case in _with_images(instance)[1:]]
+        chunk = [image for image, _ in cases]
+        runnable = [[entry for entry in self.entries if size_allows(entry, image)] for image in chunk]
+        outcomes, oracles = call_all(self.entries, chunk, runnable, [False] * len(chunk), self.pool,
+                                     lambda: [get() for _, get in cases])
+        return chunk, runnable, outcomes, oracles
+
+    def judge_images(self) -> None:
+        """Judge the images called in the background, if any are (the first thing a FUZZ unit does
+        before its next example, and the last before it ends)."""
+        if self.images is not None:
+            images, self.images = self.images, None
+            self.judge(*images.result(), self.unit.family)
 
     def listed(self) -> None:
         name = self.unit.family
         self.examine_all(list(families.get(name).listing()[self.unit.start : self.unit.stop]), name)
 
-    def examine_all(self, instances: list[Instance], name: str, oracles: list[OracleResult] | None = None) -> list[Check]:
+    def examine_all(self, instances: list[Instance], name: str,
+                    optima: list[Callable[[], OracleResult]] | None = None) -> list[Check]:
         """Every target and baseline on the instances, in chunks (``next_chunk_size``), until the
-        unit is over; the checks made. ``oracles``: each instance's optimum, where it is known
-        already (a metamorphic image's); the oracle is asked otherwise."""
+        unit is over; the checks made. ``optima``: how to get each instance's optimum where it
+        follows from another's (a metamorphic image's); the oracle is asked otherwise."""
         checks: list[Check] = []
         position, size = 0, 1
         while position < len(instances) and not (position and self.over()):
             chunk = instances[position : position + size]
             began = time.monotonic()
-            known = None if oracles is None else oracles[position : position + size]
-            checks += self.examine(chunk, name, known)
+            of_chunk = None if optima is None else optima[position : position + size]
+            checks += self.examine(chunk, name, of_chunk)
             position += len(chunk)
             size = 1 if self.unit.careful else next_chunk_size(size, time.monotonic() - began)
         return checks
 
-    def examine(self, chunk: list[Instance], name: str, oracles: list[OracleResult] | None = None) -> list[Check]:
-        """Every target and baseline on each instance of the chunk (the oracle asked once per
-        instance; each isolated target's calls sent to its worker together, one Outcome each); each
+    def examine(self, chunk: list[Instance], name: str, optima: list[Callable[[], OracleResult]] | None = None) -> list[Check]:
+        """Every target and baseline on each instance of the chunk (each isolated target's calls
+        sent to its worker together, one Outcome each, while the oracle answers here); each
         target's failure sent with its baseline's check of the same instance, instance by
         instance. A careful unit checks one instance at a time, announced first."""
         if self.unit.careful:
             for instance in chunk:
                 self.emit(Trying(self.unit.id, instance))
-        runnable = {entry.name: [k for k, instance in enumerate(chunk) if size_allows(entry, instance)]
-                    for entry in self.entries}
-        outcomes = {entry.name: dict(zip(runnable[entry.name], run_many(entry, [chunk[k] for k in runnable[entry.name]])))
-                    for entry in self.entries}
+        runnable = [[entry for entry in self.entries if size_allows(entry, instance)] for instance in chunk]
+        optima = optima or [lambda instance=instance: optimum(instance) for instance in chunk]
+        outcomes, oracles = call_all(self.entries, chunk, runnable, [False] * len(chunk), self.pool,
+                                     lambda: [get() for get in optima])
+        return self.judge(chunk, runnable, outcomes, oracles, name)
+
+    def judge(self, chunk: list[Instance], runnable: list[list[SolverEntry]], outcomes: dict, oracles: list[OracleResult],
+              name: str) -> list[Check]:
+        """Each instance's checks, counted, and the targets' failures sent, instance by instance."""
         checks: list[Check] = []
         baselines = self.setup.baselines
         for k, instance in enumerate(chunk):
-            oracle = optimum(instance) if oracles is None else oracles[k]
+            oracle = oracles[k]
             done: dict[str, Check] = {}
-            for entry in self.entries:
-                if k not in outcomes[entry.name]:
-                    continue
-                result = judged(entry, instance, name, oracle, outcomes[entry.name][k])
+            for entry in runnable[k]:
+                result = judged(entry, instance, name, oracle, *outcomes[entry.name][k])
                 self.disagreement(result)
                 done[entry.name] = result
                 self.counts[entry.name][result.verdict.value] += 1
@@ -325,10 +360,12 @@ class UnitRun:
             self.found(smaller, shrunk=True)
 
 
-def _with_images(instance: Instance) -> list[tuple[Instance, OracleResult]]:
-    """The drawn instance and its metamorphic images, each with its optimum (one oracle call)."""
-    oracle = optimum(instance)
-    return [(instance, oracle), *images(instance, oracle)]
+def _with_images(instance: Instance) -> list[tuple[Instance, Callable[[], OracleResult]]]:
+    """The drawn instance and its metamorphic images, each with how to get its optimum: the
+    oracle's answer on the drawn instance (asked once: ``optimum`` remembers it), or what follows
+    from it."""
+    return [(instance, lambda: optimum(instance)),
+            *((image.instance, lambda image=image: image.optimum_from(optimum(instance))) for image in images(instance))]
 
 
 def _aim(instances: list[Instance], checks: list[Check]) -> None:

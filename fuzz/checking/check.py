@@ -16,11 +16,11 @@ shrunk reproduction; answers that differ are the verdict NONDETERMINISTIC. The r
 from __future__ import annotations
 
 import time
-from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterable, Sequence
 
 from knapcheck.fuzz.checking.by_cause import Causes
+from knapcheck.fuzz.checking.chunk_calls import call_all, next_chunk_size
 from knapcheck.fuzz.checking.comparison import Comparison
 from knapcheck.fuzz.instances import families
 from knapcheck.fuzz.checking.differential import (
@@ -28,7 +28,6 @@ from knapcheck.fuzz.checking.differential import (
     CheckResult,
     Signature,
     Source,
-    call,
     check_against,
     determinism_calls,
     digest,
@@ -41,12 +40,9 @@ from knapcheck.fuzz.checking.known import known_case
 from knapcheck.fuzz.checking.shrink import complexity
 from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.oracles.optimum import optimum
-from knapcheck.oracles.result import OracleResult
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.isolation.outcome import Outcome
-from knapcheck.solvers.isolation.running import run_many
 
 CHECK_SHARE = 0.6
 """Under a time budget, the share spent checking; the rest goes to shrinking the failures found."""
@@ -54,10 +50,6 @@ SHRINK_SECONDS = 30.0
 """Without a time budget, the longest one failure is shrunk (the smallest instance so far is kept)."""
 DETERMINISM_SAMPLE = 8
 """Instances of each source on which solvers that promise the optimum are called twice."""
-CHUNK_SECONDS = 0.5
-"""About how long one chunk of instances may take (``next_chunk_size``)."""
-MAX_CHUNK = 256
-"""The most instances in one chunk."""
 
 
 def _after(deadline: float) -> bool:
@@ -199,7 +191,7 @@ class _Run:
         targets carry their baseline's check."""
         result = self.result
         runnable = [[entry for entry in self.entries if size_allows(entry, instance)] for instance in chunk]
-        outcomes, oracles = _call_all(self.entries, chunk, runnable, twice, pool, lambda: [optimum(i) for i in chunk])
+        outcomes, oracles = call_all(self.entries, chunk, runnable, twice, pool, lambda: [optimum(i) for i in chunk])
         checks: list[Check] = []
         for k, instance in enumerate(chunk):
             result.instances += 1
@@ -269,66 +261,6 @@ def _keep_smallest(smallest: dict, done: Check, key=None) -> None:
     kept = smallest.get(key)
     if kept is None or complexity(done.instance) < complexity(kept.instance):
         smallest[key] = done
-
-
-def next_chunk_size(size: int, seconds: float) -> int:
-    """The next chunk's size after one of ``size`` instances took ``seconds``: doubled while
-    chunks are quick, halved once one is slow, so a stop request or the end of a source's time
-    is seen within about CHUNK_SECONDS, and a chunk of thousands of quick instances costs the
-    workers' messages, not their round trips."""
-    if seconds < CHUNK_SECONDS / 2:
-        return min(MAX_CHUNK, 2 * size)
-    if seconds > CHUNK_SECONDS:
-        return max(1, size // 2)
-    return size
-
-
-def _call_all(
-    entries: list[SolverEntry], chunk: Sequence[Instance], runnable: list[list[SolverEntry]], twice: Sequence[bool],
-    pool: ThreadPoolExecutor, alongside: Callable[[], list[OracleResult]],
-) -> tuple[dict[str, list[tuple[Outcome, Outcome | None, str] | None]], list[OracleResult]]:
-    """Every entry's outcomes on each instance of the chunk it is runnable on (None elsewhere),
-    and what ``alongside`` (the oracle) returns. Isolated entries with a worker process of their
-    own are called side by side (each thread waits on its own worker, and the workers compute in
-    parallel, while ``alongside`` runs here); solvers that run in this process are called one
-    after the other, here."""
-    workers = Counter(entry.spec for entry in entries if entry.isolate)
-    parallel = [entry for entry in entries if entry.isolate and workers[entry.spec] == 1]
-    names = [{entry.name for entry in here} for here in runnable]
-    wanted = {entry.name: [entry.name in here for here in names] for entry in entries}
-    futures = {entry.name: pool.submit(_call_each, entry, chunk, wanted[entry.name], twice) for entry in parallel}
-    beside = alongside()
-    outcomes = {entry.name: _call_each(entry, chunk, wanted[entry.name], twice) for entry in entries
-                if entry.name not in futures}
-    outcomes.update({name: future.result() for name, future in futures.items()})
-    return outcomes, beside
-
-
-def _call_each(
-    entry: SolverEntry, chunk: Sequence[Instance], wanted: Sequence[bool], twice: Sequence[bool]
-) -> list[tuple[Outcome, Outcome | None, str] | None]:
-    """The entry's outcomes on the wanted instances of the chunk, in order: runs of instances
-    called once go to its worker together (``run_many``); an instance it is called twice on is
-    called as ``call`` does, so its worker sees the calls in the order one call at a time gives."""
-    found: list[tuple[Outcome, Outcome | None, str] | None] = [None] * len(chunk)
-    plain: list[int] = []
-
-    def flush() -> None:
-        for k, outcome in zip(plain, run_many(entry, [chunk[k] for k in plain])):
-            found[k] = (outcome, None, "")
-        plain.clear()
-
-    for k, instance in enumerate(chunk):
-        if not wanted[k]:
-            continue
-        calls = determinism_calls(entry) if twice[k] else 1
-        if calls == 1:
-            plain.append(k)
-            continue
-        flush()
-        found[k] = call(entry, instance, calls)
-    flush()
-    return found
 
 
 def _called_twice(finding: Check) -> Check | None:
