@@ -20,8 +20,10 @@ counted, never sent as findings.
 A unit reports through ``emit`` as it goes, in typed events (``knapcheck.fuzz.campaign.events``,
 JSON text on the queue: nothing a worker sends is unpickled by the campaign), and only to the
 campaign process, which alone writes the failure store: each failure the moment it is found (the put returns once the scheduler holds
-it, before the next instance is drawn), verdict counts every ``FLUSH_SECONDS``. Killing its worker
-loses at most the instance it was on and the counts since the last flush.
+it, before the next instance is drawn), verdict counts every ``FLUSH_SECONDS``. A FUZZ unit's
+images of one example are called while Hypothesis draws the next and judged before it is
+checked. Killing its worker loses at most the example it was on (its instances and the images of
+the one before) and the counts since the last flush.
 
 A unit's second and later attempts (the first died with its worker) run *careful*: every target
 isolated, ours too, so a solver that kills the process it runs in becomes a CRASH verdict instead
