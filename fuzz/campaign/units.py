@@ -4,7 +4,8 @@
   DRAWN_TOGETHER to an example, in the nightly profile (not derandomized, unbounded examples, the shared example database,
   ``hypothesis.target`` toward budget overshoot, value gap and profile magnitude); the oracle
   answers each instance once, and every target is judged on it and on its metamorphic images
-  (``knapcheck.fuzz.checking.metamorphic``: reversed, a heavier item added, runtimes tripled),
+  (``knapcheck.fuzz.checking.metamorphic``: reversed, a heavier item added, a free item added,
+  runtimes tripled),
   whose optima follow from its own: each image is a case. A campaign run with ``--seed``
   draws with the seeded provider (``knapcheck.fuzz.instances.seeded_draws``): the same seed, the same
   instances in any process, whatever it imported.
