@@ -280,7 +280,7 @@ def _gate_every_limit_copy(directory) -> None:
     candidates += [f"{paths[name]}:{function}" for name, (_, functions) in KEEP_PASSING.items() for function in functions]
     status = main(["report", "--candidate", *candidates, "--baseline", "torch:dp_knapsack",
                    "torch:dp_knapsack_sliding_hirschberg", "--families", *LIMIT_FAMILIES, "--bench-repeats", "0",
-                   "--time", "300", "--out", str(directory / "report")])
+                   "--time", "60", "--out", str(directory / "report")])
     assert status == exit_status.FAILED
 
 
