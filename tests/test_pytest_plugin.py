@@ -124,7 +124,7 @@ def test_the_collection_is_the_same_with_xdist_workers_and_without(pytester):
     write_copy(pytester.path / "knapsack.py")
     options = ["--knapcheck-target", "knapsack.py:dp_knapsack_sliding_hirschberg", "--knapcheck-baseline", "torch",
                "--knapcheck-families", "tiny", "tight_budget", "--knapcheck-per-family", "4"]
-    collected = run(pytester, *options, "--collect-only", "-q")
+    collected = pytester.runpytest_inprocess("-p", "no:cacheprovider", *options, "--collect-only", "-q")
     assert collected.ret == 0
     listed = nodeids(collected.outlines)
     assert len(listed) == 2 * 4 + CORPUS_CASES
