@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -13,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from knapcheck.cli import main
 from knapcheck.fuzz.instances import enumerated
 from knapcheck.solvers.specs import torch_solver_names
 from shared_runs import run_once
@@ -45,6 +45,47 @@ runpy.run_path(test_file, run_name="__main__")
 """
 """Runs a test file with some of torch's solvers swapped for a file's functions of the same names, or
 for one function (``module:NAME``)."""
+
+
+SWAPPED_IN_TURN = """
+import importlib, importlib.util, io, json, runpy, sys, unittest
+from torch._functorch._activation_checkpointing import knapsack
+test_file, runs = sys.argv[1], json.loads(sys.stdin.read())
+tests = runpy.run_path(test_file, run_name="exported")["TestKnapsackSolvers"]
+originals = dict(vars(knapsack))
+found = []
+for where, names, patterns in runs:
+    if where.endswith(".py"):
+        spec = importlib.util.spec_from_file_location("swapped_knapsack", where)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        solvers = {name: getattr(module, name) for name in names}
+    else:
+        module, _, function = where.partition(":")
+        solvers = {name: getattr(importlib.import_module(module), function) for name in names}
+    for name, solver in solvers.items():
+        setattr(knapsack, name, solver)
+    loader = unittest.TestLoader()
+    loader.testNamePatterns = [p if "*" in p else f"*{p}*" for p in patterns]
+    output = io.StringIO()
+    result = unittest.TextTestRunner(stream=output, verbosity=2).run(loader.loadTestsFromTestCase(tests))
+    found.append({"passed": result.wasSuccessful(), "output": output.getvalue()})
+    for name in solvers:
+        setattr(knapsack, name, originals[name])
+print(json.dumps(found))
+"""
+"""Runs the tests of the file named by each ``-k`` pattern, as ``python FILE -k PATTERN`` does, once
+for each run ``(where, names, patterns)`` with those of torch's solvers swapped as ``SWAPPED`` swaps
+them, in one interpreter: the file and torch's test framework are imported once (3 s each time)."""
+
+
+def run_swapped_in_turn(path: Path, runs: list[tuple[str, list[str], list[str]]]) -> list[tuple[bool, dict[str, str], str]]:
+    """Each run's outcome: whether every test it ran passed, each test's outcome (``verbose_results``)
+    and what unittest printed."""
+    done = subprocess.run([sys.executable, "-c", SWAPPED_IN_TURN, str(path)], input=json.dumps(runs), capture_output=True,
+                          text=True, timeout=TIME_LIMIT, cwd=path.parent, env=WITHOUT_CI)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return [(run["passed"], verbose_results(run["output"]), run["output"]) for run in json.loads(done.stdout)]
 
 
 def _export(directory) -> None:
@@ -144,29 +185,43 @@ def test_pytest_and_unittest_collect_the_same_tests(exported):
     assert collected == set(listed.stdout.split()) and len(collected) > 50
 
 
-@pytest.mark.parametrize("edit, failing", [
-    (SPLIT, {"test_exhaustive_small_dp_knapsack_sliding_hirschberg", "test_large_capacity_dp_knapsack_sliding_hirschberg",
-             "test_milp_stops_highs_default_absolute_dp_knapsack_sliding_hirschberg",
-             "test_type_limits_dp_knapsack_sliding_hirschberg"}),
-    (ITEM_REUSE, {"test_large_capacity_dp_knapsack"}),
-], ids=["split", "item_reuse"])
-def test_the_file_fails_on_a_copy_of_torch_with_a_planted_bug(exported, tmp_path, edit, failing):
-    """Each edit is to one of the two dp solvers: the tests of those two are run (-k dp_knapsack)."""
+PLANTED_BUGS = {
+    "split": (SPLIT, {"test_exhaustive_small_dp_knapsack_sliding_hirschberg", "test_large_capacity_dp_knapsack_sliding_hirschberg",
+                      "test_milp_stops_highs_default_absolute_dp_knapsack_sliding_hirschberg",
+                      "test_type_limits_dp_knapsack_sliding_hirschberg"}),
+    "item_reuse": (ITEM_REUSE, {"test_large_capacity_dp_knapsack"}),
+}
+FIXED = ("knapcheck.solvers.full_table:full_table", ["ilp_knapsack"], ["ilp_knapsack"])
+"""ilp_knapsack swapped for our exact full_table, and its tests run."""
+
+
+@pytest.fixture(scope="module")
+def swapped_runs(exported, tmp_path_factory) -> dict[str, tuple[bool, dict[str, str], str]]:
+    """The file run on each planted copy (the tests of the two dp solvers, whose code each edit
+    changes) and with the fixed defect, in one interpreter, once for every xdist worker."""
     path, _ = exported
-    copy = write_copy(tmp_path / "knapsack.py", edit)
-    done = run_file(path, "-v", "-k", "dp_knapsack", swap=(str(copy), torch_solver_names()))
-    assert done.returncode != 0
-    found = verbose_results(done.stderr)
-    assert {name for name, outcome in found.items() if outcome == "FAIL"} == failing
-    assert "saved weight" in done.stderr or "reported" in done.stderr
+
+    def run(directory: Path) -> None:
+        runs = [(str(write_copy(directory / f"{name}.py", edit)), torch_solver_names(), ["dp_knapsack"])
+                for name, (edit, _) in PLANTED_BUGS.items()]
+        (directory / "runs.json").write_text(json.dumps(run_swapped_in_turn(path, [*runs, FIXED])))
+
+    found = json.loads((run_once(tmp_path_factory, "export_swapped", run) / "runs.json").read_text())
+    return dict(zip([*PLANTED_BUGS, "fixed"], found))
 
 
-def test_a_fixed_defect_is_an_unexpected_success(exported):
+@pytest.mark.parametrize("name", PLANTED_BUGS)
+def test_the_file_fails_on_a_copy_of_torch_with_a_planted_bug(swapped_runs, name):
+    passed, found, output = swapped_runs[name]
+    assert not passed
+    assert {test for test, outcome in found.items() if outcome == "FAIL"} == PLANTED_BUGS[name][1]
+    assert "saved weight" in output or "reported" in output
+
+
+def test_a_fixed_defect_is_an_unexpected_success(swapped_runs):
     """ilp_knapsack swapped for our exact full_table: each test marked for ilp_knapsack passes, unexpectedly."""
-    path, _ = exported
-    done = run_file(path, "-v", "-k", "ilp_knapsack", swap=("knapcheck.solvers.full_table:full_table", ["ilp_knapsack"]))
-    assert done.returncode != 0, "an unexpected success fails the run"
-    found = verbose_results(done.stderr)
+    passed, found, _ = swapped_runs["fixed"]
+    assert not passed, "an unexpected success fails the run"
     unexpected = {name for name, outcome in found.items() if outcome == "unexpected success"}
     assert unexpected and all("ilp_knapsack" in name for name in unexpected)
     assert "test_scipy_milp_refuses_empty_problem_ilp_knapsack" in unexpected

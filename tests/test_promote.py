@@ -61,7 +61,7 @@ def test_an_unwritable_corpus_is_refused_before_anything_is_read(store, tmp_path
     assert "--corpus" in capsys.readouterr().err
 
 
-PROMOTERS = 20
+PROMOTERS = 10
 
 
 def _promote_at_once(stores, corpus, cwd) -> list[str]:
@@ -79,9 +79,9 @@ def _promote_at_once(stores, corpus, cwd) -> list[str]:
     return outputs
 
 
-def test_twenty_promotions_at_once_each_keep_their_case_and_say_so(tmp_path):
+def test_ten_promotions_at_once_each_keep_their_case_and_say_so(tmp_path):
     """Twenty runs used to each say "1 case added" while the corpus kept 11: read-modify-write raced.
-    (Twenty solvers, so that each store holds a signature of its own.)"""
+    (Ten solvers, so that each store holds a signature of its own.)"""
     stores = []
     for k in range(PROMOTERS):
         db = tmp_path / f"db{k}"
@@ -95,7 +95,7 @@ def test_twenty_promotions_at_once_each_keep_their_case_and_say_so(tmp_path):
     assert len(load_regression_corpus(corpus)) == PROMOTERS
 
 
-def test_twenty_promotions_of_one_store_at_once_add_its_case_once_and_say_so(store, tmp_path):
+def test_ten_promotions_of_one_store_at_once_add_its_case_once_and_say_so(store, tmp_path):
     corpus = tmp_path / "corpus.json"
     outputs = _promote_at_once([store] * PROMOTERS, corpus, tmp_path)
     assert sorted(out.splitlines()[-1].split(" case")[0] for out in outputs) == ["0"] * (PROMOTERS - 1) + ["1"]

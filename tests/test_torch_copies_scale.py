@@ -23,7 +23,7 @@ from knapcheck.fuzz.instances import enumerated, families, limits
 from knapcheck.inputs import checked_families
 from knapcheck.solvers.contract import Instance, exact_runtimes
 from shared_runs import run_once
-from test_export_tests import exported, run_file, verbose_results  # noqa: F401 (exported is a fixture)
+from test_export_tests import exported, run_swapped_in_turn  # noqa: F401 (exported is a fixture)
 from torch_copies import (
     BACKTRACK_TOLERANCE,
     FLOAT16_PROFILES,
@@ -231,20 +231,41 @@ def test_the_exported_file_lists_scale_extremes_as_knapcheck_does(exported):
     assert all(math.isfinite(optimum) and atol >= 0 for *_, optimum, atol in in_file)
 
 
-@pytest.mark.parametrize("edits, failing", [
-    ((FLOAT16_PROFILES, BACKTRACK_TOLERANCE),
-     {"test_scale_extremes_dp_knapsack_sliding_hirschberg", "test_scale_extremes_dp_knapsack"}),
-    (INDEX_MAPPING, {"test_scale_extremes_dp_knapsack"}),
-], ids=["float16_profiles_and_backtrack_tolerance", "index_mapping"])
-def test_the_exported_file_fails_on_each_copy(exported, tmp_path, edits, failing):
-    """Both dp solvers swapped for the copy's (the first copy holds two of the bugs, one in each), and
-    only their tests of scale_extremes run; test_export_tests.py checks that the same tests pass on torch."""
+SCALE_COPIES = {
+    "float16_profiles_and_backtrack_tolerance": ((FLOAT16_PROFILES, BACKTRACK_TOLERANCE),
+                                                 {"test_scale_extremes_dp_knapsack_sliding_hirschberg",
+                                                  "test_scale_extremes_dp_knapsack"}),
+    "index_mapping": (INDEX_MAPPING, {"test_scale_extremes_dp_knapsack"}),
+}
+"""Copies whose bugs the file's scale_extremes tests catch (the first holds two, one in each dp
+solver), and the tests that must fail."""
+
+
+@pytest.fixture(scope="module")
+def exported_on_copies(exported, tmp_path_factory) -> dict[str, tuple[bool, dict[str, str], str]]:
+    """The exported file run on each copy of SCALE_COPIES (both dp solvers swapped, their tests of
+    scale_extremes run) and of LIMIT_BUGS (the copy's function swapped, its test of type_limits
+    run), in one interpreter, once for every xdist worker; test_export_tests.py checks that the
+    same tests pass on torch."""
     path, _ = exported
-    copy = write_copy(tmp_path / "knapsack.py", edits)
-    done = run_file(path, "-v", "-k", "*test_scale_extremes*dp_knapsack*",
-                    swap=(str(copy), ["dp_knapsack", "dp_knapsack_sliding_hirschberg"]))
-    assert done.returncode != 0
-    assert {name for name, outcome in verbose_results(done.stderr).items() if outcome == "FAIL"} == failing
+    copies = {**{name: (edits, ["dp_knapsack", "dp_knapsack_sliding_hirschberg"], "*test_scale_extremes*dp_knapsack*")
+                 for name, (edits, _) in SCALE_COPIES.items()},
+              **{name: (edit, [function], f"test_type_limits_{function}") for name, (edit, function, _) in LIMIT_BUGS.items()}}
+
+    def run(directory) -> None:
+        runs = [(str(write_copy(directory / f"{name}.py", edit)), names, [pattern])
+                for name, (edit, names, pattern) in copies.items()]
+        (directory / "runs.json").write_text(json.dumps(run_swapped_in_turn(path, runs)))
+
+    found = json.loads((run_once(tmp_path_factory, "exported_on_copies", run) / "runs.json").read_text())
+    return dict(zip(copies, found))
+
+
+@pytest.mark.parametrize("name", SCALE_COPIES)
+def test_the_exported_file_fails_on_each_copy(exported_on_copies, name):
+    passed, found, _ = exported_on_copies[name]
+    assert not passed
+    assert {test for test, outcome in found.items() if outcome == "FAIL"} == SCALE_COPIES[name][1]
 
 
 def heaviest(instance: Instance) -> int:
@@ -325,13 +346,8 @@ def test_the_exported_file_lists_the_smallest_instance_of_each_limit(exported):
 
 
 @pytest.mark.parametrize("name", LIMIT_BUGS)
-def test_the_exported_file_fails_on_each_limit_copy(exported, tmp_path, name):
-    """The copy's function swapped in for torch's, and only its test of type_limits run;
-    test_export_tests.py checks that the same tests pass on torch."""
-    path, _ = exported
-    edit, function, _ = LIMIT_BUGS[name]
-    copy = write_copy(tmp_path / "knapsack.py", edit)
-    done = run_file(path, "-v", "-k", f"test_type_limits_{function}", swap=(str(copy), [function]))
-    assert done.returncode != 0
-    assert f"test_type_limits_{function}" in {test for test, outcome in verbose_results(done.stderr).items()
-                                               if outcome == "FAIL"}
+def test_the_exported_file_fails_on_each_limit_copy(exported_on_copies, name):
+    passed, found, _ = exported_on_copies[name]
+    function = LIMIT_BUGS[name][1]
+    assert not passed
+    assert f"test_type_limits_{function}" in {test for test, outcome in found.items() if outcome == "FAIL"}
