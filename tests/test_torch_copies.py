@@ -100,12 +100,12 @@ def test_a_second_off_by_one_in_the_split_fails_the_gate_with_its_own_reproducti
 
 
 def test_a_looser_mip_gap_is_reported_with_a_reproduction_of_that_gap(tmp_path):
-    """The gate with --time 20: the check of 12 instances takes a few seconds, and shrinking the
+    """The gate with --time 12: the check of 12 instances takes about a second, and shrinking the
     gap (a search over Pisinger instances, each a HiGHS call on both sides) gets the rest."""
     copy = write_copy(tmp_path / "knapsack.py", MIP_GAP)
     out = tmp_path / "report"
     status = main(["report", "--candidate", f"{copy}:ilp_knapsack", "--baseline", "torch:ilp_knapsack",
-                   "--families", "pisinger_even_odd", "--per-family", "12", "--bench-repeats", "0", "--time", "20",
+                   "--families", "pisinger_even_odd", "--per-family", "12", "--bench-repeats", "0", "--time", "12",
                    "--out", str(out)])
     data = json.loads((out / "report.json").read_text())
     assert status == exit_status.FAILED and not data["gate"]["passed"]

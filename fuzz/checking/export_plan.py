@@ -22,7 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from knapcheck.fuzz.checking.differential import Check, check
+from knapcheck.fuzz.checking.chunk_calls import MAX_CHUNK
+from knapcheck.fuzz.checking.differential import Check, judged
 from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.fuzz.instances import enumerated, limits, scale
 from knapcheck.oracles.optimum import optimum
@@ -30,6 +31,7 @@ from knapcheck.oracles.result import OracleResult
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import SCALE, Instance, float_tolerance
 from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.isolation.running import run_many
 from knapcheck.solvers.registry import torch_entries
 
 KIND_OF = {
@@ -241,7 +243,12 @@ class _Judge:
 
     @staticmethod
     def _solver_checks(entry: SolverEntry, instances: Sequence[Instance], oracles: Sequence[OracleResult], family: str):
-        return [check(entry, instance, family, oracle) for instance, oracle in zip(instances, oracles)]
+        """The solver's check on each instance: the instances go to its worker in chunks, each
+        chunk ahead of its answers (``run_many``), one Outcome each."""
+        outcomes = [outcome for start in range(0, len(instances), MAX_CHUNK)
+                    for outcome in run_many(entry, instances[start : start + MAX_CHUNK])]
+        return [judged(entry, instance, family, oracle, outcome)
+                for instance, oracle, outcome in zip(instances, oracles, outcomes)]
 
 
 def _refuse_unexpectable(done: Check, what: str) -> None:
