@@ -19,31 +19,60 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
+WARMUP = pytest.StashKey[tuple]()
+"""The controller's numba warm-up: its directory and the compiling processes (``numba_warmup``)."""
 
-NUMBA_ENTRIES = {"integer runtimes (compiled_solve)": "1.0", "other runtimes (compiled_select)": "0.5"}
-"""expanding_core's two compiled functions, and a runtime that takes each one."""
+
+NUMBA_WARMUP = "knapcheck_numba_warmup"
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
-    """numba compiles ``expanding_core``'s two functions here, side by side in two processes (some
-    25 s each on a fresh clone; numba's on-disk cache after that), before xdist starts its
-    workers: otherwise every worker, and every command a test runs before the cache is written,
-    compiles them again."""
+    """The controller (or a run without xdist) starts numba's compilations (``numba_warmup``)."""
     if hasattr(session.config, "workerinput"):
         return
-    import subprocess
-    import sys
+    import tempfile
+    from pathlib import Path
 
-    compiling = {
-        what: subprocess.Popen([sys.executable, "-c", "from knapcheck.solvers.expanding_core import expanding_core;"
-                                f" expanding_core([0.1], [{runtime}], 0.1)"], stderr=subprocess.PIPE, text=True)
-        for what, runtime in NUMBA_ENTRIES.items()
-    }
-    for what, process in compiling.items():
-        _, errors = process.communicate()
-        if process.returncode != 0:
-            raise pytest.UsageError(f"expanding_core's {what} does not compile: {errors.strip()[-2000:]}")
+    import numba_warmup
+
+    directory = Path(tempfile.mkdtemp(prefix="knapcheck-numba-"))
+    session.config.stash[WARMUP] = directory, numba_warmup.start(directory)
+    if session.config.getoption("dist", "no") == "no":
+        _wait_for_numba(directory)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    node.workerinput[NUMBA_WARMUP] = str(node.config.stash[WARMUP][0])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    """Each xdist worker, its tests collected, waits for numba's compilations before the first test."""
+    directory = getattr(session.config, "workerinput", {}).get(NUMBA_WARMUP)
+    if directory is not None:
+        from pathlib import Path
+
+        _wait_for_numba(Path(directory))
+
+
+def pytest_sessionfinish(session):
+    if WARMUP in session.config.stash:
+        import shutil
+
+        directory, processes = session.config.stash[WARMUP]
+        for process in processes:
+            process.wait()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _wait_for_numba(directory) -> None:
+    import numba_warmup
+
+    failure = numba_warmup.wait(directory)
+    if failure:
+        raise pytest.UsageError(failure)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,0 +1,44 @@
+"""numba compiles ``expanding_core``'s two functions once per test run, in two processes side by
+side (some 25 s each on a fresh clone; numba's on-disk cache after that), while xdist starts its
+workers and they collect the tests; each worker waits for both before its first test. Otherwise
+every worker, and every command a test runs before the cache is written, compiles them again."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ENTRIES = {"compiled_solve": "1.0", "compiled_select": "0.5"}
+"""expanding_core's two compiled functions, and a runtime that takes each one (integer or not)."""
+WAIT_SECONDS = 600
+COMPILE = """
+import os, sys, traceback
+try:
+    from knapcheck.solvers.expanding_core import expanding_core
+    expanding_core([0.1], [float(sys.argv[2])], 0.1)
+    failure = ""
+except BaseException:
+    failure = traceback.format_exc()[-2000:]
+with open(sys.argv[1] + ".part", "w") as out:
+    out.write(failure)
+os.replace(sys.argv[1] + ".part", sys.argv[1])
+"""
+
+
+def start(directory: Path) -> list[subprocess.Popen]:
+    """Both compilations started; each writes ``directory/NAME`` when done (empty, or its traceback)."""
+    return [subprocess.Popen([sys.executable, "-c", COMPILE, str(directory / name), runtime])
+            for name, runtime in ENTRIES.items()]
+
+
+def wait(directory: Path) -> str:
+    """Once both compilations are done: what failed ("" when nothing did)."""
+    give_up = time.monotonic() + WAIT_SECONDS
+    done = [directory / name for name in ENTRIES]
+    while not all(path.exists() for path in done):
+        if time.monotonic() > give_up:
+            return f"expanding_core did not compile within {WAIT_SECONDS} s"
+        time.sleep(0.2)
+    return "".join(f"expanding_core's {path.name} does not compile: {path.read_text()}" for path in done if path.read_text())
