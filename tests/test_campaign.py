@@ -134,7 +134,7 @@ def test_campaign_on_a_cluster_started_by_hand_finds_and_stores_the_planted_defe
     try:
         processes += [dask_command("worker", address, "--nthreads", "1", "--no-dashboard") for _ in range(2)]
         db, out = tmp_path / "db", tmp_path / "out"
-        command = ["fuzz", "--scheduler", address, "--time", "8s", "--seed", "0", "--db", str(db), "--out", str(out)]
+        command = ["fuzz", "--scheduler", address, "--time", "4s", "--seed", "0", "--db", str(db), "--out", str(out)]
         command += ["--targets", EAGER_PLANT, "--families", PLANT_FAMILY]
         assert main(command) == 0, "the plant is not one of our solvers"
     finally:

@@ -149,7 +149,7 @@ def test_a_campaign_on_a_tls_cluster_with_the_cluster_s_certificates(tmp_path):
         assert data["cluster"] == f"scheduler {address}" and data["as_asked"]
         assert stored_signatures(db) == [EAGER_SIGNATURE]
         from_config = _knapcheck_fuzz(
-            tmp_path, "--scheduler", address, "--time", "4s", "--seed", "1", "--db", str(db), "--out", str(tmp_path / "again"),
+            tmp_path, "--scheduler", address, "--time", "2s", "--seed", "1", "--db", str(db), "--out", str(tmp_path / "again"),
             "--targets", EAGER_PLANT, "--families", PLANT_FAMILY,
             DASK_DISTRIBUTED__COMM__TLS__CA_FILE=str(tls.ca), DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT=str(tls.cert),
             DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY=str(tls.key),

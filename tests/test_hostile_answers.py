@@ -160,7 +160,7 @@ def test_a_campaign_keeps_the_findings_of_tensors_and_payloads(tmp_path, marker)
     tensor answer is judged, not lost, and a payload's findings are kept."""
     targets = [f"{HOSTILE}:over_budget_with_a_payload", f"{HOSTILE}:tensors_over_budget", f"{HOSTILE}:tensors"]
     run = knapcheck(
-        "fuzz", "--time", "8", "--jobs", "1", "--db", str(tmp_path / "db"), "--out", str(tmp_path / "out"),
+        "fuzz", "--time", "5", "--jobs", "1", "--db", str(tmp_path / "db"), "--out", str(tmp_path / "out"),
         "--targets", *targets, "--families", "tiny", "--seed", "1", cwd=tmp_path, marker=marker,
     )
     assert "Traceback" not in run.stderr, run.stderr
