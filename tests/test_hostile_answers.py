@@ -59,12 +59,20 @@ FORGED_MESSAGES = [
 """What a target that writes to the judge's socket itself gets: a CRASH, its message unread."""
 
 
+@pytest.fixture(scope="session")
+def marker_path(tmp_path_factory) -> Path:
+    """One path for every test of a pytest process: the workers' environment stays the same from
+    test to test, so one zygote forks them all (a new value would start one, a torch import, per test)."""
+    return tmp_path_factory.mktemp("payload") / "payload-ran"
+
+
 @pytest.fixture
-def marker(tmp_path, monkeypatch):
-    path = tmp_path / "payload-ran"
-    monkeypatch.setenv("KNAPCHECK_PLANTED_MARKER", str(path))
-    yield path
-    assert not path.exists(), path.read_text()
+def marker(marker_path, monkeypatch):
+    monkeypatch.setenv("KNAPCHECK_PLANTED_MARKER", str(marker_path))
+    yield marker_path
+    ran = marker_path.read_text() if marker_path.exists() else ""
+    marker_path.unlink(missing_ok=True)
+    assert not ran, ran
 
 
 @pytest.mark.parametrize("isolate", [True, False], ids=["isolated", "in process"])
