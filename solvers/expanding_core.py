@@ -8,7 +8,8 @@ items with a positive runtime always are, items heavier than the budget never ar
 rest fit together they are all taken (``core.search.select``). What is left goes to the search of
 ``knapcheck.solvers.core.search`` (the algorithm and why it is exact are described there) with the
 runtimes as exact integers in their common unit: compiled by numba when every weight and runtime
-sum fits an int64, in plain Python on Python integers otherwise. The answer is deterministic: no
+sum fits an int64 and numba's cache holds the compiled code (``knapcheck.solvers.compilation``: until
+then, a background process compiles it), in plain Python on Python integers otherwise. The answer is deterministic: no
 threads and no randomness (among equal optima, the one the search meets first).
 
 Memory: the search's states and its checkpoints, O(n) besides; nothing grows with the budget.
@@ -26,6 +27,7 @@ import numba
 import numpy as np
 from numba.extending import register_jitable
 
+from knapcheck.solvers import compilation
 from knapcheck.solvers.contract import SCALE, Solution, exact_runtimes, plain_arrays, quantize, quantized, validate
 from knapcheck.solvers.core import search as core_search
 from knapcheck.solvers.core.arith import integers
@@ -40,7 +42,12 @@ common unit) are below this, and every weight and runtime fits too: its sums the
 def expanding_core(
     memory: Sequence[float], runtimes: Sequence[float], max_memory: float, *, scale: int = SCALE
 ) -> Solution:
-    plain = plain_arrays(memory, runtimes, max_memory)
+    return solve(memory, runtimes, max_memory, scale, compiled=compilation.ready())
+
+
+def solve(memory: Sequence[float], runtimes: Sequence[float], max_memory: float, scale: int, *, compiled: bool) -> Solution:
+    """``expanding_core``, through the compiled functions or in plain Python alone: the same answer."""
+    plain = plain_arrays(memory, runtimes, max_memory) if compiled else None
     if plain is not None:
         solved, saved, recomputable, total = compiled_solve(*plain, scale)
         if solved:
@@ -48,7 +55,7 @@ def expanding_core(
     memory, runtimes, max_memory = validate(memory, runtimes, max_memory)
     weights, capacity = quantize(memory, max_memory, scale)
     values, _ = exact_runtimes(runtimes)
-    if _fits_int64(weights, values, capacity):
+    if compiled and _fits_int64(weights, values, capacity):
         saved, recomputable = compiled_select(np.array(weights, dtype=np.int64), np.array(values, dtype=np.int64), capacity)
         saved, recomputable = saved.tolist(), recomputable.tolist()
     else:
@@ -103,7 +110,7 @@ def solve_plain(memory, runtimes, max_memory, scale):
     return True, saved, recomputable, total
 
 
-ENTRY_DIGEST = "191fca3247e753cafd5503132a2e17929b5f04d05b3728873329602fd5c2a687"
+ENTRY_DIGEST = "85420bde84fa82586fd03d311dcbd5f344c5a41f13f818ac1be189bc0af3a0cf"
 """``entry_digest()``: numba's cache notices changes to this file only, not to the search and the
 contract's formula ``solve_plain`` compiles with them, so it is used only while this matches
 (``tests/test_expanding_core.py`` says when it is stale)."""
@@ -116,5 +123,8 @@ def entry_digest() -> str:
 
 
 register_jitable(quantized)
-compiled_solve = numba.njit(cache=entry_digest() == ENTRY_DIGEST)(solve_plain)
+CACHED = entry_digest() == ENTRY_DIGEST and core_search.CACHED
+"""Whether numba keeps both compiled functions in its on-disk cache (not while a source they
+depend on differs from the one its digest names)."""
+compiled_solve = numba.njit(cache=CACHED)(solve_plain)
 """``solve_plain`` compiled for float64 arrays."""

@@ -1,7 +1,8 @@
 """numba compiles ``expanding_core``'s two functions once per test run, in two processes side by
 side (some 25 s each on a fresh clone; numba's on-disk cache after that), while xdist starts its
-workers and they collect the tests; each worker waits for both before its first test. Otherwise
-every worker, and every command a test runs before the cache is written, compiles them again."""
+workers and they collect the tests; each worker waits for both before its first test, and the mark
+that says the cache holds them is left (``knapcheck.solvers.compilation``). Otherwise tests would
+run expanding_core in plain Python while one background process compiled both, one after the other."""
 
 from __future__ import annotations
 
@@ -10,14 +11,14 @@ import sys
 import time
 from pathlib import Path
 
-ENTRIES = {"compiled_solve": "1.0", "compiled_select": "0.5"}
-"""expanding_core's two compiled functions, and a runtime that takes each one (integer or not)."""
+from knapcheck.solvers.compilation import ENTRIES, mark_ready
+
 WAIT_SECONDS = 600
 COMPILE = """
 import os, sys, traceback
 try:
-    from knapcheck.solvers.expanding_core import expanding_core
-    expanding_core([0.1], [float(sys.argv[2])], 0.1)
+    from knapcheck.solvers.compilation import compile_entry
+    compile_entry(sys.argv[2])
     failure = ""
 except BaseException:
     failure = traceback.format_exc()[-2000:]
@@ -29,8 +30,7 @@ os.replace(sys.argv[1] + ".part", sys.argv[1])
 
 def start(directory: Path) -> list[subprocess.Popen]:
     """Both compilations started; each writes ``directory/NAME`` when done (empty, or its traceback)."""
-    return [subprocess.Popen([sys.executable, "-c", COMPILE, str(directory / name), runtime])
-            for name, runtime in ENTRIES.items()]
+    return [subprocess.Popen([sys.executable, "-c", COMPILE, str(directory / name), name]) for name in ENTRIES]
 
 
 def wait(directory: Path) -> str:
@@ -41,4 +41,7 @@ def wait(directory: Path) -> str:
         if time.monotonic() > give_up:
             return f"expanding_core did not compile within {WAIT_SECONDS} s"
         time.sleep(0.2)
-    return "".join(f"expanding_core's {path.name} does not compile: {path.read_text()}" for path in done if path.read_text())
+    failure = "".join(f"expanding_core's {path.name} does not compile: {path.read_text()}" for path in done if path.read_text())
+    if not failure:
+        mark_ready()
+    return failure

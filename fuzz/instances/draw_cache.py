@@ -10,8 +10,8 @@ directory: ``$XDG_CACHE_HOME/knapcheck/draws``, else ``~/.cache/knapcheck/draws`
 Nothing read there is trusted beyond what it is: the one JSON reader reads it
 (``knapcheck.fuzz.corpus.reader``), every instance is validated, and the key and the count must
 match; a file that fails any of this is drawn again and replaced. Files are written to a
-temporary file, then renamed, in a directory only its owner may write: a directory that is a
-symbolic link, someone else's or writable by others is not used. A report names the digest of
+temporary file, then renamed, in a directory only its owner may write
+(``knapcheck.user_cache``). A report names the digest of
 the instances it checked (``Source.digest``), so two runs can be compared whatever they read.
 """
 
@@ -20,13 +20,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
 from knapcheck.solvers.contract import Instance
+from knapcheck.user_cache import private_directory
 
 OFF = "off"
 VARIABLE = "KNAPCHECK_DRAW_CACHE"
@@ -43,16 +43,7 @@ def directory() -> Path | None:
     """Where samples are kept; None when the cache is off or no usable directory exists."""
     if os.environ.get(VARIABLE, "").lower() == OFF:
         return None
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    place = base / "knapcheck" / "draws"
-    try:
-        place.mkdir(parents=True, exist_ok=True, mode=0o700)
-        info = os.lstat(place)
-    except OSError:
-        return None
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return None
-    return place
+    return private_directory("draws")
 
 
 @lru_cache(maxsize=None)

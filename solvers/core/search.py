@@ -142,5 +142,7 @@ def helpers_digest() -> str:
     return hashlib.sha256(b"".join((here / name).read_bytes() for name in HELPERS)).hexdigest()
 
 
-compiled_select = numba.njit(cache=helpers_digest() == HELPERS_DIGEST)(select)
+CACHED = helpers_digest() == HELPERS_DIGEST
+"""Whether numba keeps ``compiled_select`` in its on-disk cache."""
+compiled_select = numba.njit(cache=CACHED)(select)
 """``select`` compiled for int64 arrays (see ``expanding_core.COMPILED_LIMIT`` for what must fit)."""
