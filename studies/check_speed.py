@@ -21,7 +21,9 @@ times, each run in a fresh empty temporary directory, and prints each one's figu
   unchanged copy of torch's knapsack.py, for each of torch's four functions (``--functions``).
 
 Every run starts with the two installs' numba caches warm (the parts run one ``first`` check of
-each install beforehand unless ``--cold``), so neither pays a compilation the other does not.
+each install beforehand), so neither pays a compilation the other does not. With ``--cold``, each
+run of ``first``, ``main`` and ``gate`` starts instead with an empty numba cache (``NUMBA_CACHE_DIR``
+in its fresh directory), as on a fresh clone: the figure a newcomer's first run gets.
 Run it under the team's lock (``flock /work/heavy.lock python studies/check_speed.py ...``): the
 figures are only comparable with nothing else running; ``uptime`` is printed before and after.
 """
@@ -29,12 +31,10 @@ figures are only comparable with nothing else running; ``uptime`` is printed bef
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -72,11 +72,16 @@ def timed(command: list[str], directory: Path, env: dict | None = None) -> tuple
     return time.monotonic() - start, done.returncode
 
 
-def in_empty_directory(command: list[str], keep: str | None = None) -> tuple[float, int, dict | None]:
-    """Wall seconds and exit status of ``command`` in a fresh empty directory, and the JSON file
-    ``keep`` it wrote there (None when not asked or not written)."""
+def cold_environment(directory: Path, cold: bool) -> dict | None:
+    """With ``cold``, this environment with an empty numba cache in ``directory``; else None (this one)."""
+    return dict(os.environ, NUMBA_CACHE_DIR=str(directory / "numba-cache")) if cold else None
+
+
+def in_empty_directory(command: list[str], keep: str | None = None, cold: bool = False) -> tuple[float, int, dict | None]:
+    """Wall seconds and exit status of ``command`` in a fresh empty directory (with ``cold``, its
+    numba cache there too), and the JSON file ``keep`` it wrote there (None when not asked or not written)."""
     with tempfile.TemporaryDirectory() as directory:
-        seconds, status = timed(command, Path(directory))
+        seconds, status = timed(command, Path(directory), cold_environment(Path(directory), cold))
         found = Path(directory) / keep if keep else None
         document = json.loads(found.read_text()) if found is not None and found.exists() else None
     return seconds, status, document
@@ -101,7 +106,8 @@ def python_of(knapcheck: str) -> str:
 
 def first(installs, rounds, args) -> None:
     def run(knapcheck):
-        seconds, status, _ = in_empty_directory([knapcheck, "check", "--per-family", "2", "--families", "tiny"])
+        seconds, status, _ = in_empty_directory([knapcheck, "check", "--per-family", "2", "--families", "tiny"],
+                                                cold=args.cold)
         return seconds, f"{seconds:.1f} s (exit {status})"
 
     side_by_side("first check", installs, rounds, run)
@@ -153,7 +159,7 @@ def campaign(installs, rounds, args) -> None:
 
 def main_job(installs, rounds, args) -> None:
     def run(knapcheck):
-        seconds, status, _ = in_empty_directory([knapcheck, "check"])
+        seconds, status, _ = in_empty_directory([knapcheck, "check"], cold=args.cold)
         return seconds, f"{seconds:.0f} s (exit {status})"
 
     side_by_side("main job", installs, rounds, run)
@@ -172,7 +178,8 @@ def gate(installs, rounds, args) -> None:
             with tempfile.TemporaryDirectory() as directory:
                 shutil.copy(source, Path(directory) / "knapsack.py")
                 seconds, status = timed([knapcheck, "report", "--candidate", f"knapsack.py:{function}",
-                                         "--baseline", f"torch:{function}", "--out", "r"], Path(directory))
+                                         "--baseline", f"torch:{function}", "--out", "r"], Path(directory),
+                                        cold_environment(Path(directory), args.cold))
                 report = json.loads((Path(directory) / "r" / "report.json").read_text())
             checking = report["correctness"]["seconds"]
             bench = sum(pair["seconds"] for pair in report["performance"]["pairs"])
@@ -194,13 +201,13 @@ def main() -> None:
     parser.add_argument("--high", type=int, default=2100)
     parser.add_argument("--campaign-time", type=float, default=60.0)
     parser.add_argument("--functions", nargs="+", default=list(TORCH_FUNCTIONS))
-    parser.add_argument("--cold", action="store_true", help="do not warm the numba caches first")
+    parser.add_argument("--cold", action="store_true",
+                        help="first, main and gate: each run with an empty numba cache, as on a fresh clone")
     args = parser.parse_args()
     installs = {"before": args.before, "after": args.after} if args.before else {"after": args.after}
     print(f"{os.cpu_count()} cores; load {uptime()}", flush=True)
-    if not args.cold:
-        for knapcheck in installs.values():
-            in_empty_directory([knapcheck, "check", "--per-family", "1", "--families", "tiny", "--targets", "expanding_core"])
+    for knapcheck in installs.values():
+        in_empty_directory([knapcheck, "check", "--per-family", "1", "--families", "tiny", "--targets", "expanding_core"])
     for part in args.parts:
         PARTS[part](installs, args.rounds, args)
     print(f"load {uptime()}", flush=True)
