@@ -1,9 +1,9 @@
 """One benchmark measurement, run as ``python -m knapcheck.measure.bench_child SPEC_JSON`` in a fresh process.
 
 The process loads the solver (and with it torch, if the solver uses it: one that does not, such as
-expanding_core, runs without it), has numba's code compiled where the solver imported
-expanding_core (``knapcheck.solvers.compilation``), builds the row's instance and warms the solver
-up on a tiny instance; then it resets the kernel's peak-RSS mark to the current RSS and calls the solver once.
+expanding_core, runs without it), has numba compile what the solver uses
+(``knapcheck.solvers.cache.compiled_in_background``), builds the row's instance and warms the
+solver up on a tiny instance; then it resets the kernel's peak-RSS mark to the current RSS and calls the solver once.
 It prints one JSON line: the time of the call (wall-clock, or with ``"clock": "cpu"`` in the spec
 the process's CPU time), and the peak resident memory above the RSS just before the call (the
 interpreter, torch, the solver's code and its input excluded). On CUDA it also reports the peak of torch's CUDA allocator. A per-call row's problems
@@ -25,7 +25,7 @@ import traceback
 from pathlib import Path
 
 from knapcheck.measure.peak_rss import reset_peak, status_kib, trim_heap
-from knapcheck.solvers import compilation
+from knapcheck.solvers.cache.compiled_in_background import compile_where_loaded
 from knapcheck.solvers.contract import ProblemTooLarge
 
 MEMORY_LIMIT_BYTES = 4 * 2**30
@@ -61,7 +61,7 @@ def measure(spec: dict) -> dict:
 
     (entry,) = resolve(spec["solver"])
     solver = entry.load()
-    compilation.compile_where_loaded()
+    compile_where_loaded()
     row = row_from_dict(spec["row"])
     clock = time.process_time if spec.get("clock") == "cpu" else time.perf_counter
     problems = [(list(i.memory), list(i.runtimes), i.max_memory) for i in row.instances()]

@@ -28,7 +28,8 @@ from multiprocessing.connection import Connection
 from typing import Callable, Sequence
 
 from knapcheck.measure.peak_rss import trim_heap
-from knapcheck.solvers import compilation, specs
+from knapcheck.solvers import specs
+from knapcheck.solvers.cache.compiled_in_background import compile_where_loaded
 from knapcheck.solvers.contract import ProblemTooLarge
 from knapcheck.solvers.isolation import lifetime, tree_caps
 from knapcheck.solvers.isolation.worker import cap_address_space
@@ -103,7 +104,7 @@ def serve(conn: Connection) -> None:
     except Exception as exc:
         send({"event": "failed", "status": "error", "error": str(exc)[:500]})
         return
-    compilation.compile_where_loaded()
+    compile_where_loaded()
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(job["threads"])
     problems = [(row["memory"], row["runtimes"], row["max_memory"]) for row in job["rows"]]

@@ -8,8 +8,9 @@ items with a positive runtime always are, items heavier than the budget never ar
 rest fit together they are all taken (``core.search.select``). What is left goes to the search of
 ``knapcheck.solvers.core.search`` (the algorithm and why it is exact are described there) with the
 runtimes as exact integers in their common unit: compiled by numba when every weight and runtime
-sum fits an int64 and numba's cache holds the compiled code (``knapcheck.solvers.compilation``: until
-then, a background process compiles it), in plain Python on Python integers otherwise. The answer is deterministic: no
+sum fits an int64 and numba's cache holds the compiled code (``COMPILED``: until then, a background
+process compiles it, ``knapcheck.solvers.cache.compiled_in_background``), in plain Python on Python
+integers otherwise; both give the same answer. The answer is deterministic: no
 threads and no randomness (among equal optima, the one the search meets first).
 
 Memory: the search's states and its checkpoints, O(n) besides; nothing grows with the budget.
@@ -27,7 +28,7 @@ import numba
 import numpy as np
 from numba.extending import register_jitable
 
-from knapcheck.solvers import compilation
+from knapcheck.solvers.cache.compiled_in_background import CompiledInBackground
 from knapcheck.solvers.contract import SCALE, Solution, exact_runtimes, plain_arrays, quantize, quantized, validate
 from knapcheck.solvers.core import search as core_search
 from knapcheck.solvers.core.arith import integers
@@ -42,7 +43,7 @@ common unit) are below this, and every weight and runtime fits too: its sums the
 def expanding_core(
     memory: Sequence[float], runtimes: Sequence[float], max_memory: float, *, scale: int = SCALE
 ) -> Solution:
-    return solve(memory, runtimes, max_memory, scale, compiled=compilation.ready())
+    return solve(memory, runtimes, max_memory, scale, compiled=COMPILED.ready())
 
 
 def solve(memory: Sequence[float], runtimes: Sequence[float], max_memory: float, scale: int, *, compiled: bool) -> Solution:
@@ -128,3 +129,19 @@ CACHED = entry_digest() == ENTRY_DIGEST and core_search.CACHED
 depend on differs from the one its digest names)."""
 compiled_solve = numba.njit(cache=CACHED)(solve_plain)
 """``solve_plain`` compiled for float64 arrays."""
+
+COMPILED_ENTRIES = {"compiled_solve": 1.0, "compiled_select": 0.5}
+"""The compiled functions, and a runtime that makes ``solve`` call each one (an integer runtime is
+solved by ``compiled_solve``; a fraction goes on to ``compiled_select``)."""
+
+
+def compile_entry(name: str) -> None:
+    """Compile one of COMPILED_ENTRIES in this process (or load it from numba's cache), as ``solve`` calls it."""
+    solve([0.1], [COMPILED_ENTRIES[name]], 0.1, SCALE, compiled=True)
+
+
+COMPILED = CompiledInBackground(
+    "expanding_core", (__file__, core_search.__file__), CACHED, list(COMPILED_ENTRIES), compile_entry,
+    "from knapcheck.solvers.expanding_core import COMPILED; COMPILED.compile_all()",
+)
+"""Whether numba's cache holds both compiled functions yet."""

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 
 from knapcheck.fuzz.instances import families
-from knapcheck.solvers import compilation
 from knapcheck.solvers import expanding_core as expanding_core_module
+from knapcheck.solvers.cache import compiled_in_background
+from knapcheck.solvers.cache.compiled_in_background import CompiledInBackground
 from knapcheck.solvers.contract import SCALE
 
 BACKGROUND_SECONDS = 300
@@ -35,46 +36,49 @@ def test_the_plain_path_answers_as_the_compiled_one(instance):
 
 
 @pytest.fixture
-def cold(tmp_path, monkeypatch):
-    """This process as it starts with knapcheck's cache in tmp_path, which holds no mark."""
+def cold(tmp_path, monkeypatch) -> CompiledInBackground:
+    """expanding_core's compiled functions as a process sees them that starts with knapcheck's
+    cache in tmp_path, which holds no mark."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    compilation.mark.cache_clear()
-    monkeypatch.setattr(compilation, "_ready", False)
-    monkeypatch.setattr(compilation, "_started", False)
-    monkeypatch.setattr(compilation, "_next_look", 0.0)
-    yield compilation.mark()
-    compilation.mark.cache_clear()
+    real = expanding_core_module.COMPILED
+    fresh = CompiledInBackground(real.name, real.sources, real.cached, real.entries, real.compile_entry, real.background)
+    monkeypatch.setattr(expanding_core_module, "COMPILED", fresh)
+    monkeypatch.setattr(compiled_in_background, "_LOADED", [fresh])
+    assert fresh.mark is not None and not fresh.mark.exists()
+    return fresh
 
 
 def test_a_cold_cache_is_compiled_in_the_background_while_calls_run_in_plain_python(cold, monkeypatch):
-    compiled_calls, started = [], []
-    real_compiled, real_popen = expanding_core_module.compiled_solve, subprocess.Popen
+    compiled_calls = []
+    real_compiled = expanding_core_module.compiled_solve
     monkeypatch.setattr(expanding_core_module, "compiled_solve", lambda *a: compiled_calls.append(a) or real_compiled(*a))
-    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: started.append(real_popen(*a, **k)) or started[-1])
     answers = [expanding_core_module.expanding_core([0.1, 0.2], [1.0, 2.0], 0.2) for _ in range(50)]
-    assert compiled_calls == [] and len(started) == 1, "plain Python, and one background compilation"
-    assert started[0].wait(BACKGROUND_SECONDS) == 0 and cold.exists()
-    monkeypatch.setattr(compilation, "_next_look", 0.0)
+    background = cold._started
+    assert compiled_calls == [] and background is not None, "plain Python, and a background compilation"
+    # (the background process imports expanding_core afresh, so it finds the mark where XDG_CACHE_HOME says)
+    assert background.wait(BACKGROUND_SECONDS) == 0 and cold.mark.exists()
+    cold._next_look = 0.0
     assert expanding_core_module.expanding_core([0.1, 0.2], [1.0, 2.0], 0.2) == answers[0]
-    assert compiled_calls and len(started) == 1, "the compiled code once the mark is there"
+    assert compiled_calls and cold._started is background, "the compiled code once the mark is there"
 
 
 def test_a_second_background_compilation_leaves_it_to_the_one_that_holds_the_lock(cold):
-    with open(cold.with_name(f".{cold.name}.lock"), "a") as lock:
+    with open(cold.mark.with_name(f".{cold.mark.name}.lock"), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        done = subprocess.run([sys.executable, "-c", compilation._COMPILE_ALL], timeout=120)
-    assert done.returncode == 0 and not cold.exists()
+        done = subprocess.run([sys.executable, "-c", cold.background], timeout=120)
+    assert done.returncode == 0 and not cold.mark.exists()
 
 
 def test_the_mark_follows_numba_s_cache_directory(cold, monkeypatch):
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(cold.parent / "elsewhere"))
-    compilation.mark.cache_clear()
-    assert compilation.mark() != cold
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(cold.mark.parent / "elsewhere"))
+    elsewhere = CompiledInBackground(cold.name, cold.sources, cold.cached, cold.entries, cold.compile_entry, cold.background)
+    assert elsewhere.mark != cold.mark
 
 
 def test_a_process_that_times_solvers_compiles_first(cold, monkeypatch):
-    monkeypatch.setattr(compilation, "compile_entry", lambda name: None)
-    compilation.compile_where_loaded()
-    assert cold.exists() and compilation.ready()
+    compiled = []
+    cold.compile_entry = compiled.append
+    compiled_in_background.compile_where_loaded()
+    assert compiled == list(cold.entries) and cold.mark.exists() and cold.ready()
     monkeypatch.setattr(time, "monotonic", lambda: 0.0)
-    assert compilation.ready(), "ready for good, without looking again"
+    assert cold.ready() and cold._started is None, "ready for good, without a background compilation"

@@ -11,7 +11,7 @@ Nothing read there is trusted beyond what it is: the one JSON reader reads it
 (``knapcheck.fuzz.corpus.reader``), every instance is validated, and the key and the count must
 match; a file that fails any of this is drawn again and replaced. Files are written to a
 temporary file, then renamed, in a directory only its owner may write
-(``knapcheck.user_cache``). A report names the digest of
+(``knapcheck.solvers.cache.user_directory``). A report names the digest of
 the instances it checked (``Source.digest``), so two runs can be compared whatever they read.
 """
 
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from knapcheck.solvers.contract import Instance
-from knapcheck.user_cache import private_directory
+from knapcheck.solvers.cache.user_directory import private_directory
 
 OFF = "off"
 VARIABLE = "KNAPCHECK_DRAW_CACHE"

@@ -1,0 +1,125 @@
+"""Whether numba's on-disk cache holds a solver's compiled functions, and their compilation in a
+background process while it does not.
+
+numba compiles a function on its first call (expanding_core's two take some 25 s each on a 2-core
+machine) and keeps it in its cache after that. A check judges a solver beside oracles that cost far
+more than its plain-Python path does, so no process waits for the compiler: until the cache holds
+every function (``ready``), the solver runs the same code in plain Python, and one process in the
+background, started by the first call that finds the cache cold, compiles them at a low priority
+(``compile_all``) and leaves a mark in knapcheck's cache (``user_directory``). The solver promises
+that both paths give the same answer, so that a call's answer does not depend on which one it took.
+
+The mark names what numba's cache is keyed to: numba's and Python's versions, the interpreter,
+``NUMBA_CACHE_DIR``, and the path, size and modification time of the sources. It is a hint: where
+numba's cache was emptied since, the first compiled call compiles in its own process, as it does
+wherever no mark can be kept (no usable cache directory) or numba keeps nothing (``cached`` False:
+a source changed). A process that times solvers calls ``compile_where_loaded`` before its first
+call, so that it never times the plain path.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from functools import cached_property
+from pathlib import Path
+from typing import Callable, Sequence
+
+from knapcheck.solvers.cache.user_directory import private_directory
+
+LOOK_SECONDS = 0.5
+"""How often a process that found the cache cold looks for the mark again."""
+
+
+class CompiledInBackground:
+    """A solver's numba functions: ``entries`` by name, each compiled by calling ``compile_entry(name)``;
+    ``background`` is the Python source the background process runs (it calls ``compile_all`` on
+    the same object, imported by its module)."""
+
+    def __init__(self, name: str, sources: Sequence[str], cached: bool, entries: Sequence[str],
+                 compile_entry: Callable[[str], None], background: str) -> None:
+        self.name = name
+        self.sources = tuple(sources)
+        self.cached = cached
+        self.entries = tuple(entries)
+        self.compile_entry = compile_entry
+        self.background = background
+        self._ready = False
+        self._started: subprocess.Popen | None = None
+        self._next_look = 0.0
+        _LOADED.append(self)
+
+    @cached_property
+    def mark(self) -> Path | None:
+        """The mark's path for this interpreter, numba and sources; None where none can be kept."""
+        import numba
+
+        place = private_directory("compiled") if self.cached else None
+        if place is None:
+            return None
+        sources = [[path, os.stat(path).st_size, os.stat(path).st_mtime_ns] for path in self.sources]
+        key = [numba.__version__, sys.version, sys.executable, os.environ.get("NUMBA_CACHE_DIR", ""), sources]
+        return place / f"{self.name}-{hashlib.sha256(json.dumps(key).encode()).hexdigest()[:24]}"
+
+    def ready(self) -> bool:
+        """Whether the solver may call its compiled functions without compiling them here: True once
+        the mark is there (or where none can be kept). The first call that finds it missing starts
+        the background compilation; later ones look again at most every LOOK_SECONDS."""
+        if self._ready:
+            return True
+        now = time.monotonic()
+        if now < self._next_look:
+            return False
+        self._next_look = now + LOOK_SECONDS
+        if self.mark is None or self.mark.exists():
+            self._ready = True
+            return True
+        if self._started is None:
+            self._started = subprocess.Popen([sys.executable, "-c", self.background], stdin=subprocess.DEVNULL,
+                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        return False
+
+    def mark_ready(self) -> None:
+        """Leave the mark: numba's cache holds every function now."""
+        if self.mark is not None:
+            partial = self.mark.with_name(f".{self.mark.name}.{os.getpid()}")
+            partial.write_text("compiled\n")
+            os.replace(partial, self.mark)
+
+    def compile_here(self) -> None:
+        """Compile every function in this process unless the mark is there; from then on the solver
+        calls them."""
+        if self.mark is not None and not self.mark.exists():
+            for name in self.entries:
+                self.compile_entry(name)
+            self.mark_ready()
+        self._ready = True
+
+    def compile_all(self) -> None:
+        """The background process: compile every function at a low priority and leave the mark,
+        unless another process is compiling them (it holds the lock)."""
+        os.nice(10)
+        if self.mark is None:
+            return
+        with open(self.mark.with_name(f".{self.mark.name}.lock"), "a") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return
+            self.compile_here()
+
+
+_LOADED: list[CompiledInBackground] = []
+"""Every one this process has made (each solver module that uses numba makes one)."""
+
+
+def compile_where_loaded() -> None:
+    """``compile_here`` for each solver this process has loaded: a process that times solvers calls
+    it once they are loaded, so that it never times a plain path."""
+    for compiled in _LOADED:
+        compiled.compile_here()
