@@ -4,6 +4,7 @@ Solver timings vary with load (and `pytest -n auto` shares two cores), so no pro
 """
 
 import os
+import sys
 
 import pytest
 
@@ -12,6 +13,13 @@ from hypothesis import HealthCheck, settings
 os.environ.setdefault("KNAPCHECK_DRAW_CACHE", "off")
 """Every test draws its instances (commands it runs inherit this): a kept draw would hide a draw
 that differs between processes. tests/test_draw_cache.py turns it on where it is the subject."""
+
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+"""Bytecode is kept, whatever the environment says: the suite starts hundreds of interpreters
+(xdist's workers, the commands, solver workers, pytest runs with the plug-in), and each would
+otherwise compile knapcheck's modules from source again, and each pytest run rewrite their asserts
+again (0.8 s a run with the plug-in). It goes to the __pycache__ folders git ignores."""
 
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile(

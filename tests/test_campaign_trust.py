@@ -71,7 +71,7 @@ def test_an_outside_client_s_pickled_and_malformed_events_are_refused_and_counte
     processes = [scheduler, dask_command("worker", address, "--nthreads", "1", "--no-dashboard")]
     marker = tmp_path / "the-payload-ran"
     try:
-        campaign = start("--scheduler", address, "--time", "12s", "--seed", "0", "--db", str(tmp_path / "db"),
+        campaign = start("--scheduler", address, "--time", "6s", "--seed", "0", "--db", str(tmp_path / "db"),
                          "--out", str(tmp_path / "out"), "--targets", EAGER_PLANT, "--families", PLANT_FAMILY)
         seen: list[str] = []
         read_until(campaign, "fuzzing for", seen)
