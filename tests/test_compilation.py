@@ -18,6 +18,8 @@ from knapcheck.solvers.cache.compiled_in_background import CompiledInBackground
 from knapcheck.solvers.contract import SCALE
 
 BACKGROUND_SECONDS = 300
+pytestmark = pytest.mark.usefixtures("numba_compiled")
+"""The compiled code is in numba's cache before these tests run (``conftest.numba_compiled``)."""
 
 
 def _answer(instance, compiled: bool):
@@ -63,7 +65,7 @@ def test_a_cold_cache_is_compiled_in_the_background_while_calls_run_in_plain_pyt
 
 
 def test_a_second_background_compilation_leaves_it_to_the_one_that_holds_the_lock(cold):
-    with open(cold.mark.with_name(f".{cold.mark.name}.lock"), "a") as lock:
+    with open(cold.lock, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         done = subprocess.run([sys.executable, "-c", cold.background], timeout=120)
     assert done.returncode == 0 and not cold.mark.exists()

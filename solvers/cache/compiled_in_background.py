@@ -66,6 +66,12 @@ class CompiledInBackground:
         key = [numba.__version__, sys.version, sys.executable, os.environ.get("NUMBA_CACHE_DIR", ""), sources]
         return place / f"{self.name}-{hashlib.sha256(json.dumps(key).encode()).hexdigest()[:24]}"
 
+    @property
+    def lock(self) -> Path:
+        """The lock a process holds while it compiles (only where a mark can be kept)."""
+        assert self.mark is not None
+        return self.mark.with_name(f".{self.mark.name}.lock")
+
     def ready(self) -> bool:
         """Whether the solver may call its compiled functions without compiling them here: True once
         the mark is there (or where none can be kept). The first call that finds it missing starts
@@ -91,27 +97,27 @@ class CompiledInBackground:
             partial.write_text("compiled\n")
             os.replace(partial, self.mark)
 
-    def compile_here(self) -> None:
-        """Compile every function in this process unless the mark is there; from then on the solver
-        calls them."""
+    def compile_here(self, wait: bool = True) -> None:
+        """Compile every function in this process unless the mark is there, or, where another
+        process holds the lock, wait for it and take its work (without ``wait``: leave it to that
+        process); from then on the solver calls them."""
         if self.mark is not None and not self.mark.exists():
-            for name in self.entries:
-                self.compile_entry(name)
-            self.mark_ready()
+            with open(self.lock, "a") as lock:
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+                except BlockingIOError:
+                    return
+                if not self.mark.exists():
+                    for name in self.entries:
+                        self.compile_entry(name)
+                    self.mark_ready()
         self._ready = True
 
     def compile_all(self) -> None:
         """The background process: compile every function at a low priority and leave the mark,
-        unless another process is compiling them (it holds the lock)."""
+        unless another process is compiling them."""
         os.nice(10)
-        if self.mark is None:
-            return
-        with open(self.mark.with_name(f".{self.mark.name}.lock"), "a") as lock:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return
-            self.compile_here()
+        self.compile_here(wait=False)
 
 
 _LOADED: list[CompiledInBackground] = []
