@@ -27,30 +27,60 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
-WARMUP = pytest.StashKey[object]()
-"""The controller's numba compilation (``numba_warmup``)."""
+WARMUP = pytest.StashKey[tuple]()
+"""The controller's numba warm-up: its directory and the compiling processes (``numba_warmup``)."""
+
+
+NUMBA_WARMUP = "knapcheck_numba_warmup"
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
-    """The controller (or a run without xdist) starts numba's compilation (``numba_warmup``)."""
-    if not hasattr(session.config, "workerinput"):
-        import numba_warmup
+    """The controller (or a run without xdist) starts numba's compilations (``numba_warmup``)."""
+    if hasattr(session.config, "workerinput"):
+        return
+    import tempfile
+    from pathlib import Path
 
-        session.config.stash[WARMUP] = numba_warmup.start()
+    import numba_warmup
+
+    directory = Path(tempfile.mkdtemp(prefix="knapcheck-numba-"))
+    session.config.stash[WARMUP] = directory, numba_warmup.start(directory)
+    if session.config.getoption("dist", "no") == "no":
+        _wait_for_numba(directory)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    node.workerinput[NUMBA_WARMUP] = str(node.config.stash[WARMUP][0])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    """Each xdist worker, its tests collected, waits for numba's compilations before the first test."""
+    directory = getattr(session.config, "workerinput", {}).get(NUMBA_WARMUP)
+    if directory is not None:
+        from pathlib import Path
+
+        _wait_for_numba(Path(directory))
 
 
 def pytest_sessionfinish(session):
     if WARMUP in session.config.stash:
-        session.config.stash[WARMUP].wait()
+        import shutil
+
+        directory, processes = session.config.stash[WARMUP]
+        for process in processes:
+            process.wait()
+        shutil.rmtree(directory, ignore_errors=True)
 
 
-@pytest.fixture(scope="session")
-def numba_compiled():
-    """expanding_core's compiled functions, ready to call: waits for ``numba_warmup``'s compilation."""
-    from knapcheck.solvers.expanding_core import COMPILED
+def _wait_for_numba(directory) -> None:
+    import numba_warmup
 
-    COMPILED.compile_here()
+    failure = numba_warmup.wait(directory)
+    if failure:
+        raise pytest.UsageError(failure)
 
 
 def pytest_collection_modifyitems(config, items):

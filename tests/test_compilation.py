@@ -18,8 +18,6 @@ from knapcheck.solvers.cache.compiled_in_background import CompiledInBackground
 from knapcheck.solvers.contract import SCALE
 
 BACKGROUND_SECONDS = 300
-pytestmark = pytest.mark.usefixtures("numba_compiled")
-"""The compiled code is in numba's cache before these tests run (``conftest.numba_compiled``)."""
 
 
 def _answer(instance, compiled: bool):

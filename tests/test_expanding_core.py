@@ -28,9 +28,6 @@ from knapcheck.solvers.registry import resolve_one
 FULL_TABLE = resolve_one("full_table")
 """The registered solver, whose declared limits say which instances it takes."""
 
-pytestmark = pytest.mark.usefixtures("numba_compiled")
-"""Every test here runs the compiled code (``conftest.numba_compiled``)."""
-
 
 def solve(instance: Instance):
     return expanding_core(list(instance.memory), list(instance.runtimes), instance.max_memory)
