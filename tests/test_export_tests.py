@@ -26,27 +26,6 @@ EXPORTED = "test_ac_knapsack_solvers.py"
 # this project does not need: the file is run here as a developer runs it.
 WITHOUT_CI = {name: value for name, value in os.environ.items() if name != "CI"}
 
-SWAPPED = """
-import importlib, importlib.util, runpy, sys
-from torch._functorch._activation_checkpointing import knapsack
-where, names, test_file = sys.argv[1], sys.argv[2].split(","), sys.argv[3]
-if where.endswith(".py"):
-    spec = importlib.util.spec_from_file_location("swapped_knapsack", where)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    solvers = {name: getattr(module, name) for name in names}
-else:
-    module, _, function = where.partition(":")
-    solvers = {name: getattr(importlib.import_module(module), function) for name in names}
-for name, solver in solvers.items():
-    setattr(knapsack, name, solver)
-sys.argv = [test_file, *sys.argv[4:]]
-runpy.run_path(test_file, run_name="__main__")
-"""
-"""Runs a test file with some of torch's solvers swapped for a file's functions of the same names, or
-for one function (``module:NAME``)."""
-
-
 SWAPPED_IN_TURN = """
 import importlib, importlib.util, io, json, runpy, sys, unittest
 from torch._functorch._activation_checkpointing import knapsack
@@ -75,8 +54,9 @@ for where, names, patterns in runs:
 print(json.dumps(found))
 """
 """Runs the tests of the file named by each ``-k`` pattern, as ``python FILE -k PATTERN`` does, once
-for each run ``(where, names, patterns)`` with those of torch's solvers swapped as ``SWAPPED`` swaps
-them, in one interpreter: the file and torch's test framework are imported once (3 s each time)."""
+for each run ``(where, names, patterns)`` with those of torch's solvers swapped for a file's
+functions of the same names, or for one function (``module:NAME``), in one interpreter: the file
+and torch's test framework are imported once (3 s each time)."""
 
 
 def run_swapped_in_turn(path: Path, runs: list[tuple[str, list[str], list[str]]]) -> list[tuple[bool, dict[str, str], str]]:
@@ -107,11 +87,9 @@ def verbose_results(output: str) -> dict[str, str]:
     return dict(re.findall(r"^(test_\w+) \(.*?\) \.\.\. (ok|FAIL|ERROR|expected failure|unexpected success)$", output, re.M))
 
 
-def run_file(path: Path, *args: str, swap: tuple[str, list[str]] | None = None) -> subprocess.CompletedProcess:
-    command = [sys.executable, str(path), *args]
-    if swap is not None:
-        command = [sys.executable, "-c", SWAPPED, swap[0], ",".join(swap[1]), str(path), *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=TIME_LIMIT, cwd=path.parent, env=WITHOUT_CI)
+def run_file(path: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(path), *args], capture_output=True, text=True, timeout=TIME_LIMIT,
+                          cwd=path.parent, env=WITHOUT_CI)
 
 
 def test_the_file_follows_pytorch_s_conventions_and_needs_nothing_of_knapcheck(exported):

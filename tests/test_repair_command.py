@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 
 import pytest
-from test_export_tests import exported, run_file, verbose_results  # noqa: F401 (exported is a fixture)
+from test_export_tests import exported, run_swapped_in_turn  # noqa: F401 (exported is a fixture)
 
 from knapcheck import exit_status
 from knapcheck.cli import main
@@ -61,12 +61,11 @@ def test_the_exported_file_run_on_the_repaired_file_fails_nothing_and_shows_each
     causes = [name for name in causes if not name.startswith(("test_exhaustive_small", "test_large_capacity",
                                                               "test_scale_extremes", "test_type_limits"))]
     assert len(causes) == 16
-    done = run_file(path, "-v", *(f"-k{name}" for name in causes), swap=(str(out), torch_solver_names()))
-    found = verbose_results(done.stderr)
-    assert not [name for name, outcome in found.items() if outcome in ("FAIL", "ERROR")], done.stderr[-3000:]
+    ((_, found, output),) = run_swapped_in_turn(path, [(str(out), torch_solver_names(), causes)])
+    assert not [name for name, outcome in found.items() if outcome in ("FAIL", "ERROR")], output[-3000:]
     fixed = {name for name, outcome in found.items() if outcome == "unexpected success"}
     assert fixed and not [name for name, outcome in found.items() if outcome == "expected failure"]
-    assert "FAILED (unexpected successes=" in done.stderr
+    assert "FAILED (unexpected successes=" in output
 
 
 def test_nothing_to_repair_writes_nothing_and_says_why(tmp_path, capsys):
