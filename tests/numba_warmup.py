@@ -1,8 +1,9 @@
 """numba compiles ``expanding_core``'s two functions once per test run, in two processes side by
 side (some 25 s each on a fresh clone; numba's on-disk cache after that), while xdist starts its
 workers and they collect the tests; each worker waits for both before its first test, and the mark
-that says the cache holds them is left (``knapcheck.solvers.cache.compiled_in_background``). Otherwise tests would
-run expanding_core in plain Python while one background process compiled both, one after the other."""
+that says the cache holds them is left (``knapcheck.solvers.cache.compiled_in_background``).
+Otherwise tests would run expanding_core in plain Python while one background process compiled
+both, one after the other."""
 
 from __future__ import annotations
 

@@ -62,7 +62,10 @@ class CompiledInBackground:
         place = private_directory("compiled") if self.cached else None
         if place is None:
             return None
-        sources = [[path, os.stat(path).st_size, os.stat(path).st_mtime_ns] for path in self.sources]
+        sources = []
+        for path in self.sources:
+            info = os.stat(path)
+            sources.append([path, info.st_size, info.st_mtime_ns])
         key = [numba.__version__, sys.version, sys.executable, os.environ.get("NUMBA_CACHE_DIR", ""), sources]
         return place / f"{self.name}-{hashlib.sha256(json.dumps(key).encode()).hexdigest()[:24]}"
 
