@@ -64,8 +64,11 @@ def descendants(pid: int) -> list[psutil.Process]:
 def dask_workers(campaign_pid: int) -> list[psutil.Process]:
     """The local cluster's worker processes: the children of its forkserver."""
     for process in descendants(campaign_pid):
-        if any("forkserver" in part for part in process.cmdline()):
-            return process.children()
+        try:
+            if any("forkserver" in part for part in process.cmdline()):
+                return process.children()
+        except psutil.Error:
+            continue
     return []
 
 

@@ -1,7 +1,9 @@
-"""Workers forked by a zygote that has imported torch, and fresh interpreters where none can start."""
+"""Workers forked by a zygote that imports torch once (where its targets use it), and fresh
+interpreters where none can start."""
 
 import os
 import signal
+import sys
 from pathlib import Path
 
 import psutil
@@ -10,6 +12,7 @@ import pytest
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.isolation import hash_seeds, zygotes
 from knapcheck.solvers.isolation.outcome import RETURNED
+from knapcheck.solvers.isolation.torch_use import uses_torch
 from knapcheck.solvers.isolation.worker import _WORKERS, call_isolated, stop_workers
 from knapcheck.solvers.registry import resolve_one
 
@@ -103,3 +106,61 @@ def test_one_zygote_serves_every_test_and_each_worker_sees_its_own_test_s_name(o
         stop_workers()
         assert (tmp_path / "test.txt").read_text() == running
     assert len(zygotes_seen) == 1 and os.getpid() not in zygotes_seen
+
+
+SAYS_WHETHER_TORCH_WAS_IMPORTED = """
+import sys
+
+def solve(memory, runtimes, max_memory):
+    with open("imported.txt", "w") as out:
+        out.write(str("tor" "ch" in sys.modules))
+    return 0.0, [], list(range(len(memory)))
+"""
+IMPORTS_A_HELPER = """
+from helper_of_the_target import solve
+"""
+HELPER_THAT_USES_IT = """
+import torch
+
+def solve(memory, runtimes, max_memory):
+    return float(torch.tensor(0.0)), [], list(range(len(memory)))
+"""
+
+
+def test_a_target_that_does_not_name_torch_is_forked_without_it_until_one_that_does(own_environment, tmp_path, monkeypatch):
+    """Importing torch costs a zygote 1.5 s of CPU: a plain-Python target does not pay it; the
+    first target that uses torch has it imported in the zygote, for every worker forked after."""
+    target = tmp_path / "target.py"
+    target.write_text(SAYS_WHETHER_TORCH_WAS_IMPORTED)
+    monkeypatch.chdir(tmp_path)
+    plain = psutil.Process(worker_pid(f"{target}:solve"))
+    assert (tmp_path / "imported.txt").read_text() == "False"
+    with_torch = psutil.Process(worker_pid("torch:dp_knapsack"))
+    assert with_torch.parent().pid == plain.parent().pid
+    stop_workers()
+    psutil.Process(worker_pid(f"{target}:solve"))
+    assert (tmp_path / "imported.txt").read_text() == "True"
+
+
+def test_a_target_that_uses_torch_through_a_helper_imports_it_in_its_worker(own_environment, tmp_path, monkeypatch):
+    (tmp_path / "target.py").write_text(IMPORTS_A_HELPER)
+    (tmp_path / "helper_of_the_target.py").write_text(HELPER_THAT_USES_IT)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert not uses_torch(f"{tmp_path / 'target.py'}:solve")
+    worker_pid(f"{tmp_path / 'target.py'}:solve")
+
+
+def test_the_guess_reads_the_target_s_own_source_and_imports_nothing(tmp_path, monkeypatch):
+    package = tmp_path / "untouched"
+    package.mkdir()
+    (package / "__init__.py").write_text("raise RuntimeError('imported')\n")
+    (package / "plain.py").write_text(IMPORTS_A_HELPER)
+    (package / "uses.py").write_text(HELPER_THAT_USES_IT)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert not uses_torch("untouched.plain:solve") and uses_torch("untouched.uses:solve")
+    assert not uses_torch(f"{package / 'uses.py'}:solve<{package / 'plain.py'}"), "a repaired source is read, not the file"
+    assert "untouched" not in sys.modules
+    unreadable = tmp_path / "unreadable.py"
+    unreadable.mkdir()
+    for spec in ("torch:dp_knapsack", "full_table", "untouched.missing:solve", f"{unreadable}:solve", f"{tmp_path}/none.py:f"):
+        assert uses_torch(spec), spec

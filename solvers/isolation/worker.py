@@ -8,7 +8,7 @@ One persistent worker process per target serves call after call over a socket, s
 instances cost one interpreter start, not hundreds; a worker that died or was killed is started
 again on the next call. The worker is not a fork of this process (which may hold torch's thread
 pools) nor multiprocessing's spawn (which re-runs the caller's main script): it is forked by a
-zygote, a fresh interpreter that has imported torch and nothing else of the run's
+zygote, a fresh interpreter that imports torch (where its targets use it) and nothing else of the run's
 (``knapcheck.solvers.isolation.zygote``), or is itself a fresh interpreter where no zygote can
 start. It finds its solver again by the entry's spec (``torch:NAME``, ``FILE.py:NAME`` or
 ``module:NAME``; see ``knapcheck.solvers.specs``), so any entry can be isolated, one registered at
@@ -51,6 +51,7 @@ from knapcheck.solvers.entry import SolverEntry
 from knapcheck.solvers.isolation import hash_seeds, lifetime, tree_caps, wire, zygotes
 from knapcheck.solvers.isolation.answer import clipped, exception_text, in_worker
 from knapcheck.solvers.isolation.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
+from knapcheck.solvers.isolation.torch_use import uses_torch
 
 DEFAULT_TIME_LIMIT = 60.0
 """Seconds one call may take before its worker is killed and the call is TIMED_OUT."""
@@ -183,7 +184,8 @@ class Worker:
         arguments = [self.spec, memory, self._cap.cgroup]
         environment = worker_environment(self.hash_seed)
         output = [1, 2] if _worker_output is None else [_worker_output, _worker_output]
-        self._process = zygotes.spawn(environment, arguments, [theirs.fileno(), *output]) or lifetime.launch(
+        descriptors = [theirs.fileno(), *output]
+        self._process = zygotes.spawn(environment, arguments, descriptors, uses_torch(self.spec)) or lifetime.launch(
             [sys.executable, "-c", _WORKER_MAIN, str(os.getpid()), str(theirs.fileno()), *arguments],
             pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=_worker_output,
             stderr=_worker_output, env=environment,
@@ -360,10 +362,11 @@ def start_workers(entries: list[SolverEntry], *, second_for_exact: bool = False)
     Returns, by solver name, the Outcome of each target that could not be loaded.
     """
     workers = {entry.name: _worker(entry, None) for entry in entries if entry.isolate}
+    with_torch = any(uses_torch(entry.spec) for entry in entries if entry.isolate)
     if workers:
-        zygotes.prepare(worker_environment(hash_seeds.FIRST))
+        zygotes.prepare(worker_environment(hash_seeds.FIRST), with_torch)
     if second_for_exact and any(entry.isolate and entry.exact for entry in entries):
-        zygotes.prepare(worker_environment(hash_seeds.SECOND))
+        zygotes.prepare(worker_environment(hash_seeds.SECOND), with_torch)
     for worker in workers.values():
         worker.start()
     if second_for_exact:

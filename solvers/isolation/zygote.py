@@ -1,9 +1,10 @@
-"""The zygote: a process that has imported torch once and forks a worker on each request.
+"""The zygote: a process that imports torch once and forks a worker on each request.
 
 A fresh worker interpreter spends 2-3 s of CPU importing torch before it answers its first call,
 and a check starts one or two workers per target, a test suite hundreds. A zygote is such an
 interpreter (started by ``knapcheck.solvers.isolation.zygotes`` with the worker's environment and hash
-seed) that imports torch and the worker's own modules, then forks a worker per request: the child
+seed) that imports the worker's own modules, and torch at the start or before the first fork whose
+target uses it (``knapcheck.solvers.isolation.torch_use``), then forks a worker per request: the child
 goes on exactly as a fresh worker's ``serve`` would (its keeper, PID namespace, cgroup, address-space
 cap, target loaded by its spec), in a session of its own, with the descriptors it was sent as its
 socket, stdout and stderr, in the requester's working directory, and nothing else open; its
@@ -18,8 +19,9 @@ The zygote never reaps a worker until the requester asks how it ended, so a work
 stays its own (a zombie, at worst) for as long as the requester may signal it. Requests and answers
 are one datagram each on a SEQPACKET socket, JSON, with descriptors passed alongside:
 
-- ``{"fork": [spec, memory_limit, cgroup], "environment": {NAME: VALUE or null}}`` (the worker's
-  values of the variables its environment may differ in from the zygote's) with descriptors
+- ``{"fork": [spec, memory_limit, cgroup], "environment": {NAME: VALUE or null}, "torch": BOOL}``
+  (the worker's values of the variables its environment may differ in from the zygote's; whether
+  torch is to be imported first, if it is not yet) with descriptors
   (socket, stdout, stderr, and the requester's working directory, opened, so that one since
   removed still serves): ``{"pid": PID}``;
 - ``{"status": PID}``: ``{"status": null}`` while it runs, ``{"status": S}`` (``os.wait``'s status,
@@ -44,20 +46,15 @@ from knapcheck.solvers.isolation.zygotes import PACKET_BYTES
 _PR_SET_PDEATHSIG = 1
 
 
-def main(parent: str, fd: str) -> None:
-    """The zygote's main: tie its life to ``parent``, import, say it is ready, then serve requests."""
+def main(parent: str, fd: str, with_torch: str = "torch") -> None:
+    """The zygote's main: tie its life to ``parent``, import (torch too, unless ``with_torch`` is
+    empty), say it is ready, then serve requests."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != int(parent):
         os._exit(1)
     control = socket.socket(fileno=int(fd))
-    try:
-        import torch  # noqa: F401  (the import every worker would otherwise repeat)
-
-        from knapcheck.solvers.isolation import worker  # noqa: F401
-    except BaseException as exc:
-        control.send(json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode())
-        os._exit(1)
+    _import(control, bool(with_torch))
     control.send(json.dumps({"ready": os.getpid()}).encode())
     while True:
         try:
@@ -67,6 +64,8 @@ def main(parent: str, fd: str) -> None:
         if not message:
             os._exit(0)
         request = json.loads(message)
+        if request.get("torch") and "torch" not in sys.modules:
+            _import(control, True)
         if "fork" in request:
             answer = {"pid": _fork(control, request, descriptors)}
         else:
@@ -74,6 +73,18 @@ def main(parent: str, fd: str) -> None:
         for descriptor in descriptors:
             os.close(descriptor)
         control.send(json.dumps(answer).encode())
+
+
+def _import(control: socket.socket, with_torch: bool) -> None:
+    """The imports every worker would otherwise repeat; where one fails, say why and exit."""
+    try:
+        if with_torch:
+            import torch  # noqa: F401
+
+        from knapcheck.solvers.isolation import worker  # noqa: F401
+    except BaseException as exc:
+        control.send(json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode())
+        os._exit(1)
 
 
 def _status(pid: int) -> int | None:

@@ -1,9 +1,11 @@
-"""Workers forked from a zygote that has imported torch (``knapcheck.solvers.isolation.zygote``), seen
+"""Workers forked from a zygote that imports torch once (``knapcheck.solvers.isolation.zygote``), seen
 from the process that judges.
 
 One zygote serves every worker whose environment (hash seed and ``PYTHONPATH`` included) is the
-same, but for PER_CALL_VARIABLES: a check's nine targets, with their second workers for determinism, cost two torch imports
-instead of eighteen, and in one pytest process the zygotes outlive the commands that start workers.
+same, but for PER_CALL_VARIABLES: a check's nine targets, with their second workers for determinism,
+cost two torch imports instead of eighteen, and in one pytest process the zygotes outlive the
+commands that start workers. A zygote whose targets do not use torch
+(``knapcheck.solvers.isolation.torch_use``) does not import it.
 A zygote that cannot start (its imports fail, it does not answer within STARTUP_TIME_LIMIT, the
 kernel has no SEQPACKET sockets) is not started again for that environment: ``spawn`` returns None
 and the worker starts as a fresh interpreter, which is always correct, only slower. A zygote that
@@ -54,16 +56,18 @@ class ZygoteGone(Exception):
 class Zygote:
     """One zygote process and the socket its requests go through, one request at a time."""
 
-    def __init__(self, environment: Mapping[str, str]) -> None:
+    def __init__(self, environment: Mapping[str, str], with_torch: bool) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._socket = ours
         self._lock = threading.Lock()
         self.ready = False
         """Whether it has said it is ready (a zygote that never was is not started again)."""
+        self.with_torch = with_torch
+        """Whether it has imported torch, or was asked to."""
         self.workers: set[int] = set()
         """Process ids of its workers that have not been reaped."""
         self._process = lifetime.launch(
-            [sys.executable, "-c", _ZYGOTE_MAIN, str(os.getpid()), str(theirs.fileno())],
+            [sys.executable, "-c", _ZYGOTE_MAIN, str(os.getpid()), str(theirs.fileno()), "torch" if with_torch else ""],
             pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, env=dict(environment),
         )
@@ -87,19 +91,25 @@ class Zygote:
             if not self.ready:
                 self._answer(STARTUP_TIME_LIMIT)
                 self.ready = True
+            imports_torch = bool(request.get("torch")) and not self.with_torch
             try:
                 socket.send_fds(self._socket, [json.dumps(request).encode()], list(descriptors))
             except OSError as exc:
                 raise ZygoteGone(str(exc)) from None
-            return self._answer(ANSWER_TIME_LIMIT)
+            answer = self._answer(STARTUP_TIME_LIMIT if imports_torch else ANSWER_TIME_LIMIT)
+            self.with_torch = self.with_torch or imports_torch
+            return answer
 
-    def fork(self, arguments: list[str], descriptors: list[int], environment: Mapping[str, str]) -> "ForkedProcess":
+    def fork(self, arguments: list[str], descriptors: list[int], environment: Mapping[str, str],
+             with_torch: bool) -> "ForkedProcess":
         """A worker running ``serve(zygote, socket, *arguments)`` with ``descriptors`` as (socket,
-        stdout, stderr), in ``environment`` (which differs from the zygote's only in PER_CALL_VARIABLES)."""
+        stdout, stderr), in ``environment`` (which differs from the zygote's only in
+        PER_CALL_VARIABLES), forked once torch is imported if ``with_torch``."""
         directory = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
         per_call = {name: environment.get(name) for name in PER_CALL_VARIABLES}
+        request = {"fork": arguments, "environment": per_call, "torch": with_torch}
         try:
-            pid = int(self._request({"fork": arguments, "environment": per_call}, [*descriptors, directory])["pid"])
+            pid = int(self._request(request, [*descriptors, directory])["pid"])
         finally:
             os.close(directory)
         self.workers.add(pid)
@@ -165,12 +175,13 @@ def _key(environment: Mapping[str, str]) -> tuple:
     return tuple(sorted((name, value) for name, value in environment.items() if name not in PER_CALL_VARIABLES))
 
 
-def prepare(environment: Mapping[str, str]) -> None:
-    """Start the zygote of ``environment`` if there is none, without waiting for it."""
-    _zygote(environment)
+def prepare(environment: Mapping[str, str], with_torch: bool) -> None:
+    """Start the zygote of ``environment`` if there is none, without waiting for it; with torch
+    imported at its start if ``with_torch`` (a target it will serve uses torch)."""
+    _zygote(environment, with_torch)
 
 
-def _zygote(environment: Mapping[str, str]) -> Zygote | None:
+def _zygote(environment: Mapping[str, str], with_torch: bool) -> Zygote | None:
     key = _key(environment)
     with _LOCK:
         if key in _REFUSED:
@@ -180,22 +191,24 @@ def _zygote(environment: Mapping[str, str]) -> Zygote | None:
             if len(idle) >= IDLE_ZYGOTES:
                 _ZYGOTES.pop(idle[0]).stop()
             try:
-                _ZYGOTES[key] = Zygote(environment)
+                _ZYGOTES[key] = Zygote(environment, with_torch)
             except OSError:
                 _REFUSED.add(key)
                 return None
         return _ZYGOTES[key]
 
 
-def spawn(environment: Mapping[str, str], arguments: list[str], descriptors: list[int]) -> ForkedProcess | None:
-    """A worker forked by the zygote of ``environment`` (by a new one, where the last has died); None
-    where that environment's zygote cannot start or fork, and the worker must be a fresh interpreter."""
+def spawn(environment: Mapping[str, str], arguments: list[str], descriptors: list[int],
+          with_torch: bool) -> ForkedProcess | None:
+    """A worker forked by the zygote of ``environment`` (by a new one, where the last has died), with
+    torch imported first if ``with_torch``; None where that environment's zygote cannot start or
+    fork, and the worker must be a fresh interpreter."""
     for _ in range(2):
-        zygote = _zygote(environment)
+        zygote = _zygote(environment, with_torch)
         if zygote is None:
             return None
         try:
-            return zygote.fork(arguments, descriptors, environment)
+            return zygote.fork(arguments, descriptors, environment, with_torch)
         except ZygoteGone:
             _drop(environment, zygote)
     return None

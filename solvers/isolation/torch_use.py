@@ -1,0 +1,52 @@
+"""Whether a target will use torch, guessed from its spec without loading it.
+
+A zygote imports torch (1.5 s of CPU here) before it forks the first worker whose target uses it,
+once for all of them; a target that does not is forked without it, so that checking a plain-Python
+file, or a campaign on one, does not pay that import. The guess only decides where torch is first
+imported, never what a worker runs: a target guessed not to use torch that does (through a helper
+module that imports it) imports it in its own worker while it loads, as a fresh interpreter would.
+
+The guess reads the target's own file: ``torch:NAME`` uses torch; a file, or a module found on the
+import path, whose source does not contain the word ``torch`` does not; anything that cannot be
+read is taken to use it.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+from pathlib import Path
+
+from knapcheck.solvers import specs
+
+
+def uses_torch(spec_text: str) -> bool:
+    try:
+        spec = specs.parse(spec_text)
+    except ValueError:
+        return True
+    if spec.kind == "file":
+        path = Path(spec.source or spec.where)
+    elif spec.kind == "module" and spec.module.partition(".")[0] != "torch":
+        path = Path(spec.source) if spec.source else _module_file(spec.module)
+    else:
+        return True
+    if path is None:
+        return True
+    try:
+        return b"torch" in path.read_bytes()
+    except OSError:
+        return True
+
+
+def _module_file(module: str) -> Path | None:
+    """The source file of a dotted module on ``sys.path``, found without importing its packages."""
+    locations = None
+    found = None
+    parts = module.split(".")
+    for end in range(1, len(parts) + 1):
+        found = importlib.machinery.PathFinder.find_spec(".".join(parts[:end]), locations)
+        if found is None:
+            return None
+        locations = found.submodule_search_locations
+    origin = found.origin if found is not None else None
+    return Path(origin) if origin and origin.endswith(".py") else None
