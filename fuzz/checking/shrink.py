@@ -12,6 +12,7 @@ and keep every change after which the failure still reproduces. To stop either e
 
 from __future__ import annotations
 
+from itertools import islice
 from random import Random
 from typing import Callable, Iterator
 
@@ -65,25 +66,37 @@ def _simpler_numbers(x: float, *, unit: float) -> list[float]:
     return [c for c in candidates if c >= 0 and c != x]
 
 
-def _candidates(instance: Instance) -> Iterator[Instance]:
+def _removing_chunks(instance: Instance) -> Iterator[Instance]:
     n = instance.n
     size = n // 2
     while size >= 1:
         for start in range(0, n, size):
             yield _without(instance, start, min(n, start + size))
         size //= 2
-    for i in range(n):
-        # Dropping a saved item together with its share of the budget keeps a tight budget tight.
+
+
+def _removing_items_with_their_budget(instance: Instance) -> Iterator[Instance]:
+    """Dropping a saved item together with its share of the budget keeps a tight budget tight."""
+    for i in range(instance.n):
         budget = instance.max_memory - instance.memory[i]
         if budget >= 0:
             yield _replace(_without(instance, i, i + 1), max_memory=budget)
+
+
+def _simpler_budgets(instance: Instance) -> Iterator[Instance]:
     for budget in _simpler_numbers(instance.max_memory, unit=1 / SCALE):
         yield _replace(instance, max_memory=budget)
+
+
+def _simpler_runtimes(instance: Instance) -> Iterator[Instance]:
     for i, r in enumerate(instance.runtimes):
         for simpler in _simpler_numbers(abs(r), unit=1.0):
             runtimes = list(instance.runtimes)
             runtimes[i] = simpler if r >= 0 else -simpler
             yield _replace(instance, runtimes=tuple(runtimes))
+
+
+def _simpler_memories(instance: Instance) -> Iterator[Instance]:
     for i, m in enumerate(instance.memory):
         for simpler in _simpler_numbers(m, unit=1 / SCALE):
             memory = list(instance.memory)
@@ -91,23 +104,39 @@ def _candidates(instance: Instance) -> Iterator[Instance]:
             yield _replace(instance, memory=tuple(memory))
 
 
+PASSES = (_removing_chunks, _removing_items_with_their_budget, _simpler_budgets, _simpler_runtimes, _simpler_memories)
+"""The simplifying steps, in order: fewer items first, then rounder numbers."""
+
+
 def shrink(instance: Instance, still_fails: Callable[[Instance], bool], max_attempts: int = MAX_ATTEMPTS) -> Instance:
-    """The smallest instance reachable by simplifying steps on which ``still_fails`` holds."""
+    """The smallest instance reachable by simplifying steps on which ``still_fails`` holds.
+
+    Each pass of PASSES goes through its candidates once, keeping each one that still fails and
+    going on from the same place in the new instance's candidates: restarting from the first after
+    every success re-checked every item's removal after each rounder number, and spent a gate's
+    time share re-checking. The passes repeat until none keeps a candidate.
+    """
     best = instance
     attempts = 0
     improved = True
     while improved and attempts < max_attempts:
         improved = False
-        for candidate in _candidates(best):
-            if complexity(candidate) >= complexity(best):
-                continue
-            attempts += 1
-            if still_fails(candidate):
-                best = candidate
-                improved = True
-                break
-            if attempts >= max_attempts:
-                break
+        for simplifying in PASSES:
+            position = 0
+            while attempts < max_attempts:
+                kept = None
+                for index, candidate in enumerate(islice(simplifying(best), position, None), start=position):
+                    if complexity(candidate) >= complexity(best):
+                        continue
+                    attempts += 1
+                    if still_fails(candidate):
+                        kept = index
+                        break
+                    if attempts >= max_attempts:
+                        break
+                if kept is None:
+                    break
+                best, position, improved = candidate, kept, True
     return best
 
 
