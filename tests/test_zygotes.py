@@ -158,6 +158,10 @@ def test_the_guess_reads_the_target_s_own_source_and_imports_nothing(tmp_path, m
     (package / "uses.py").write_text(HELPER_THAT_USES_IT)
     monkeypatch.syspath_prepend(str(tmp_path))
     assert not uses_torch("untouched.plain:solve") and uses_torch("untouched.uses:solve")
+    namespace = tmp_path / "namespace" / "inner"
+    namespace.mkdir(parents=True)
+    (namespace / "plain.py").write_text(IMPORTS_A_HELPER)
+    assert not uses_torch("namespace.inner.plain:solve"), "a namespace package (no __init__.py) is searched too"
     assert not uses_torch(f"{package / 'uses.py'}:solve<{package / 'plain.py'}"), "a repaired source is read, not the file"
     assert "untouched" not in sys.modules
     unreadable = tmp_path / "unreadable.py"

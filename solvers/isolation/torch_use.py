@@ -13,7 +13,7 @@ read is taken to use it.
 
 from __future__ import annotations
 
-import importlib.machinery
+import sys
 from pathlib import Path
 
 from knapcheck.solvers import specs
@@ -39,14 +39,17 @@ def uses_torch(spec_text: str) -> bool:
 
 
 def _module_file(module: str) -> Path | None:
-    """The source file of a dotted module on ``sys.path``, found without importing its packages."""
-    locations = None
-    found = None
-    parts = module.split(".")
-    for end in range(1, len(parts) + 1):
-        found = importlib.machinery.PathFinder.find_spec(".".join(parts[:end]), locations)
-        if found is None:
-            return None
-        locations = found.submodule_search_locations
-    origin = found.origin if found is not None else None
-    return Path(origin) if origin and origin.endswith(".py") else None
+    """The source file of a dotted module in the directories of ``sys.path``, found without
+    importing its packages (None where it is not found so: in a zip file, say)."""
+    *packages, leaf = module.split(".")
+    directories = [Path(entry or ".") for entry in sys.path]
+    try:
+        for package in packages:
+            directories = [directory / package for directory in directories if (directory / package).is_dir()]
+        for directory in directories:
+            for candidate in (directory / f"{leaf}.py", directory / leaf / "__init__.py"):
+                if candidate.is_file():
+                    return candidate
+    except OSError:
+        return None
+    return None
