@@ -88,7 +88,8 @@ def solve_plain(memory, runtimes, max_memory, scale):
     every runtime an integer, and all of it small enough for int64 (``PLAIN_LIMIT``); otherwise
     ``(False, ...)`` and the caller takes the general path, which also names what is invalid.
     (Compiled, as ``compiled_solve``; the sum of integers below 2**63 is exact, so it rounds to the
-    float the contract's ``math.fsum`` of the saved runtimes gives.)"""
+    float the contract's ``math.fsum`` of the saved runtimes gives. It calls ``compiled_select``
+    rather than ``select``, so that numba compiles the search once for both, not into each.)"""
     n = len(memory)
     none = integers(0)
     limit = PLAIN_LIMIT / (n + 1)
@@ -104,7 +105,7 @@ def solve_plain(memory, runtimes, max_memory, scale):
             return False, none, none, 0
         weights[i] = quantized(memory[i], scale)
         values[i] = int(runtime)
-    saved, recomputable = select(weights, values, capacity)
+    saved, recomputable = compiled_select(weights, values, capacity)
     total = 0
     for i in saved:
         total += values[i]

@@ -36,7 +36,7 @@ NUMBA_WARMUP = "knapcheck_numba_warmup"
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
-    """The controller (or a run without xdist) starts numba's compilations (``numba_warmup``)."""
+    """The controller (or a run without xdist) starts numba's compilation (``numba_warmup``)."""
     if hasattr(session.config, "workerinput"):
         return
     import tempfile
@@ -57,7 +57,7 @@ def pytest_configure_node(node):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session):
-    """Each xdist worker, its tests collected, waits for numba's compilations before the first test."""
+    """Each xdist worker, its tests collected, waits for numba's compilation before the first test."""
     directory = getattr(session.config, "workerinput", {}).get(NUMBA_WARMUP)
     if directory is not None:
         from pathlib import Path

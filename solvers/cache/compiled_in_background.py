@@ -1,8 +1,8 @@
 """Whether numba's on-disk cache holds a solver's compiled functions, and their compilation in a
 background process while it does not.
 
-numba compiles a function on its first call (expanding_core's two take some 25 s each on a 2-core
-machine) and keeps it in its cache after that. A check judges a solver beside oracles that cost far
+numba compiles a function on its first call (expanding_core's two take about 31 s of CPU together on a
+2-core machine) and keeps it in its cache after that. A check judges a solver beside oracles that cost far
 more than its plain-Python path does, so no process waits for the compiler: until the cache holds
 every function (``ready``), the solver runs the same code in plain Python, and one process in the
 background, started by the first call that finds the cache cold, compiles them at a low priority
