@@ -12,8 +12,6 @@ instance by instance. A heuristic made worse passes, saying by how much, unless 
 """
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -21,6 +19,7 @@ from knapcheck import exit_status
 from knapcheck.cli import main
 from knapcheck.fuzz.checking.float32_exact import float32_exact
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from reproductions import assert_fails_on_the_candidate_alone, baseline_and_candidate_errors
 from torch_copies import (
     DP_ASCENDING_MEMORY,
     DP_FLOAT64,
@@ -37,21 +36,11 @@ from torch_copies import (
 FUNCTIONS = ("greedy_knapsack", "ilp_knapsack", "dp_knapsack", "dp_knapsack_sliding_hirschberg")
 
 
-def run_snippet(source: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=300)
-
-
 def assert_reproduces_the_copys_own_defect(failure: dict) -> None:
     """The snippet runs the baseline (torch) first, which passes; then the copy, which fails."""
-    source = failure["reproduction"]
-    lines = source.splitlines()
-    assert lines[-4].startswith("# the baseline, torch:") and lines[-2] == "reproduce(baseline)"
-    assert lines[-1].startswith("reproduce(solve)")
-    on_torch = run_snippet("\n".join(lines[:-1]))
-    assert on_torch.returncode == 0, f"the reproduction fails on torch:\n{on_torch.stderr}"
-    on_copy = run_snippet(source)
-    assert on_copy.returncode != 0 and f"AssertionError: {failure['verdict']}" in on_copy.stderr
-    assert f'File "<string>", line {len(lines)}, in <module>' in on_copy.stderr, "it is the copy's call that fails"
+    assert failure["reproduction"].splitlines()[-4].startswith("# the baseline, torch:")
+    (errors,) = baseline_and_candidate_errors([failure])
+    assert_fails_on_the_candidate_alone(failure, errors)
 
 
 def regressions(data: dict) -> list[dict]:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
-import subprocess
-import sys
 
 import pytest
 
@@ -22,6 +20,7 @@ from knapcheck.cli import build_parser, main
 from knapcheck.fuzz.instances import enumerated, families, limits
 from knapcheck.inputs import checked_families
 from knapcheck.solvers.contract import Instance, exact_runtimes
+from reproductions import assert_fails_on_the_candidate_alone, baseline_and_candidate_errors
 from shared_runs import run_once
 from test_export_tests import exported, run_swapped_in_turn  # noqa: F401 (exported is a fixture)
 from torch_copies import (
@@ -138,25 +137,6 @@ def test_the_oracle_proves_every_listed_instance_at_scale():
     assert all(optimum(instance).proven for instance in listed)
 
 
-def run_snippet(source: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, timeout=300)
-
-
-def assert_fails_on_the_copy_alone(failure: dict) -> None:
-    """The reproduction's last line calls the copy; without it, the snippet runs torch, which passes."""
-    source = failure["reproduction"]
-    lines = source.splitlines()
-    assert lines[-2] == "reproduce(baseline)" and lines[-1].startswith("reproduce(solve)")
-    on_torch = run_snippet("\n".join(lines[:-1]))
-    assert on_torch.returncode == 0, f"the reproduction fails on torch:\n{on_torch.stderr[-2000:]}"
-    on_copy = run_snippet(source)
-    assert on_copy.returncode != 0
-    if failure["verdict"] == "REJECTED":
-        assert f'File "<string>", line {len(lines)}, in <module>' in on_copy.stderr, "it is the copy's call that raises"
-    else:
-        assert f"AssertionError: {failure['verdict']}" in on_copy.stderr
-
-
 SCALE_BUGS = [
     pytest.param(FLOAT16_PROFILES, "dp_knapsack_sliding_hirschberg", "huge_capacity",
                  lambda i: capacity(i) > 65_536, id="float16_profiles_past_65536_units"),
@@ -192,7 +172,8 @@ def test_a_bug_past_the_small_instances_fails_the_gate_with_a_reproduction_that_
     found = [f for f in failures if f["status"] == "regression" and f["signature"][2] == "OPTIMAL"]
     assert found, [(f["status"], f["signature"]) for f in failures]
     assert beyond_the_small_instances(Instance.from_dict(found[0]["instance"]))
-    assert_fails_on_the_copy_alone(found[0])
+    (errors,) = baseline_and_candidate_errors(found[:1])
+    assert_fails_on_the_candidate_alone(found[0], errors)
 
 
 def test_an_unchanged_copy_passes_where_the_bugs_fail(tmp_path):
@@ -318,17 +299,31 @@ def limits_gate(tmp_path_factory) -> tuple[dict, dict]:
     return data, _limit_copies(directory)
 
 
+def limit_regressions(data: dict, paths: dict, name: str) -> list[dict]:
+    """The regressions of copy ``name``'s function where torch's is OPTIMAL."""
+    function = LIMIT_BUGS[name][1]
+    return [f for f in data["correctness"]["failures"] if f["signature"][0] == f"{paths[name]}:{function}"
+            and f["status"] == "regression" and f["signature"][2] == "OPTIMAL"]
+
+
+@pytest.fixture(scope="module")
+def limit_reproductions(limits_gate) -> dict[str, tuple[str, str]]:
+    """The first regression's reproduction of each copy, run on torch and on the copy, all in one
+    interpreter (torch imported once, not twice per copy)."""
+    data, paths = limits_gate
+    first = {name: found[0] for name in LIMIT_BUGS if (found := limit_regressions(data, paths, name))}
+    return dict(zip(first, baseline_and_candidate_errors(list(first.values()))))
+
+
 @pytest.mark.parametrize("name", LIMIT_BUGS)
 def test_a_type_narrowed_or_a_size_capped_at_a_limit_fails_the_gate_with_a_reproduction_that_passes_on_torch(
-    limits_gate, name
+    limits_gate, limit_reproductions, name
 ):
     data, paths = limits_gate
-    _, function, past_the_limit = LIMIT_BUGS[name]
-    found = [f for f in data["correctness"]["failures"] if f["signature"][0] == f"{paths[name]}:{function}"
-             and f["status"] == "regression" and f["signature"][2] == "OPTIMAL"]
+    found = limit_regressions(data, paths, name)
     assert found, [(f["status"], f["signature"]) for f in data["correctness"]["failures"]]
-    assert past_the_limit(Instance.from_dict(found[0]["instance"]))
-    assert_fails_on_the_copy_alone(found[0])
+    assert LIMIT_BUGS[name][2](Instance.from_dict(found[0]["instance"]))
+    assert_fails_on_the_candidate_alone(found[0], limit_reproductions[name])
 
 
 def test_the_unchanged_copy_and_the_split_fix_pass_beside_them(limits_gate):
