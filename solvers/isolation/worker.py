@@ -171,6 +171,8 @@ class Worker:
         self.spec = spec
         self.limits = limits
         self.hash_seed = hash_seed
+        self.uses_torch = uses_torch(spec)
+        """Whether its zygote should import torch before forking it (a guess from the target's source)."""
         self._process: subprocess.Popen | zygotes.ForkedProcess | None = None
         self._connection: socket.socket | None = None
         self._cap: tree_caps.SampledCap | tree_caps.CgroupCap | None = None
@@ -185,7 +187,7 @@ class Worker:
         environment = worker_environment(self.hash_seed)
         output = [1, 2] if _worker_output is None else [_worker_output, _worker_output]
         descriptors = [theirs.fileno(), *output]
-        self._process = zygotes.spawn(environment, arguments, descriptors, uses_torch(self.spec)) or lifetime.launch(
+        self._process = zygotes.spawn(environment, arguments, descriptors, self.uses_torch) or lifetime.launch(
             [sys.executable, "-c", _WORKER_MAIN, str(os.getpid()), str(theirs.fileno()), *arguments],
             pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=_worker_output,
             stderr=_worker_output, env=environment,
@@ -362,7 +364,7 @@ def start_workers(entries: list[SolverEntry], *, second_for_exact: bool = False)
     Returns, by solver name, the Outcome of each target that could not be loaded.
     """
     workers = {entry.name: _worker(entry, None) for entry in entries if entry.isolate}
-    with_torch = any(uses_torch(entry.spec) for entry in entries if entry.isolate)
+    with_torch = any(worker.uses_torch for worker in workers.values())
     if workers:
         zygotes.prepare(worker_environment(hash_seeds.FIRST), with_torch)
     if second_for_exact and any(entry.isolate and entry.exact for entry in entries):
