@@ -59,5 +59,9 @@ OURS = (
         " without a GPU, Triton's interpreter on CPU tensors",
         max_capacity=SLIDING_MAX_CAPACITY,
         requires=(("triton", "cuda"),),
+        isolate=True,
+        # A worker of its own: without a GPU its kernels run in Triton's interpreter, as much CPU as
+        # every other solver of a check together, which the worker spends beside this process; with
+        # one, the device's context and its failures stay out of the checking process.
     ),
 )

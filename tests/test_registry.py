@@ -84,7 +84,7 @@ def test_entries_with_one_name_and_different_specs_run_their_own_solver():
 def test_every_solver_that_is_not_ours_is_isolated():
     for spec in ["torch", f"{PLANTED}/wrong_answers.py:takes_nothing", "planted.wrong_answers:takes_nothing"]:
         assert all(entry.isolate for entry in registry.resolve(spec))
-    assert not any(entry.isolate for entry in registry.ours())
+    assert [entry.name for entry in registry.ours() if entry.isolate] == ["cuda"]
 
 
 def test_a_spec_naming_our_solver_is_our_entry():
