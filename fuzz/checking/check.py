@@ -16,11 +16,12 @@ shrunk reproduction; answers that differ are the verdict NONDETERMINISTIC. The r
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from knapcheck.fuzz.checking.by_cause import Causes
-from knapcheck.fuzz.checking.chunk_calls import call_all, next_chunk_size
+from knapcheck.fuzz.checking.chunk_calls import ChunkCalls, Lanes, next_chunk_size
 from knapcheck.fuzz.checking.comparison import Comparison
 from knapcheck.fuzz.instances import families
 from knapcheck.fuzz.checking.differential import (
@@ -40,6 +41,7 @@ from knapcheck.fuzz.checking.known import known_case
 from knapcheck.fuzz.checking.shrink import complexity
 from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.oracles.optimum import optimum
+from knapcheck.oracles.result import OracleResult
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
@@ -48,6 +50,8 @@ CHECK_SHARE = 0.6
 """Under a time budget, the share spent checking; the rest goes to shrinking the failures found."""
 SHRINK_SECONDS = 30.0
 """Without a time budget, the longest one failure is shrunk (the smallest instance so far is kept)."""
+LOOKAHEAD = 8
+"""Chunks whose calls are begun before the first of them is judged (``_Run.check_sources``)."""
 DETERMINISM_SAMPLE = 8
 """Instances of each source on which solvers that promise the optimum are called twice."""
 
@@ -114,8 +118,8 @@ def run_check(
     run = _Run(entries, counterparts, baselines, Causes(baselines, known_cases), time_budget, progress, stop_requested,
                lambda result: advanced(result, sum(len(instances) for _, _, instances in sources)))
     run.result.sources = [Source(name, kind, len(instances), digest(instances)) for name, kind, instances in sources]
-    with ThreadPoolExecutor(max_workers=max(1, len(entries)), thread_name_prefix="knapcheck-call") as pool:
-        run.check_sources(sources, pool)
+    with Lanes() as lanes:
+        run.check_sources(sources, lanes)
     run.shrink(seed_value, shrink_seconds)
     run.match_known(known_cases)
     run.result.interventions = {t.name: run.causes.intervention(t, b) for t, b in
@@ -153,10 +157,13 @@ class _Run:
         self.smallest_regression: dict[Signature, Check] = {}
         """The smallest of each signature that no known defect of the baseline explains."""
 
-    def check_sources(self, sources: list[tuple[str, str, Sequence[Instance]]], pool: ThreadPoolExecutor) -> None:
+    def check_sources(self, sources: list[tuple[str, str, Sequence[Instance]]], lanes: Lanes) -> None:
         """Every source's instances in order, in chunks (``next_chunk_size``), each source stopped at
-        its share of the time budget."""
+        its share of the time budget. The calls of up to LOOKAHEAD chunks are begun before the
+        first of them is judged, so the workers compute while this process judges, and a source
+        whose instances are slow for one worker overlaps the next ones."""
         shares = time_shares([len(instances) for _, _, instances in sources])
+        begun: deque[tuple[str, _ChunkRun]] = deque()
         for index, (name, _, instances) in enumerate(sources):
             if self._stopping():
                 self.result.skipped += len(instances)
@@ -167,39 +174,60 @@ class _Run:
                 stop = self.start + CHECK_SHARE * self.time_budget * sum(shares[: index + 1])
             twice = determinism_positions(len(instances))
             position, size = 0, 1
-            while position < len(instances):
-                if self._stopping():
-                    self.result.skipped += len(instances) - position
-                    break
-                if stop is not None and time.monotonic() > stop:
-                    self.result.skipped += len(instances) - position
-                    self.progress(f"{name}: time is up after {position} instances")
-                    break
+            while position < len(instances) and not self._cut_short(name, len(instances), position, stop):
                 chunk = instances[position : position + size]
-                began = time.monotonic()
-                for done in self.check_chunk(chunk, name, [position + k in twice for k in range(len(chunk))], pool):
-                    if done.failed:
-                        _keep_smallest(self.smallest, done)
-                    if is_regression(done):
-                        _keep_smallest(self.smallest_regression, done)
+                begun.append((name, self.begin_chunk(chunk, [position + k in twice for k in range(len(chunk))], lanes)))
                 position += len(chunk)
-                size = next_chunk_size(size, time.monotonic() - began)
-                self.advanced(self.result)
+                if len(begun) >= LOOKAHEAD:
+                    size = next_chunk_size(size, self.judge_first(begun))
+        while begun:
+            self.judge_first(begun)
 
-    def check_chunk(self, chunk: Sequence[Instance], family: str, twice: Sequence[bool], pool: ThreadPoolExecutor) -> list[Check]:
-        """Every entry on each instance of the chunk, tallied instance by instance, in order;
-        targets carry their baseline's check."""
-        result = self.result
+    def judge_first(self, begun: deque[tuple[str, _ChunkRun]]) -> float:
+        """The first chunk begun, finished and judged; the seconds that took."""
+        began = time.monotonic()
+        name, chunk = begun.popleft()
+        self.tally(self.judge_chunk(chunk.finish(), name))
+        return time.monotonic() - began
+
+    def _cut_short(self, name: str, count: int, position: int, stop: float | None) -> bool:
+        """Whether a stop request or the end of the source's time ends it at ``position``: the
+        instances not reached are then counted in ``skipped``."""
+        if self._stopping():
+            self.result.skipped += count - position
+            return True
+        if stop is not None and time.monotonic() > stop:
+            self.result.skipped += count - position
+            self.progress(f"{name}: time is up after {position} instances")
+            return True
+        return False
+
+    def begin_chunk(self, chunk: Sequence[Instance], twice: Sequence[bool], lanes: Lanes) -> _ChunkRun:
+        """Every entry's calls on the chunk, begun (``ChunkCalls``)."""
         runnable = [[entry for entry in self.entries if size_allows(entry, instance)] for instance in chunk]
-        outcomes, oracles = call_all(self.entries, chunk, runnable, twice, pool, lambda: [optimum(i) for i in chunk])
+        return _ChunkRun(chunk, runnable, twice, ChunkCalls(self.entries, chunk, runnable, twice, lanes.submit))
+
+    def tally(self, checks: list[Check]) -> None:
+        """The chunk's failures kept, the smallest of each signature."""
+        for done in checks:
+            if done.failed:
+                _keep_smallest(self.smallest, done)
+            if is_regression(done):
+                _keep_smallest(self.smallest_regression, done)
+        self.advanced(self.result)
+
+    def judge_chunk(self, called: _ChunkRun, family: str) -> list[Check]:
+        """Every entry on each instance of the finished chunk, tallied instance by instance, in
+        order; targets carry their baseline's check."""
+        result = self.result
         checks: list[Check] = []
-        for k, instance in enumerate(chunk):
+        for k, instance in enumerate(called.instances):
             result.instances += 1
-            oracle = oracles[k]
+            oracle = called.oracles[k]
             done: dict[str, Check] = {}
-            for entry in runnable[k]:
-                outcome = outcomes[entry.name][k]
-                result.repeated[entry.name] += twice[k] and determinism_calls(entry) > 1
+            for entry in called.runnable[k]:
+                outcome = called.outcomes[entry.name][k]
+                result.repeated[entry.name] += called.twice[k] and determinism_calls(entry) > 1
                 checked = judged(entry, instance, family, oracle, *outcome)
                 result.counts[entry.name][checked.verdict.value] += 1
                 if checked.oracle_disagreement:
@@ -253,6 +281,23 @@ class _Run:
             case = known_case(finding, cases) if finding.counterpart is None else None
             if case is not None:
                 self.result.known[finding.differential_signature] = case.id
+
+
+@dataclass
+class _ChunkRun:
+    """One chunk of a source: what may run on each instance, its calls begun, and once ``finish``
+    has waited for them (asking the oracle meanwhile), their outcomes and the oracle's answers."""
+
+    instances: Sequence[Instance]
+    runnable: list[list[SolverEntry]]
+    twice: Sequence[bool]
+    calls: ChunkCalls
+    outcomes: dict[str, list] = field(default_factory=dict)
+    oracles: list[OracleResult] = field(default_factory=list)
+
+    def finish(self) -> _ChunkRun:
+        self.outcomes, self.oracles = self.calls.finish(lambda: [optimum(i) for i in self.instances])
+        return self
 
 
 def _keep_smallest(smallest: dict, done: Check, key=None) -> None:

@@ -2,14 +2,15 @@
 
 A check (``knapcheck.fuzz.checking.check``) and a campaign unit (``knapcheck.fuzz.campaign.units``)
 both judge instances in chunks: each isolated entry's worker gets the chunk in one pipeline
-(``knapcheck.solvers.isolation.worker.Worker.call_many``) while this process asks the oracle, and
-a chunk's size follows how long the last one took (``next_chunk_size``).
+(``knapcheck.solvers.isolation.worker.Worker.call_many``) while this process asks the oracle (and,
+in a check, judges the chunk before), and a chunk's size follows how long the last one took
+(``next_chunk_size``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable, Sequence
 
 from knapcheck.fuzz.checking.differential import call, determinism_calls
@@ -37,25 +38,65 @@ def next_chunk_size(size: int, seconds: float) -> int:
     return size
 
 
+class Lanes:
+    """A thread for each entry, which runs the calls submitted for it in the order they came: a
+    check begins several chunks ahead (``ChunkCalls``) and each worker still gets one chunk at a
+    time, in order."""
+
+    def __init__(self) -> None:
+        self.threads: dict[str, ThreadPoolExecutor] = {}
+
+    def submit(self, entry: SolverEntry, call: Callable, *args) -> Future:
+        if entry.name not in self.threads:
+            self.threads[entry.name] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="knapcheck-call")
+        return self.threads[entry.name].submit(call, *args)
+
+    def __enter__(self) -> Lanes:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        for thread in self.threads.values():
+            thread.shutdown()
+
+
+class ChunkCalls:
+    """The calls of one chunk, begun: isolated entries with a worker process of their own are called
+    in threads from the start (``submit(entry, call, *args)``), the rest when ``finish`` is called.
+    A check begins the chunks after one before it judges it, so the workers compute while this
+    process judges."""
+
+    def __init__(
+        self, entries: list[SolverEntry], chunk: Sequence[Instance], runnable: list[list[SolverEntry]],
+        twice: Sequence[bool], submit: Callable[..., Future],
+    ) -> None:
+        workers = Counter(entry.spec for entry in entries if entry.isolate)
+        parallel = [entry for entry in entries if entry.isolate and workers[entry.spec] == 1]
+        names = [{entry.name for entry in here} for here in runnable]
+        self.entries, self.chunk, self.twice = entries, chunk, twice
+        self.wanted = {entry.name: [entry.name in here for here in names] for entry in entries}
+        self.futures = {entry.name: submit(entry, call_each, entry, chunk, self.wanted[entry.name], twice)
+                        for entry in parallel}
+
+    def finish(
+        self, alongside: Callable[[], list[OracleResult]]
+    ) -> tuple[dict[str, list[tuple[Outcome, Outcome | None, str] | None]], list[OracleResult]]:
+        """Every entry's outcomes on each instance of the chunk it is runnable on (None elsewhere),
+        and what ``alongside`` (the oracle) returns, asked here while the workers compute; solvers
+        that run in this process are then called one after the other, here."""
+        beside = alongside()
+        outcomes = {entry.name: call_each(entry, self.chunk, self.wanted[entry.name], self.twice)
+                    for entry in self.entries if entry.name not in self.futures}
+        outcomes.update({name: future.result() for name, future in self.futures.items()})
+        return outcomes, beside
+
+
 def call_all(
     entries: list[SolverEntry], chunk: Sequence[Instance], runnable: list[list[SolverEntry]], twice: Sequence[bool],
     pool: ThreadPoolExecutor, alongside: Callable[[], list[OracleResult]],
 ) -> tuple[dict[str, list[tuple[Outcome, Outcome | None, str] | None]], list[OracleResult]]:
-    """Every entry's outcomes on each instance of the chunk it is runnable on (None elsewhere),
-    and what ``alongside`` (the oracle) returns. Isolated entries with a worker process of their
-    own are called side by side (each thread waits on its own worker, and the workers compute in
-    parallel, while ``alongside`` runs here); solvers that run in this process are called one
-    after the other, here."""
-    workers = Counter(entry.spec for entry in entries if entry.isolate)
-    parallel = [entry for entry in entries if entry.isolate and workers[entry.spec] == 1]
-    names = [{entry.name for entry in here} for here in runnable]
-    wanted = {entry.name: [entry.name in here for here in names] for entry in entries}
-    futures = {entry.name: pool.submit(call_each, entry, chunk, wanted[entry.name], twice) for entry in parallel}
-    beside = alongside()
-    outcomes = {entry.name: call_each(entry, chunk, wanted[entry.name], twice) for entry in entries
-                if entry.name not in futures}
-    outcomes.update({name: future.result() for name, future in futures.items()})
-    return outcomes, beside
+    """``ChunkCalls`` begun and finished at once, in the pool's threads: each thread waits on its
+    own worker, and the workers compute in parallel, while ``alongside`` runs here."""
+    return ChunkCalls(entries, chunk, runnable, twice, lambda entry, call, *args: pool.submit(call, *args)).finish(alongside)
 
 
 def call_each(
