@@ -38,7 +38,9 @@ def solve(memory, runtimes, max_memory):
 
 @pytest.fixture
 def own_environment(monkeypatch, request):
-    """An environment no other test's zygote has, so that each test starts its own."""
+    """An environment no other test's zygote has, so that each test starts its own, and no worker
+    an earlier test of this xdist worker left (a worker is reused whatever zygote forked it)."""
+    stop_workers()
     monkeypatch.setenv("KNAPCHECK_TEST_ZYGOTE", request.node.nodeid)
     yield
     stop_workers()
