@@ -28,15 +28,13 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 WARMUP = pytest.StashKey[tuple]()
-"""The controller's numba warm-up: its directory and the compiling processes (``numba_warmup``)."""
-
-
-NUMBA_WARMUP = "knapcheck_numba_warmup"
+"""The controller's numba warm-up: its directory and the compiling process (``numba_warmup``)."""
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
-    """The controller (or a run without xdist) starts numba's compilation (``numba_warmup``)."""
+    """The controller (or a run without xdist) starts numba's compilation (``numba_warmup``): no
+    test waits for it."""
     if hasattr(session.config, "workerinput"):
         return
     import tempfile
@@ -46,41 +44,30 @@ def pytest_sessionstart(session):
 
     directory = Path(tempfile.mkdtemp(prefix="knapcheck-numba-"))
     session.config.stash[WARMUP] = directory, numba_warmup.start(directory)
-    if session.config.getoption("dist", "no") == "no":
-        _wait_for_numba(directory)
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node):
-    node.workerinput[NUMBA_WARMUP] = str(node.config.stash[WARMUP][0])
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtestloop(session):
-    """Each xdist worker, its tests collected, waits for numba's compilation before the first test."""
-    directory = getattr(session.config, "workerinput", {}).get(NUMBA_WARMUP)
-    if directory is not None:
-        from pathlib import Path
-
-        _wait_for_numba(Path(directory))
 
 
 def pytest_sessionfinish(session):
+    """The controller waits for numba's compilation; the run fails if it failed."""
     if WARMUP in session.config.stash:
         import shutil
 
-        directory, processes = session.config.stash[WARMUP]
-        for process in processes:
-            process.wait()
+        import numba_warmup
+
+        directory, compiling = session.config.stash[WARMUP]
+        failure = numba_warmup.finish(directory, compiling)
         shutil.rmtree(directory, ignore_errors=True)
+        if failure:
+            session.config.get_terminal_writer().line(failure, red=True)
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
-def _wait_for_numba(directory) -> None:
-    import numba_warmup
+@pytest.fixture(scope="session")
+def numba_compiled():
+    """For tests that call expanding_core's compiled functions themselves: they wait for the run's
+    compilation (``numba_warmup``, which holds its lock) instead of compiling them again here."""
+    from knapcheck.solvers.expanding_core import COMPILED
 
-    failure = numba_warmup.wait(directory)
-    if failure:
-        raise pytest.UsageError(failure)
+    COMPILED.compile_here()
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,51 +1,51 @@
 """numba compiles ``expanding_core``'s functions once per test run, in one process (about 31 s of
 CPU on a fresh clone: ``compiled_solve`` calls ``compiled_select``, so the search is compiled once;
-numba's on-disk cache after that), while xdist starts its workers and they collect the tests; each
-worker waits for it before its first test, and the mark that says the cache holds them is left
-(``knapcheck.solvers.cache.compiled_in_background``). Otherwise tests would run expanding_core in
-plain Python while a background process compiled it at a low priority."""
+numba's on-disk cache after that), started by the controller before xdist starts its workers. It
+holds the compilation's lock and leaves the mark
+(``knapcheck.solvers.cache.compiled_in_background``), so no test waits for it: until the mark is
+there, expanding_core runs in plain Python, with the same answers, and no process a test starts
+begins a compilation of its own. The controller waits for it at the end and fails the run if it
+failed."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from knapcheck.solvers.expanding_core import COMPILED
-
-WAIT_SECONDS = 600
 COMPILE = """
-import os, sys, traceback
+import fcntl, sys, traceback
 try:
     from knapcheck.solvers.expanding_core import COMPILED
-    for name in COMPILED.entries:
-        COMPILED.compile_entry(name)
+    if COMPILED.mark is None:
+        for name in COMPILED.entries:
+            COMPILED.compile_entry(name)
+    else:
+        with open(COMPILED.lock, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            # A mark is a hint: numba's cache may have been emptied since (git clean), so it is
+            # taken away until numba's cache holds them again.
+            COMPILED.mark.unlink(missing_ok=True)
+            for name in COMPILED.entries:
+                COMPILED.compile_entry(name)
+            COMPILED.mark_ready()
     failure = ""
 except BaseException:
     failure = traceback.format_exc()[-2000:]
-with open(sys.argv[1] + ".part", "w") as out:
+with open(sys.argv[1], "w") as out:
     out.write(failure)
-os.replace(sys.argv[1] + ".part", sys.argv[1])
 """
-DONE = "compiled"
+FAILURE = "failure.txt"
 
 
-def start(directory: Path) -> list[subprocess.Popen]:
-    """The compilation started; it writes ``directory/DONE`` when done (empty, or its traceback)."""
-    return [subprocess.Popen([sys.executable, "-c", COMPILE, str(directory / DONE)])]
+def start(directory: Path) -> subprocess.Popen:
+    """The compilation started; it writes what failed, if anything, to ``directory/FAILURE``."""
+    return subprocess.Popen([sys.executable, "-c", COMPILE, str(directory / FAILURE)])
 
 
-def wait(directory: Path) -> str:
+def finish(directory: Path, compiling: subprocess.Popen) -> str:
     """Once the compilation is done: what failed ("" when nothing did)."""
-    give_up = time.monotonic() + WAIT_SECONDS
-    done = directory / DONE
-    while not done.exists():
-        if time.monotonic() > give_up:
-            return f"expanding_core did not compile within {WAIT_SECONDS} s"
-        time.sleep(0.2)
-    failure = done.read_text()
-    if failure:
-        return f"expanding_core does not compile: {failure}"
-    COMPILED.mark_ready()
-    return ""
+    compiling.wait()
+    written = directory / FAILURE
+    failure = written.read_text() if written.exists() else f"the compiling process exited with {compiling.returncode}"
+    return f"expanding_core does not compile: {failure}" if failure else ""

@@ -17,6 +17,8 @@ from knapcheck.solvers.cache import compiled_in_background
 from knapcheck.solvers.cache.compiled_in_background import CompiledInBackground
 from knapcheck.solvers.contract import SCALE
 
+pytestmark = pytest.mark.usefixtures("numba_compiled")
+
 BACKGROUND_SECONDS = 300
 
 
@@ -67,6 +69,15 @@ def test_a_second_background_compilation_leaves_it_to_the_one_that_holds_the_loc
         fcntl.flock(lock, fcntl.LOCK_EX)
         done = subprocess.run([sys.executable, "-c", cold.background], timeout=120)
     assert done.returncode == 0 and not cold.mark.exists()
+
+
+def test_a_call_that_finds_another_process_compiling_starts_no_compilation_of_its_own(cold):
+    with open(cold.lock, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        assert not cold.ready() and cold._started is None
+    cold._next_look = 0.0
+    assert not cold.ready() and cold._started is not None, "once the lock is free, it starts one"
+    assert cold._started.wait(BACKGROUND_SECONDS) == 0
 
 
 def test_the_mark_follows_numba_s_cache_directory(cold, monkeypatch):

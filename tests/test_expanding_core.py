@@ -25,6 +25,8 @@ from knapcheck.solvers.expanding_core import expanding_core
 from knapcheck.solvers.full_table import full_table
 from knapcheck.solvers.registry import resolve_one
 
+pytestmark = pytest.mark.usefixtures("numba_compiled")
+
 FULL_TABLE = resolve_one("full_table")
 """The registered solver, whose declared limits say which instances it takes."""
 

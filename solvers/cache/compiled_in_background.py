@@ -5,7 +5,8 @@ numba compiles a function on its first call (expanding_core's two take about 31 
 2-core machine) and keeps it in its cache after that. A check judges a solver beside oracles that cost far
 more than its plain-Python path does, so no process waits for the compiler: until the cache holds
 every function (``ready``), the solver runs the same code in plain Python, and one process in the
-background, started by the first call that finds the cache cold, compiles them at a low priority
+background, started by the first call that finds the cache cold (unless another process holds the
+lock and compiles them already), compiles them at a low priority
 (``compile_all``) and leaves a mark in knapcheck's cache (``user_directory``). The solver promises
 that both paths give the same answer, so that a call's answer does not depend on which one it took.
 
@@ -78,7 +79,8 @@ class CompiledInBackground:
     def ready(self) -> bool:
         """Whether the solver may call its compiled functions without compiling them here: True once
         the mark is there (or where none can be kept). The first call that finds it missing starts
-        the background compilation; later ones look again at most every LOOK_SECONDS."""
+        the background compilation, unless another process is compiling them; later calls look
+        again at most every LOOK_SECONDS."""
         if self._ready:
             return True
         now = time.monotonic()
@@ -88,9 +90,19 @@ class CompiledInBackground:
         if self.mark is None or self.mark.exists():
             self._ready = True
             return True
-        if self._started is None:
+        if self._started is None and not self._compiling_elsewhere():
             self._started = subprocess.Popen([sys.executable, "-c", self.background], stdin=subprocess.DEVNULL,
                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        return False
+
+    def _compiling_elsewhere(self) -> bool:
+        """Whether another process holds the lock: it compiles them and leaves the mark, so this
+        one need not start a background process only to see the lock taken."""
+        with open(self.lock, "a") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
         return False
 
     def mark_ready(self) -> None:
