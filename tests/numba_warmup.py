@@ -1,7 +1,8 @@
 """numba compiles ``expanding_core``'s functions once per test run, in one process (about 31 s of
 CPU on a fresh clone: ``compiled_solve`` calls ``compiled_select``, so the search is compiled once;
-numba's on-disk cache after that), started by the controller before xdist starts its workers. It
-holds the compilation's lock and leaves the mark
+numba's on-disk cache after that), started by the controller before xdist starts its workers, at
+a low priority: it takes what the tests leave of the CPU (they wait on their subprocesses a third
+of the time). It holds the compilation's lock and leaves the mark
 (``knapcheck.solvers.cache.compiled_in_background``), so no test waits for it: until the mark is
 there, expanding_core runs in plain Python, with the same answers, and no process a test starts
 begins a compilation of its own. The controller waits for it at the end and fails the run if it
@@ -14,7 +15,8 @@ import sys
 from pathlib import Path
 
 COMPILE = """
-import fcntl, sys, traceback
+import fcntl, os, sys, traceback
+os.nice(10)
 try:
     from knapcheck.solvers.expanding_core import COMPILED
     if COMPILED.mark is None:
