@@ -106,10 +106,13 @@ def start_scheduler(directory: Path, *options: str) -> tuple[subprocess.Popen, s
     scheduler = dask_command("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                              "--scheduler-file", str(scheduler_file), *options)
     give_up = time.monotonic() + WAIT_SECONDS
-    while not scheduler_file.exists():
+    while True:
+        try:
+            return scheduler, json.loads(scheduler_file.read_text())["address"]
+        except (FileNotFoundError, json.JSONDecodeError):
+            pass  # not written yet, or half-written: Dask writes the file in place
         assert time.monotonic() < give_up and scheduler.poll() is None, "the scheduler did not start"
         time.sleep(0.2)
-    return scheduler, json.loads(scheduler_file.read_text())["address"]
 
 
 def stop(processes: list[subprocess.Popen]) -> None:

@@ -195,10 +195,12 @@ else:
 
 
 def test_the_local_cluster_listens_on_loopback_only_and_lets_no_outside_client_in(tmp_path):
+    earlier = {child.pid for child in psutil.Process().children(recursive=True)}
     with campaign_cluster(1, None, None, with_torch=False) as client:
         address = client.scheduler.address
         assert address.startswith("tls://127.0.0.1:")
-        processes = [psutil.Process(), *psutil.Process().children(recursive=True)]
+        # (the cluster's: not a process an earlier test of this xdist worker left ending)
+        processes = [psutil.Process(), *(p for p in psutil.Process().children(recursive=True) if p.pid not in earlier)]
         listening = {c.laddr.ip for p in processes for c in p.net_connections(kind="inet") if c.status == psutil.CONN_LISTEN}
         assert listening == {"127.0.0.1"}
         for tried in (address, address.replace("tls://", "tcp://")):
