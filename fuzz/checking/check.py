@@ -163,7 +163,7 @@ class _Run:
         first of them is judged, so the workers compute while this process judges, and a source
         whose instances are slow for one worker overlaps the next ones."""
         shares = time_shares([len(instances) for _, _, instances in sources])
-        begun: deque[tuple[str, _ChunkRun]] = deque()
+        begun: deque[_ChunkRun] = deque()
         for index, (name, _, instances) in enumerate(sources):
             if self._stopping():
                 self.result.skipped += len(instances)
@@ -176,18 +176,17 @@ class _Run:
             position, size = 0, 1
             while position < len(instances) and not self._cut_short(name, len(instances), position, stop):
                 chunk = instances[position : position + size]
-                begun.append((name, self.begin_chunk(chunk, [position + k in twice for k in range(len(chunk))], lanes)))
+                begun.append(self.begin_chunk(name, chunk, [position + k in twice for k in range(len(chunk))], lanes))
                 position += len(chunk)
                 if len(begun) >= LOOKAHEAD:
                     size = next_chunk_size(size, self.judge_first(begun))
         while begun:
             self.judge_first(begun)
 
-    def judge_first(self, begun: deque[tuple[str, _ChunkRun]]) -> float:
+    def judge_first(self, begun: deque[_ChunkRun]) -> float:
         """The first chunk begun, finished and judged; the seconds that took."""
         began = time.monotonic()
-        name, chunk = begun.popleft()
-        self.tally(self.judge_chunk(chunk.finish(), name))
+        self.tally(self.judge_chunk(begun.popleft().finish()))
         return time.monotonic() - began
 
     def _cut_short(self, name: str, count: int, position: int, stop: float | None) -> bool:
@@ -202,10 +201,10 @@ class _Run:
             return True
         return False
 
-    def begin_chunk(self, chunk: Sequence[Instance], twice: Sequence[bool], lanes: Lanes) -> _ChunkRun:
-        """Every entry's calls on the chunk, begun (``ChunkCalls``)."""
+    def begin_chunk(self, family: str, chunk: Sequence[Instance], twice: Sequence[bool], lanes: Lanes) -> _ChunkRun:
+        """Every entry's calls on the chunk of ``family``, begun (``ChunkCalls``)."""
         runnable = [[entry for entry in self.entries if size_allows(entry, instance)] for instance in chunk]
-        return _ChunkRun(chunk, runnable, twice, ChunkCalls(self.entries, chunk, runnable, twice, lanes.submit))
+        return _ChunkRun(family, runnable, ChunkCalls(self.entries, chunk, runnable, twice, lanes.submit))
 
     def tally(self, checks: list[Check]) -> None:
         """The chunk's failures kept, the smallest of each signature."""
@@ -216,18 +215,19 @@ class _Run:
                 _keep_smallest(self.smallest_regression, done)
         self.advanced(self.result)
 
-    def judge_chunk(self, called: _ChunkRun, family: str) -> list[Check]:
+    def judge_chunk(self, called: _ChunkRun) -> list[Check]:
         """Every entry on each instance of the finished chunk, tallied instance by instance, in
         order; targets carry their baseline's check."""
         result = self.result
         checks: list[Check] = []
-        for k, instance in enumerate(called.instances):
+        family = called.family
+        for k, instance in enumerate(called.calls.chunk):
             result.instances += 1
             oracle = called.oracles[k]
             done: dict[str, Check] = {}
             for entry in called.runnable[k]:
                 outcome = called.outcomes[entry.name][k]
-                result.repeated[entry.name] += called.twice[k] and determinism_calls(entry) > 1
+                result.repeated[entry.name] += called.calls.twice[k] and determinism_calls(entry) > 1
                 checked = judged(entry, instance, family, oracle, *outcome)
                 result.counts[entry.name][checked.verdict.value] += 1
                 if checked.oracle_disagreement:
@@ -285,18 +285,17 @@ class _Run:
 
 @dataclass
 class _ChunkRun:
-    """One chunk of a source: what may run on each instance, its calls begun, and once ``finish``
-    has waited for them (asking the oracle meanwhile), their outcomes and the oracle's answers."""
+    """One chunk of a source (``family``): what may run on each instance, its calls begun, and once
+    ``finish`` has waited for them (asking the oracle meanwhile), their outcomes and the oracle's answers."""
 
-    instances: Sequence[Instance]
+    family: str
     runnable: list[list[SolverEntry]]
-    twice: Sequence[bool]
     calls: ChunkCalls
     outcomes: dict[str, list] = field(default_factory=dict)
     oracles: list[OracleResult] = field(default_factory=list)
 
     def finish(self) -> _ChunkRun:
-        self.outcomes, self.oracles = self.calls.finish(lambda: [optimum(i) for i in self.instances])
+        self.outcomes, self.oracles = self.calls.finish(lambda: [optimum(i) for i in self.calls.chunk])
         return self
 
 
