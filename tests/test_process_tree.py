@@ -184,3 +184,31 @@ def test_descendants_are_found_through_every_generation(children_files, monkeypa
             os.kill(pid, 9)
         shell.kill()
         shell.wait()
+
+
+def test_the_resident_counts_bound_what_a_process_holds():
+    """A forked child shares its parent's pages: its proportional share is below its resident count."""
+    held = bytearray(64 * MIB)
+    child = os.fork()
+    if child == 0:
+        signal.pause()
+    try:
+        for pid in (os.getpid(), child):
+            assert tree_caps.resident_at_most(pid) >= tree_caps.process_memory(pid) > 0
+        assert tree_caps.resident_at_most(child) > 1.5 * tree_caps.process_memory(child)
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+    del held
+
+
+def test_a_tree_well_within_its_cap_is_measured_from_its_resident_counts_only(monkeypatch):
+    """The proportional shares cost the kernel a walk of the page tables: not read while the counts suffice."""
+    cap = tree_caps.SampledCap(memory_limit=2**40)
+    with subprocess.Popen(["sleep", "30"]) as sleeper:
+        try:
+            cap.loaded(sleeper.pid)
+            monkeypatch.setattr(tree_caps, "process_memory", lambda pid: pytest.fail("read the proportional shares"))
+            assert cap.exceeded(sleeper.pid) is None
+        finally:
+            sleeper.kill()
