@@ -18,6 +18,7 @@ import traceback
 
 from knapcheck import exit_status
 from knapcheck.output_checks import OutputTaken
+from knapcheck.solvers.isolation.worker import INTRA_OP_THREADS
 from knapcheck.stop_signals import STATUSES, raise_terminated, stopped_by
 from knapcheck.usage import ArgumentParser, UsageError
 
@@ -85,6 +86,7 @@ def build_parser(command: str | None) -> ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    os.environ.setdefault("OMP_NUM_THREADS", INTRA_OP_THREADS)
     args = build_parser(_command_in(argv)).parse_args(argv)
     previous = signal.signal(signal.SIGTERM, raise_terminated)
     try:

@@ -9,6 +9,9 @@ import re
 import subprocess
 from pathlib import Path
 
+from knapcheck.solvers.isolation import hash_seeds
+from knapcheck.solvers.isolation.worker import worker_environment
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("torch", "ortools", "hypothesis", "numpy", "scipy")
 
@@ -60,6 +63,7 @@ def _torch() -> dict:
         "cuda_available": cuda,
         "gpu": torch.cuda.get_device_name(0) if cuda else None,
         "threads": torch.get_num_threads(),
+        "worker_threads": worker_environment(hash_seeds.FIRST)["OMP_NUM_THREADS"],
     }
 
 

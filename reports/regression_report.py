@@ -279,7 +279,8 @@ def _environment_table(environment: dict) -> Table:
     commit = f" ({environment['knapcheck_commit']})" if environment.get("knapcheck_commit") else ""
     rows = [
         ["knapcheck", environment["knapcheck"] + commit],
-        ["torch", f"{torch['version']} (CUDA build: {torch['cuda_build'] or 'none'}), {torch['threads']} threads"],
+        ["torch", f"{torch['version']} (CUDA build: {torch['cuda_build'] or 'none'}), {torch['threads']} threads"
+                  + (f", {torch['worker_threads']} in each worker" if "worker_threads" in torch else "")],
         ["device", device],
         ["Python", environment["python"]],
         ["CPU", f"{environment['cpu']}, {environment['cpu_count']} cores"],

@@ -331,9 +331,20 @@ def send_worker_output_to(descriptor: int | None) -> None:
         _worker_output = descriptor
 
 
+INTRA_OP_THREADS = "1"
+"""torch's intra-op threads (``OMP_NUM_THREADS``) in each worker, and in a command's own process
+(``knapcheck.cli``), unless the user's environment sets them. A check runs a worker per target
+beside the process that judges: with two threads each they were several times more threads than
+cores, and an operation's threads waited for one another through whole time slices (the README's
+main job on 2 cores: 68 s with torch's default of one thread per core, 55 s with one).
+Thread counts change no answer of an exact solver; each report records its workers'."""
+
+
 def worker_environment(hash_seed: int) -> dict[str, str]:
-    """A worker's environment: this process's, with its import path and the worker's hash seed."""
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p), PYTHONHASHSEED=str(hash_seed))
+    """A worker's environment: this process's (with ``INTRA_OP_THREADS`` where it sets none), with
+    its import path and the worker's hash seed."""
+    return {"OMP_NUM_THREADS": INTRA_OP_THREADS, **os.environ,
+            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "PYTHONHASHSEED": str(hash_seed)}
 
 
 def _worker(entry: SolverEntry, limits: Limits | None, hash_seed: int = hash_seeds.FIRST) -> Worker:
