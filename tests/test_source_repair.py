@@ -6,6 +6,7 @@ import difflib
 import pytest
 from torch_copies import SPLIT_FIX, SPLIT_HALVES_EXCHANGED, torch_source, write_copy
 
+from knapcheck.fuzz.checking import repaired as repaired_module
 from knapcheck.fuzz.checking.defects import CAUSES, HIRSCHBERG_SPLIT
 from knapcheck.fuzz.checking.source_repair import Repair, function_lines, insert_before, repaired, replace_line
 
@@ -106,3 +107,21 @@ def test_each_repair_is_a_small_edit(cause):
         changed = [line for line in difflib.unified_diff(source.splitlines(), done.source.splitlines(), n=0)
                    if line[:1] in "+-" and not line.startswith(("+++", "---"))]
         assert 0 < len(changed) <= 20, changed
+
+
+def test_a_repaired_source_is_kept_in_the_users_cache_by_its_content(tmp_path, monkeypatch):
+    """Every process of a run finds it there (a campaign's workers too), and a killed run leaves no directory behind."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    written = repaired_module._write("x = 1\n")
+    assert written.parent == tmp_path / "cache" / "knapcheck" / "repaired"
+    assert repaired_module._write("x = 1\n") == written and written.read_text() == "x = 1\n"
+    written.write_text("x = 2\n")
+    assert repaired_module._write("x = 1\n").read_text() == "x = 1\n", "a copy that changed is written again"
+    assert [p.name for p in written.parent.iterdir()] == [written.name]
+
+
+def test_without_a_usable_cache_a_repaired_source_goes_to_a_temporary_directory(tmp_path, monkeypatch):
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
+    written = repaired_module._write("x = 1\n")
+    assert written.read_text() == "x = 1\n" and written.parent.name.startswith("knapcheck-repaired-")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import importlib.util
+import os
 import shutil
 import tempfile
 from collections.abc import Iterable
@@ -27,6 +28,7 @@ from knapcheck.fuzz.checking.defects import Cause, catalogue
 from knapcheck.fuzz.checking.source_repair import Applied, Repair, RepairedSource, function_lines, repaired
 from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.solvers import specs
+from knapcheck.solvers.cache.user_directory import private_directory
 from knapcheck.solvers.entry import SolverEntry
 
 
@@ -147,17 +149,35 @@ def _first_line(source: str, function: str) -> int:
     return 0 if isinstance(lines, str) else lines[0]
 
 
-_DIRECTORY: list[Path] = []
+_TEMPORARY: list[Path] = []
 
 
 def _write(source: str) -> Path:
-    """``source`` in a file of knapcheck's own directory of repaired sources (removed at exit),
-    named by its content."""
-    if not _DIRECTORY:
+    """``source`` in a file named by its content, in knapcheck's cache (``repaired``): every process
+    of a run, a campaign's workers too, finds it there, and a run killed before it could clean up
+    leaves nothing behind but this one file per repaired source. Where the cache is unusable, in a
+    temporary directory removed at exit."""
+    place = private_directory("repaired") or _temporary_directory()
+    path = place / f"repaired_{hashlib.sha256(source.encode()).hexdigest()[:16]}.py"
+    try:
+        if path.read_text(encoding="utf-8") == source:
+            return path
+    except (OSError, UnicodeDecodeError):
+        pass
+    handle, temporary = tempfile.mkstemp(dir=place, prefix=".repaired-", suffix=".py")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(source)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _temporary_directory() -> Path:
+    if not _TEMPORARY:
         directory = Path(tempfile.mkdtemp(prefix="knapcheck-repaired-"))
         atexit.register(shutil.rmtree, directory, ignore_errors=True)
-        _DIRECTORY.append(directory)
-    path = _DIRECTORY[0] / f"repaired_{hashlib.sha256(source.encode()).hexdigest()[:16]}.py"
-    if not path.exists():
-        path.write_text(source, encoding="utf-8")
-    return path
+        _TEMPORARY.append(directory)
+    return _TEMPORARY[0]
