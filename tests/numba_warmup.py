@@ -15,22 +15,11 @@ import sys
 from pathlib import Path
 
 COMPILE = """
-import fcntl, os, sys, traceback
+import os, sys, traceback
 os.nice(10)
 try:
     from knapcheck.solvers.expanding_core import COMPILED
-    if COMPILED.mark is None:
-        for name in COMPILED.entries:
-            COMPILED.compile_entry(name)
-    else:
-        with open(COMPILED.lock, "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            # A mark is a hint: numba's cache may have been emptied since (git clean), so it is
-            # taken away until numba's cache holds them again.
-            COMPILED.mark.unlink(missing_ok=True)
-            for name in COMPILED.entries:
-                COMPILED.compile_entry(name)
-            COMPILED.mark_ready()
+    COMPILED.compile_here(again=True)
     failure = ""
 except BaseException:
     failure = traceback.format_exc()[-2000:]

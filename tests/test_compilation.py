@@ -93,3 +93,14 @@ def test_a_process_that_times_solvers_compiles_first(cold, monkeypatch):
     assert compiled == list(cold.entries) and cold.mark.exists() and cold.ready()
     monkeypatch.setattr(time, "monotonic", lambda: 0.0)
     assert cold.ready() and cold._started is None, "ready for good, without a background compilation"
+
+
+def test_compiling_again_does_not_trust_a_mark(cold):
+    """A mark is a hint: numba's cache under it may have been emptied (the test suite's warm-up compiles again)."""
+    compiled = []
+    cold.compile_entry = compiled.append
+    cold.mark_ready()
+    cold.compile_here()
+    assert compiled == [], "a mark is enough for a plain compile_here"
+    cold.compile_here(again=True)
+    assert compiled == list(cold.entries) and cold.mark.exists() and cold.ready()

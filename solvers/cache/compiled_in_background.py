@@ -112,16 +112,24 @@ class CompiledInBackground:
             partial.write_text("compiled\n")
             os.replace(partial, self.mark)
 
-    def compile_here(self, wait: bool = True) -> None:
+    def compile_here(self, wait: bool = True, again: bool = False) -> None:
         """Compile every function in this process unless the mark is there, or, where another
         process holds the lock, wait for it and take its work (without ``wait``: leave it to that
-        process); from then on the solver calls them."""
-        if self.mark is not None and not self.mark.exists():
+        process); from then on the solver calls them. ``again``: compile them even where the mark
+        is there, taking it away meanwhile (a mark is a hint: numba's cache under it may have been
+        emptied since, by ``git clean`` say)."""
+        if self.mark is None:
+            if again:
+                for name in self.entries:
+                    self.compile_entry(name)
+        elif again or not self.mark.exists():
             with open(self.lock, "a") as lock:
                 try:
                     fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
                 except BlockingIOError:
                     return
+                if again:
+                    self.mark.unlink(missing_ok=True)
                 if not self.mark.exists():
                     for name in self.entries:
                         self.compile_entry(name)
