@@ -22,7 +22,7 @@ from knapcheck.measure.paired import DEFAULT_MAX_ROUNDS, DEFAULT_TIME_LIMIT
 from knapcheck.output_checks import REPORT_HTML, REPORT_JSON, REPORT_MARKDOWN, writable_directory, write_output
 from knapcheck.solver_log import solver_log
 from knapcheck.stop_signals import stop_requests
-from knapcheck.targets import SPEC_FORMS, load_targets, promise_help, targets_and_baselines
+from knapcheck.targets import SPEC_FORMS, load_targets, prepare_workers, promise_help, targets_and_baselines
 from knapcheck.usage import UsageError, non_negative_int, positive_int
 
 EXAMPLES = """\
@@ -198,6 +198,7 @@ def benchmark(args: argparse.Namespace, regression, log: Path, progress, stop_re
 
 
 def run(args: argparse.Namespace) -> int:
+    prepare_workers(args.candidate, args.baseline)
     import json
 
     from knapcheck.fuzz.checking.candidate_run import run_candidate

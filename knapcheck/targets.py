@@ -65,6 +65,22 @@ def targets_and_baselines(
     except ValueError as exc:
         raise UsageError(f"--baseline: {exc}") from None
 
+def prepare_workers(*given: list[str] | None) -> None:
+    """Start the zygotes the targets' workers will be forked from (``knapcheck.solvers.isolation.zygotes``),
+    each exact target's second one too, with torch if a spec may use it: they import it while this
+    process still imports its own modules and resolves the specs, instead of after (1.5 s of a
+    command's start here). ``load_targets`` forks the workers; a spec that turns out wrong costs
+    only a zygote, which ends with this process."""
+    from knapcheck.solvers.isolation import hash_seeds, zygotes
+    from knapcheck.solvers.isolation.torch_use import uses_torch
+    from knapcheck.solvers.isolation.worker import worker_environment
+
+    specs = [spec for specs in given for spec in (specs or DEFAULT_TARGETS)]
+    with_torch = any(uses_torch(spec) for spec in specs)
+    for seed in (hash_seeds.FIRST, hash_seeds.SECOND):
+        zygotes.prepare(worker_environment(seed), with_torch)
+
+
 def functions_of_files(specs: list[str], option: str) -> list[str]:
     """The specs, a bare ``FILE.py`` made into ``FILE.py:NAME`` for each function it defines that is
     named like one of torch's solvers (read from its syntax tree, without running it)."""
