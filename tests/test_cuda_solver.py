@@ -14,7 +14,6 @@ pytest.importorskip("triton", reason="the cuda solver's kernels need triton (Lin
 
 from knapcheck.fuzz.instances import families
 from knapcheck.fuzz.instances.strategies import sample
-from knapcheck.solvers.contract import exact_scale
 from knapcheck.solvers.cuda_solver import cuda_knapsack
 from knapcheck.solvers.dp import rows as dp_rows
 from knapcheck.solvers.dp.triton_rows import TritonRows
