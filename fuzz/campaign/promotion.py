@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from knapcheck.fuzz.campaign.store import StoredFailure, write_atomically
+from knapcheck.fuzz.campaign.store import StoredFailure
+from knapcheck.fuzz.corpus.atomic_write import write_atomically
 from knapcheck.fuzz.checking.known import matching_case
 from knapcheck.fuzz.checking.shrink import complexity
 from knapcheck.fuzz.corpus.file_lock import exclusive_lock

@@ -52,7 +52,8 @@ from distributed.scheduler import KilledWorker
 from knapcheck.fuzz.campaign.cluster import TlsFiles, campaign_cluster, warm_up_workers
 from knapcheck.fuzz.campaign.events import Disagreement, Found, MalformedEvent, Replayed, Started, Tally, Trying, decode
 from knapcheck.fuzz.campaign.state import Finding, FindingsBook, Tallies, Troubles
-from knapcheck.fuzz.campaign.store import BadFile, FailureStore, write_atomically
+from knapcheck.fuzz.campaign.store import BadFile, FailureStore
+from knapcheck.fuzz.corpus.atomic_write import write_atomically
 from knapcheck.fuzz.campaign.unit_ledger import LostUnit, UnitLedger
 from knapcheck.fuzz.campaign.units import FUZZ, LIST, REPLAY, Setup, Unit, run_unit
 from knapcheck.fuzz.checking.differential import Check, CheckResult, instance_id

@@ -33,13 +33,13 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from knapcheck.fuzz.checking.differential import NOT_RUN, Check, instance_id
 from knapcheck.fuzz.checking.signature import Signature
+from knapcheck.fuzz.corpus.atomic_write import write_atomically
 from knapcheck.fuzz.corpus.reader import InvalidJson, UnreadableFile, parse_json, read_bytes
 from knapcheck.fuzz.corpus.schema import INSTANCE, boolean, obj, one_of, string
 from knapcheck.oracles.verdict import Verdict
@@ -74,26 +74,6 @@ the baseline that explain the failure, comma-separated, in such records (absent 
 against the instance."""
 KNOWN_NAMES = re.compile(r"[a-z][a-z0-9_]{0,63}(,[a-z][a-z0-9_]{0,63}){0,15}")
 """What a record's ``known`` may hold: defect names, comma-separated."""
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that a crash at any moment leaves the old file or the new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(descriptor, "w") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
 
 
 class UnreadableRecord(ValueError):

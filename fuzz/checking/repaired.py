@@ -17,7 +17,6 @@ from __future__ import annotations
 import atexit
 import hashlib
 import importlib.util
-import os
 import shutil
 import tempfile
 from collections.abc import Iterable
@@ -26,6 +25,7 @@ from pathlib import Path
 
 from knapcheck.fuzz.checking.defects import Cause, catalogue
 from knapcheck.fuzz.checking.source_repair import Applied, Repair, RepairedSource, function_lines, repaired
+from knapcheck.fuzz.corpus.atomic_write import write_atomically
 from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.solvers import specs
 from knapcheck.solvers.cache.user_directory import private_directory
@@ -164,14 +164,7 @@ def _write(source: str) -> Path:
             return path
     except (OSError, UnicodeDecodeError):
         pass
-    handle, temporary = tempfile.mkstemp(dir=place, prefix=".repaired-", suffix=".py")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(source)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomically(path, source)
     return path
 
 

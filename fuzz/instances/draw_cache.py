@@ -9,8 +9,8 @@ directory: ``$XDG_CACHE_HOME/knapcheck/draws``, else ``~/.cache/knapcheck/draws`
 
 Nothing read there is trusted beyond what it is: the one JSON reader reads it
 (``knapcheck.fuzz.corpus.reader``), every instance is validated, and the key and the count must
-match; a file that fails any of this is drawn again and replaced. Files are written to a
-temporary file, then renamed, in a directory only its owner may write
+match; a file that fails any of this is drawn again and replaced. Files are written atomically
+(``knapcheck.fuzz.corpus.atomic_write``), in a directory only its owner may write
 (``knapcheck.solvers.cache.user_directory``). A report names the digest of
 the instances it checked (``Source.digest``), so two runs can be compared whatever they read.
 """
@@ -20,11 +20,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
+from knapcheck.fuzz.corpus.atomic_write import write_atomically
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.cache.user_directory import private_directory
 
@@ -74,7 +74,7 @@ def cached_draw(family: str, count: int, seed_value: int, draw: Callable[[], lis
     if kept is not None:
         return kept
     drawn = draw()
-    _write(place, path, {"key": name, "family": family, "count": count, "seed": seed_value,
+    _write(path, {"key": name, "family": family, "count": count, "seed": seed_value,
                          "instances": [i.as_dict() for i in drawn]})
     return drawn
 
@@ -94,14 +94,8 @@ def _read(path: Path, name: str, count: int) -> list[Instance] | None:
     return instances if len(instances) == count == len(data["instances"]) else None
 
 
-def _write(place: Path, path: Path, document: dict) -> None:
+def _write(path: Path, document: dict) -> None:
     try:
-        handle, temporary = tempfile.mkstemp(dir=place, prefix=".draw-", suffix=".json")
-        with os.fdopen(handle, "w") as out:
-            json.dump(document, out, separators=(",", ":"))
-        os.replace(temporary, path)
+        write_atomically(path, json.dumps(document, separators=(",", ":")))
     except OSError:
-        try:
-            os.unlink(temporary)
-        except (OSError, UnboundLocalError):
-            pass
+        pass
