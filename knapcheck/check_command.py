@@ -12,7 +12,8 @@ from knapcheck.inputs import add_instance_arguments, checked_families, family_li
 from knapcheck.output_checks import CHECK_JSON, writable_file, write_output
 from knapcheck.solver_log import default_path, solver_log
 from knapcheck.stop_signals import stop_requests
-from knapcheck.targets import SPEC_FORMS, add_targets_argument, load_targets, prepare_workers, promise_help, targets_and_baselines
+from knapcheck.targets import (SPEC_FORMS, add_targets_argument, load_targets, prepare_workers, promise_help,
+                               targets_and_baselines)
 from knapcheck.usage import non_negative_int, positive_int
 
 EXAMPLES = """\

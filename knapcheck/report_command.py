@@ -198,7 +198,7 @@ def benchmark(args: argparse.Namespace, regression, log: Path, progress, stop_re
 
 
 def run(args: argparse.Namespace) -> int:
-    prepare_workers(args.candidate, args.baseline)
+    prepare_workers(args.candidate, args.baseline, all_isolated=True)
     import json
 
     from knapcheck.fuzz.checking.candidate_run import run_candidate

@@ -65,17 +65,25 @@ def targets_and_baselines(
     except ValueError as exc:
         raise UsageError(f"--baseline: {exc}") from None
 
-def prepare_workers(*given: list[str] | None) -> None:
+
+def prepare_workers(target_specs: list[str] | None, baseline_specs: list[str] | None, all_isolated: bool = False) -> None:
     """Start the zygotes the targets' workers will be forked from (``knapcheck.solvers.isolation.zygotes``),
-    each exact target's second one too, with torch if a spec may use it: they import it while this
-    process still imports its own modules and resolves the specs, instead of after (1.5 s of a
-    command's start here). ``load_targets`` forks the workers; a spec that turns out wrong costs
-    only a zygote, which ends with this process."""
+    for both hash seeds (the determinism check's second workers), with torch if a spec may use it:
+    they import it while this process still imports its own modules and resolves the specs,
+    instead of after (1.5 s of a command's start here). None where every spec names one of our
+    solvers that runs in this process (unless ``all_isolated``: a report isolates every target).
+    ``load_targets`` forks the workers; a spec that turns out wrong costs only a zygote, which ends
+    with this process."""
+    from knapcheck.solvers.catalog import OURS
     from knapcheck.solvers.isolation import hash_seeds, zygotes
     from knapcheck.solvers.isolation.torch_use import uses_torch
     from knapcheck.solvers.isolation.worker import worker_environment
 
-    specs = [spec for specs in given for spec in (specs or DEFAULT_TARGETS)]
+    in_process = set() if all_isolated else {entry.name for entry in OURS if not entry.isolate}
+    given = [*(target_specs or DEFAULT_TARGETS), *(baseline_specs or [])]
+    specs = [spec for spec in given if spec not in in_process]
+    if not specs:
+        return
     with_torch = any(uses_torch(spec) for spec in specs)
     for seed in (hash_seeds.FIRST, hash_seeds.SECOND):
         zygotes.prepare(worker_environment(seed), with_torch)
