@@ -6,13 +6,16 @@ so that the two cannot reach each other: a candidate that rebinds torch's functi
 holds memory, does so in its own process only, never in its baseline's. This process interleaves
 their calls on the same instances, round after round, and measures each call from outside
 (``knapcheck.measure.tree_meter``: the CPU time and the memory of the solver's whole process tree).
-Because the two are measured side by side, a burst of load meets both; because each round compares
-them on the same instance, every round gives one paired sample per row, ``log(candidate /
-baseline)``, for time and for peak memory (``knapcheck.measure.ratio_interval`` turns them into a
-ratio with a confidence interval).
+Because the two are measured side by side, a burst of load meets both; because each round calls
+them one after the other on the same instance, twice (A B B A), every round gives two paired
+samples per row, ``log(candidate / baseline)`` of the two solvers' first calls and of their second
+calls, for time and for peak memory (``knapcheck.measure.ratio_interval`` turns them into a ratio
+with a confidence interval). In one of the two pairs the candidate goes first, in the other the
+baseline, so what one call leaves behind for the next moves half the samples each way and the
+median not at all.
 
-The rounds stop when every row's time interval is tight (at least ``MIN_ROUNDS`` rounds, spread at
-most ``TIGHT_SPREAD``), after ``max_rounds`` rounds, or when ``time_limit`` runs out, whichever
+The rounds stop when every row's time interval is tight (at least ``MIN_SAMPLES`` samples, spread
+at most ``TIGHT_SPREAD``), after ``max_rounds`` rounds, or when ``time_limit`` runs out, whichever
 comes first; the warm-up counts against the limit, loading the two solvers does not (it has a
 limit of its own, ``STARTUP_TIME_LIMIT``). A solver that raises, crashes its process, or keeps a
 row from being measured even once within the limit ends the pair in a ``BenchFailure`` that names
@@ -61,8 +64,10 @@ def gate_rows() -> list[BenchRow]:
 
 DEFAULT_TIME_LIMIT = 20.0
 DEFAULT_MAX_ROUNDS = 100
-MIN_ROUNDS = 10
-"""The rounds run before the benchmark may stop early for a tight interval."""
+PAIRS_PER_ROUND = 2
+"""Paired samples a round gives each row: the two solvers' first calls, and their second calls."""
+MIN_SAMPLES = 10
+"""The paired samples of every row taken before the benchmark may stop early for a tight interval."""
 TIGHT_SPREAD = 1.10
 """A time interval is tight when its upper end is at most 10 % above its lower end."""
 DEFAULT_THREADS = 1
@@ -177,11 +182,13 @@ class Recording:
         return [b for b in blocks if all(len(b[role]) == 2 for role in ROLES)]
 
     def samples(self, row: int) -> tuple[list[float], list[float]]:
-        """The row's paired log-ratios (candidate / baseline), one per complete round: time, memory."""
+        """The row's paired log-ratios (candidate / baseline), ``PAIRS_PER_ROUND`` per complete round
+        (the solvers' first calls, then their second calls): time, memory."""
         times, memories = [], []
         for block in self._blocks(row):
-            times.append(_mean_log(block, "seconds", _SHORTEST_CALL))
-            memories.append(_mean_log(block, "peak_bytes", MEMORY_FLOOR))
+            for pair in range(PAIRS_PER_ROUND):
+                times.append(_log_ratio(block, pair, "seconds", _SHORTEST_CALL))
+                memories.append(_log_ratio(block, pair, "peak_bytes", MEMORY_FLOOR))
         return times, memories
 
     def medians(self, row: int, name: str) -> dict[str, float]:
@@ -193,17 +200,18 @@ class Recording:
         return min((len(self._blocks(row)) for row in range(self.rows)), default=0)
 
     def tight(self) -> bool:
-        if self.complete_rounds() < MIN_ROUNDS:
+        if self.complete_rounds() * PAIRS_PER_ROUND < MIN_SAMPLES:
             return False
         estimates = [estimate(self.samples(row)[0]) for row in range(self.rows)]
         return all(e is not None and e.confidence >= CONFIDENCE and e.spread <= TIGHT_SPREAD for e in estimates)
 
 
-def _mean_log(block: dict[str, list[Measured]], name: str, floor: float) -> float:
-    def mean_log(calls: list[Measured]) -> float:
-        return statistics.fmean(math.log(max(getattr(call, name), floor)) for call in calls)
+def _log_ratio(block: dict[str, list[Measured]], pair: int, name: str, floor: float) -> float:
+    """log(candidate / baseline) of one figure of the two solvers' ``pair``-th calls of a round."""
+    def log(role: str) -> float:
+        return math.log(max(getattr(block[role][pair], name), floor))
 
-    return mean_log(block[CANDIDATE]) - mean_log(block[BASELINE])
+    return log(CANDIDATE) - log(BASELINE)
 
 
 def drive(call: Call, recording: Recording, time_limit: float, max_rounds: int,

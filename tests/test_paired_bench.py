@@ -22,7 +22,8 @@ from knapcheck.measure.paired import (
     BASELINE,
     CANDIDATE,
     MEMORY_FLOOR,
-    MIN_ROUNDS,
+    MIN_SAMPLES,
+    PAIRS_PER_ROUND,
     STOP_FAILURE,
     STOP_ROUNDS,
     STOP_TIGHT,
@@ -120,13 +121,33 @@ def test_a_candidate_five_times_slower_reads_5x_and_the_rounds_stop_once_the_int
     calls = FakeCalls({CANDIDATE: 0.05, BASELINE: 0.01}, {CANDIDATE: 10 * MIB, BASELINE: MIB}, [1, 1])
     stopped, failure, recording = run_calls(calls)
     assert (stopped, failure) == (STOP_TIGHT, None)
-    assert recording.complete_rounds() == MIN_ROUNDS, "identical samples are tight as soon as enough rounds ran"
+    assert recording.complete_rounds() * PAIRS_PER_ROUND == MIN_SAMPLES, "identical samples are tight as soon as enough ran"
     times, memories = recording.samples(0)
     time_ratio, memory_ratio = estimate(times), estimate(memories)
     assert time_ratio.ratio == pytest.approx(5.0) and time_ratio.low == pytest.approx(5.0)
     assert memory_ratio.ratio == pytest.approx(10.0)
-    assert time_ratio.confidence == CONFIDENCE and time_ratio.samples == MIN_ROUNDS
+    assert time_ratio.confidence == CONFIDENCE and time_ratio.samples == MIN_SAMPLES
     assert recording.medians(1, "seconds") == {CANDIDATE: 0.05, BASELINE: 0.01}
+
+
+def test_an_order_effect_moves_as_many_samples_each_way():
+    """Two equal solvers, where a call right after the same solver's call costs 20 % less (its
+    caches are warm): the second pair of a round has one such call, the candidate's in one round
+    and the baseline's in the next, so as many samples read 0.8x as 1.25x, and the ratio is 1."""
+    clock, previous = FakeClock(), []
+
+    def call(role: str, row: int, seconds_left: float, settle: bool) -> Measured:
+        cost = 0.8 if previous and previous[-1] == role else 1.0
+        previous.append(role)
+        clock.now += cost
+        return Measured(cost, cost, MIB, 0)
+
+    recording = Recording(1)
+    drive(call, recording, time_limit=1000.0, max_rounds=6, clock=clock)
+    times, _ = recording.samples(0)
+    assert len(times) == 6 * PAIRS_PER_ROUND
+    assert sorted(round(math.exp(t), 2) for t in times) == [0.8] * 3 + [1.0] * 6 + [1.25] * 3
+    assert estimate(times).ratio == pytest.approx(1.0)
 
 
 def test_peaks_under_the_floor_compare_as_equal():
@@ -147,7 +168,7 @@ def test_all_rounds_run_ends_as_rounds():
     calls = FakeCalls({CANDIDATE: 0.01, BASELINE: 0.02}, {CANDIDATE: 0, BASELINE: 0}, [1])
     stopped, failure, recording = run_calls(calls, max_rounds=3)
     assert (stopped, failure, recording.complete_rounds()) == (STOP_ROUNDS, None, 3)
-    assert estimate(recording.samples(0)[0]).confidence < CONFIDENCE, "3 samples give no 99 % interval"
+    assert estimate(recording.samples(0)[0]).confidence < CONFIDENCE, "3 rounds, 6 samples, give no 99 % interval"
 
 
 def test_a_failed_call_is_that_solvers_failure_on_its_row():
@@ -257,7 +278,7 @@ def test_two_solvers_measured_in_their_processes_give_every_row_a_ratio():
     result = measure_pair(REFERENCE, REFERENCE, TINY_ROWS, max_rounds=2)
     assert (result.stopped, result.failure, result.rounds) == (STOP_ROUNDS, None, 2)
     for row in result.rows:
-        assert row.time.samples == row.memory.samples == 2
+        assert row.time.samples == row.memory.samples == 2 * PAIRS_PER_ROUND
         assert set(row.seconds) == set(row.peak_bytes) == set(row.retained_bytes) == {CANDIDATE, BASELINE}
     assert result.cpus >= 1 and result.load_before >= 0 and result.load_after >= 0
     assert result.time_measure == "cpu" and result.memory_measure in (tree_meter.CGROUP, tree_meter.SAMPLED)
