@@ -14,8 +14,8 @@ with a confidence interval). In one of the two pairs the candidate goes first, i
 baseline, so what one call leaves behind for the next moves half the samples each way and the
 median not at all.
 
-The rounds stop when every row's time interval is tight (at least ``MIN_SAMPLES`` samples, spread
-at most ``TIGHT_SPREAD``), after ``max_rounds`` rounds, or when ``time_limit`` runs out, whichever
+A row whose time interval is tight (at least ``MIN_SAMPLES`` samples, spread at most
+``TIGHT_SPREAD``) is left out of the rounds that follow. The rounds stop when every row is tight, after ``max_rounds`` rounds, or when ``time_limit`` runs out, whichever
 comes first; the warm-up counts against the limit, loading the two solvers does not (it has a
 limit of its own, ``STARTUP_TIME_LIMIT``). A solver that raises, crashes its process, or keeps a
 row from being measured even once within the limit ends the pair in a ``BenchFailure`` that names
@@ -104,21 +104,16 @@ class BenchFailure:
         return f"{who}: {self.status}{where}: {self.error}"
 
 
-def block_order(rows: int, round_index: int) -> list[tuple[int, str]]:
-    """The calls of one round: for each row A B B A, the candidate first in even rounds, so that
-    whatever one call leaves behind for the next (caches, the machine's state) favours neither."""
+def block_order(rows: Sequence[int], round_index: int) -> list[tuple[int, str]]:
+    """The calls of one round on ``rows``: for each row A B B A, the candidate first in even rounds,
+    so that whatever one call leaves behind for the next (caches, the machine's state) favours neither."""
     first, second = (CANDIDATE, BASELINE) if round_index % 2 == 0 else (BASELINE, CANDIDATE)
-    return [(row, role) for row in range(rows) for role in (first, second, second, first)]
+    return [(row, role) for row in rows for role in (first, second, second, first)]
 
 
-def schedule(rows: int, max_rounds: int) -> Iterator[tuple[int, int, str]]:
-    """(round, row, role) of every call: the warm-up (each solver once on every row), then the rounds."""
-    for row in range(rows):
-        for role in ROLES:
-            yield WARM_UP_ROUND, row, role
-    for round_index in range(max_rounds):
-        for row, role in block_order(rows, round_index):
-            yield round_index, row, role
+def warm_up_order(rows: int) -> list[tuple[int, str]]:
+    """The calls before the rounds: each solver once on every row."""
+    return [(row, role) for row in range(rows) for role in ROLES]
 
 
 @dataclass
@@ -144,7 +139,8 @@ class PairResult:
     baseline: str
     rows: list[RowComparison]
     rounds: int
-    """Complete rounds: each solver timed twice on every row."""
+    """Rounds run (each solver timed twice on each row measured): a row whose interval is tight is
+    left out of the rounds after it, so some rows may have fewer (each row's ``samples``)."""
     stopped: str
     seconds: float
     time_limit: float
@@ -197,13 +193,28 @@ class Recording:
         return {role: statistics.median(v) for role, v in values.items() if v}
 
     def complete_rounds(self) -> int:
+        """The rounds that measured every row."""
         return min((len(self._blocks(row)) for row in range(self.rows)), default=0)
 
-    def tight(self) -> bool:
-        if self.complete_rounds() * PAIRS_PER_ROUND < MIN_SAMPLES:
+    def rounds_run(self) -> int:
+        """The rounds that measured some row: a row is measured until its interval is tight."""
+        return max((len(self._blocks(row)) for row in range(self.rows)), default=0)
+
+    def row_tight(self, row: int) -> bool:
+        """Whether the row's time interval is tight: MIN_SAMPLES samples or more, its 99 % interval
+        spanning at most TIGHT_SPREAD."""
+        times = self.samples(row)[0]
+        if len(times) < MIN_SAMPLES:
             return False
-        estimates = [estimate(self.samples(row)[0]) for row in range(self.rows)]
-        return all(e is not None and e.confidence >= CONFIDENCE and e.spread <= TIGHT_SPREAD for e in estimates)
+        found = estimate(times)
+        return found is not None and found.confidence >= CONFIDENCE and found.spread <= TIGHT_SPREAD
+
+    def tight(self) -> bool:
+        return all(self.row_tight(row) for row in range(self.rows))
+
+    def rows_to_measure(self) -> list[int]:
+        """The rows a round calls: those whose interval is not tight yet."""
+        return [row for row in range(self.rows) if not self.row_tight(row)]
 
 
 def _log_ratio(block: dict[str, list[Measured]], pair: int, name: str, floor: float) -> float:
@@ -217,26 +228,30 @@ def _log_ratio(block: dict[str, list[Measured]], pair: int, name: str, floor: fl
 def drive(call: Call, recording: Recording, time_limit: float, max_rounds: int,
           clock: Callable[[], float] = time.monotonic,
           stop_requested: Callable[[], object] = lambda: "") -> tuple[str, dict | None]:
-    """Make every call of the ``schedule`` into ``recording`` until the rounds are done: why they
+    """Make the calls into ``recording``, the warm-up and then round after round (``block_order``),
+    each round on the rows whose interval is not tight yet, until the rounds are done: why they
     stopped, and the failure (role, status, error; row as an index) when a solver could not be measured.
     ``stop_requested`` (polled before every call) ends the rounds early, keeping what was measured."""
     deadline = clock() + time_limit
-    last = len(block_order(recording.rows, 0)) - 1
-    for position, (round_index, row, role) in enumerate(schedule(recording.rows, max_rounds)):
-        if stop_requested():
-            return STOP_ASKED, None
-        start = clock()
-        if start >= deadline:
-            return _out_of_time(recording, time_limit, None)
-        reply = call(role, row, deadline - start, round_index == WARM_UP_ROUND)
-        recording.spent[role] += clock() - start
-        if reply is None:
-            return _out_of_time(recording, time_limit, row)
-        if isinstance(reply, Failed):
-            return STOP_FAILURE, {"role": role, "status": reply.status, "error": reply.error, "row": row}
-        recording.add(role, row, round_index, reply)
-        ends_round = round_index >= 0 and (position - 2 * recording.rows) % (last + 1) == last
-        if ends_round and recording.tight():
+    for round_index in [WARM_UP_ROUND, *range(max_rounds)]:
+        if round_index == WARM_UP_ROUND:
+            order = warm_up_order(recording.rows)
+        else:
+            order = block_order(recording.rows_to_measure(), round_index)
+        for row, role in order:
+            if stop_requested():
+                return STOP_ASKED, None
+            start = clock()
+            if start >= deadline:
+                return _out_of_time(recording, time_limit, None)
+            reply = call(role, row, deadline - start, round_index == WARM_UP_ROUND)
+            recording.spent[role] += clock() - start
+            if reply is None:
+                return _out_of_time(recording, time_limit, row)
+            if isinstance(reply, Failed):
+                return STOP_FAILURE, {"role": role, "status": reply.status, "error": reply.error, "row": row}
+            recording.add(role, row, round_index, reply)
+        if round_index != WARM_UP_ROUND and recording.tight():
             return STOP_TIGHT, None
     return STOP_ROUNDS, None
 
@@ -339,6 +354,6 @@ def measure_pair(
         row = "" if failure["row"] is None else measured[failure["row"]][0].row
         role = failure["role"]
         failure = BenchFailure(role, names.get(role, ""), failure["status"], row, failure["error"])
-    return PairResult(candidate.name, baseline.name, comparisons, recording.complete_rounds(), stopped,
+    return PairResult(candidate.name, baseline.name, comparisons, recording.rounds_run(), stopped,
                       time.monotonic() - start, time_limit, load_before, os.getloadavg()[0], os.cpu_count() or 1,
                       failure, time_measure, memory_measure)

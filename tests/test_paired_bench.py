@@ -28,12 +28,11 @@ from knapcheck.measure.paired import (
     STOP_ROUNDS,
     STOP_TIGHT,
     STOP_TIME,
-    WARM_UP_ROUND,
     Recording,
     block_order,
     drive,
     measure_pair,
-    schedule,
+    warm_up_order,
 )
 from knapcheck.measure.paired_child import failure_status, serve_calls
 from knapcheck.measure.perf_gate import PerformanceLimits, performance_failures
@@ -51,7 +50,7 @@ MIB = 2**20
 
 def test_each_round_calls_both_solvers_twice_on_every_row_in_the_order_abba():
     for round_index in range(4):
-        order = block_order(3, round_index)
+        order = block_order(range(3), round_index)
         assert len(order) == 12
         for row in range(3):
             roles = [role for r, role in order if r == row]
@@ -61,10 +60,8 @@ def test_each_round_calls_both_solvers_twice_on_every_row_in_the_order_abba():
         assert [r for r, _ in order] == sorted(r for r, _ in order), "a row's four calls are adjacent"
 
 
-def test_the_warm_up_calls_each_solver_once_on_every_row_before_the_rounds():
-    calls = list(schedule(2, 2))
-    warm_up = [(WARM_UP_ROUND, row, role) for row in (0, 1) for role in (CANDIDATE, BASELINE)]
-    assert calls == warm_up + [(k, row, role) for k in (0, 1) for row, role in block_order(2, k)]
+def test_the_warm_up_calls_each_solver_once_on_every_row():
+    assert warm_up_order(2) == [(row, role) for row in (0, 1) for role in (CANDIDATE, BASELINE)]
 
 
 # --- the parent: driving the calls ------------------------------------------------------------
@@ -113,7 +110,8 @@ def test_the_parent_makes_every_call_in_order_and_says_which_ones_are_the_warm_u
     calls = FakeCalls({CANDIDATE: 0.01, BASELINE: 0.01}, {CANDIDATE: 0, BASELINE: 0}, [2, 3])
     stopped, failure, recording = run_calls(calls, max_rounds=2)
     assert (stopped, failure, recording.complete_rounds()) == (STOP_ROUNDS, None, 2)
-    assert [(role, row) for role, row, _ in calls.log] == [(role, row) for _, row, role in schedule(2, 2)]
+    expected = warm_up_order(2) + [call for k in (0, 1) for call in block_order([0, 1], k)]
+    assert [(row, role) for role, row, _ in calls.log] == expected
     assert [settle for _, _, settle in calls.log] == [True] * 4 + [False] * 16
 
 
@@ -148,6 +146,27 @@ def test_an_order_effect_moves_as_many_samples_each_way():
     assert len(times) == 6 * PAIRS_PER_ROUND
     assert sorted(round(math.exp(t), 2) for t in times) == [0.8] * 3 + [1.0] * 6 + [1.25] * 3
     assert estimate(times).ratio == pytest.approx(1.0)
+
+
+def test_a_row_whose_interval_is_tight_is_left_out_of_the_rounds_after_it():
+    """Row 0 costs the same on every call: tight after MIN_SAMPLES samples. Row 1's candidate costs 1
+    or 1.5 in turn, so its interval never gets tight: the rounds go on for row 1 alone."""
+    clock, calls = FakeClock(), []
+
+    def call(role: str, row: int, seconds_left: float, settle: bool) -> Measured:
+        calls.append(row)
+        cost = 1.5 if row == 1 and role == CANDIDATE and len(calls) % 3 == 0 else 1.0
+        clock.now += cost
+        return Measured(cost, cost, MIB, 0)
+
+    recording = Recording(2)
+    stopped, failure = drive(call, recording, time_limit=1000.0, max_rounds=12, clock=clock)
+    assert (stopped, failure) == (STOP_ROUNDS, None)
+    tight_after = MIN_SAMPLES // PAIRS_PER_ROUND
+    assert len(recording.samples(0)[0]) == MIN_SAMPLES and len(recording.samples(1)[0]) == 12 * PAIRS_PER_ROUND
+    assert calls.count(0) == 2 + 4 * tight_after and calls.count(1) == 2 + 4 * 12
+    assert recording.row_tight(0) and not recording.row_tight(1)
+    assert (recording.complete_rounds(), recording.rounds_run()) == (tight_after, 12)
 
 
 def test_peaks_under_the_floor_compare_as_equal():
