@@ -315,11 +315,11 @@ class TargetTests(pytest.Collector):
         from knapcheck.fuzz.checking.check import determinism_positions
 
         for family, instances in self.sources:
-            twice = determinism_positions(len(instances))
+            twice = determinism_positions(instances)
             for index, instance in enumerate(instances):
                 yield InstanceTest.from_parent(self, name=f"{family}[{index}]", family=family, instance=instance,
                                                calls=2 if index in twice else 1)
-        twice = determinism_positions(len(self.cases))
+        twice = determinism_positions([case.instance for case in self.cases])
         for index, case in enumerate(self.cases):
             yield InstanceTest.from_parent(self, name=f"{CORPUS}[{_node_name(case.id)}]", family=case.family,
                                            instance=case.instance, calls=2 if index in twice else 1)

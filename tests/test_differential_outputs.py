@@ -11,7 +11,7 @@ import pytest
 
 from knapcheck import exit_status
 from knapcheck.cli import main
-from knapcheck.fuzz.checking.check import determinism_positions, run_check
+from knapcheck.fuzz.checking.check import DETERMINISM_MAX_ITEMS, determinism_positions, run_check
 from knapcheck.fuzz.checking.differential import answers_differ, check
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.oracles.verdict import Verdict
@@ -50,10 +50,14 @@ def test_an_exact_solver_called_twice_with_different_answers_is_nondeterministic
     assert twice.verdict is Verdict.NONDETERMINISTIC and twice.failed and "first" in twice.judgement.detail
 
 
-def test_the_determinism_sample_spreads_over_the_source():
-    assert determinism_positions(5) == set(range(5))
-    spread = determinism_positions(6142)
+def test_the_determinism_sample_spreads_over_the_source_and_leaves_out_large_instances():
+    assert determinism_positions([TIE] * 5) == set(range(5))
+    spread = determinism_positions([TIE] * 6142)
     assert len(spread) == 8 and min(spread) == 0 and max(spread) == 6141
+    large = Instance((0.0001,) * (DETERMINISM_MAX_ITEMS + 1), (1.0,) * (DETERMINISM_MAX_ITEMS + 1), 0.0001)
+    assert determinism_positions([TIE, large, TIE, large]) == {0, 2}
+    mixed = determinism_positions([TIE] * 10 + [large] + [TIE] * 9)
+    assert len(mixed) == 8 and 10 not in mixed and max(mixed) == 19
 
 
 def test_check_calls_exact_targets_twice_and_reports_nondeterminism_with_a_reproduction(tmp_path, capsys, empty_corpus):

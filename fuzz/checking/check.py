@@ -54,17 +54,23 @@ LOOKAHEAD = 8
 """Chunks whose calls are begun before the first of them is judged (``_Run.check_sources``)."""
 DETERMINISM_SAMPLE = 8
 """Instances of each source on which solvers that promise the optimum are called twice."""
+DETERMINISM_MAX_ITEMS = 512
+"""The most items of an instance a determinism check takes: state and tie-breaks show on small
+instances as on large ones, and one of 2000 items, called twice more per exact solver, cost
+ilp_knapsack's gate more than the rest of its determinism check."""
 
 
 def _after(deadline: float) -> bool:
     return time.monotonic() > deadline
 
 
-def determinism_positions(count: int, sample: int = DETERMINISM_SAMPLE) -> frozenset[int]:
-    """``sample`` positions spread evenly over a source of ``count`` instances (all, if fewer)."""
-    if count <= sample:
-        return frozenset(range(count))
-    return frozenset(round(i * (count - 1) / (sample - 1)) for i in range(sample))
+def determinism_positions(instances: Sequence[Instance], sample: int = DETERMINISM_SAMPLE) -> frozenset[int]:
+    """``sample`` positions spread evenly over a source's instances of at most DETERMINISM_MAX_ITEMS
+    items (all of them, if fewer)."""
+    small = [k for k, instance in enumerate(instances) if instance.n <= DETERMINISM_MAX_ITEMS]
+    if len(small) <= sample:
+        return frozenset(small)
+    return frozenset(small[round(i * (len(small) - 1) / (sample - 1))] for i in range(sample))
 
 
 def time_shares(counts: Sequence[int]) -> list[float]:
@@ -172,7 +178,7 @@ class _Run:
             stop = None
             if self.time_budget is not None:
                 stop = self.start + CHECK_SHARE * self.time_budget * sum(shares[: index + 1])
-            twice = determinism_positions(len(instances))
+            twice = determinism_positions(instances)
             position, size = 0, 1
             while position < len(instances) and not self._cut_short(name, len(instances), position, stop):
                 chunk = instances[position : position + size]
