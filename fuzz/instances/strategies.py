@@ -3,6 +3,10 @@
 Each strategy here is one family's (``knapcheck.fuzz.instances.families`` holds the records) and draws a valid
 ``Instance``. Sizes are kept where brute force or CP-SAT proves the optimum in milliseconds. Memory
 is drawn in quantized units (``units / SCALE``) unless the family is about what lies between units.
+
+The strategies a family draws from on every instance are built once, at module level: one built
+inside a composite is built, validated and labelled again for each instance (a tenth of a
+campaign's time on ``tiny``). The instances drawn are the same.
 """
 
 from __future__ import annotations
@@ -38,32 +42,41 @@ def _items(draw, weights, runtimes, min_size=0, max_size=MAX_ITEMS):
     return [w for w, _ in pairs], [r for _, r in pairs]
 
 
+_TINY_ITEMS = _items(st.integers(0, 30), st.integers(0, 60), max_size=8)
+_TINY_CAPACITY = st.integers(0, 100)
+
+
 @st.composite
 def tiny(draw) -> Instance:
     """Few items, small weights and runtimes: brute force checks every one exhaustively."""
-    weights, runtimes = draw(_items(st.integers(0, 30), st.integers(0, 60), max_size=8))
-    return _instance(weights, runtimes, draw(st.integers(0, 100)))
+    weights, runtimes = draw(_TINY_ITEMS)
+    return _instance(weights, runtimes, draw(_TINY_CAPACITY))
+
+
+_TIGHT_BUDGET_ITEMS = _items(st.integers(1, MAX_UNITS), st.integers(1, 10**6), min_size=1)
 
 
 @st.composite
 def tight_budget(draw) -> Instance:
     """Capacity equal to the weight of a drawn subset, or one unit above or below it."""
-    weights, runtimes = draw(_items(st.integers(1, MAX_UNITS), st.integers(1, 10**6), min_size=1))
+    weights, runtimes = draw(_TIGHT_BUDGET_ITEMS)
     subset = draw(st.lists(st.sampled_from(range(len(weights))), unique=True))
     capacity = max(0, sum(weights[i] for i in subset) + draw(st.sampled_from([-1, 0, 1])))
     return _instance(weights, runtimes, capacity)
 
 
+_ZERO_ITEMS = _items(
+    st.one_of(st.just(0), st.integers(1, MAX_UNITS)),
+    st.one_of(st.just(0), st.integers(-1000, -1), st.integers(1, 1000)),
+)
+_ZERO_ITEMS_CAPACITY = st.integers(0, 2 * MAX_UNITS)
+
+
 @st.composite
 def zero_items(draw) -> Instance:
     """Zero-weight items, zero-runtime items and negative runtimes, mixed with ordinary ones."""
-    weights, runtimes = draw(
-        _items(
-            st.one_of(st.just(0), st.integers(1, MAX_UNITS)),
-            st.one_of(st.just(0), st.integers(-1000, -1), st.integers(1, 1000)),
-        )
-    )
-    return _instance(weights, runtimes, draw(st.integers(0, 2 * MAX_UNITS)))
+    weights, runtimes = draw(_ZERO_ITEMS)
+    return _instance(weights, runtimes, draw(_ZERO_ITEMS_CAPACITY))
 
 
 @st.composite
@@ -108,11 +121,18 @@ def quantization_edges(draw) -> Instance:
     return Instance(memory, runtimes, budget)
 
 
+_FLOP_SCALE_ITEMS = _items(st.integers(0, MAX_UNITS), st.integers(10**6, 10**13), min_size=1)
+
+
 @st.composite
 def flop_scale(draw) -> Instance:
     """Integer FLOP-count runtimes from 1e6 to 1e13: exact in float64, far beyond float32's 2**24."""
-    weights, runtimes = draw(_items(st.integers(0, MAX_UNITS), st.integers(10**6, 10**13), min_size=1))
+    weights, runtimes = draw(_FLOP_SCALE_ITEMS)
     return _instance(weights, runtimes, draw(st.integers(0, sum(weights) + 1)))
+
+
+_FLOAT32_LIMITS_ITEMS = _items(st.integers(0, 60), st.one_of(st.integers(2**24, 2**34), st.integers(1, 8)),
+                               min_size=2, max_size=FLOAT32_LIMITS_MAX_ITEMS)
 
 
 @st.composite
@@ -122,17 +142,18 @@ def float32_limits(draw) -> Instance:
     Harvested instances mix FLOP counts above 2**24 with nodes of runtime 1; a float32 profile
     cannot tell a set with the small items from one without them.
     """
-    runtimes = st.one_of(st.integers(2**24, 2**34), st.integers(1, 8))
-    weights, runtimes = draw(_items(st.integers(0, 60), runtimes, min_size=2, max_size=FLOAT32_LIMITS_MAX_ITEMS))
+    weights, runtimes = draw(_FLOAT32_LIMITS_ITEMS)
     return _instance(weights, runtimes, draw(st.integers(0, sum(weights))))
+
+
+_FLOAT_RUNTIMES_ITEMS = _items(st.integers(0, MAX_UNITS), st.floats(0, 1e6, allow_nan=False, allow_infinity=False),
+                               min_size=1)
 
 
 @st.composite
 def float_runtimes(draw) -> Instance:
     """Arbitrary float runtimes: mostly inexact instances, compared with the derived tolerance."""
-    weights, runtimes = draw(
-        _items(st.integers(0, MAX_UNITS), st.floats(0, 1e6, allow_nan=False, allow_infinity=False), min_size=1)
-    )
+    weights, runtimes = draw(_FLOAT_RUNTIMES_ITEMS)
     return _instance(weights, runtimes, draw(st.integers(0, sum(weights) + 1)))
 
 
