@@ -3,7 +3,8 @@
 - ``check``: cProfile of ``knapcheck check --targets torch:dp_knapsack --families tiny
   --per-family N`` (default 1000) in this process, in an empty temporary directory.
 - ``unit``: cProfile of one campaign FUZZ unit on ``tiny`` against torch's dp_knapsack (isolated,
-  as a campaign runs it) for N seconds (default 20), its events kept in a list.
+  as a campaign runs it) for N seconds (default 20), its events kept in a list, with an example
+  database in a temporary directory as a campaign's (so Hypothesis keeps its Pareto front).
 
 Either prints the wall time and the cumulative seconds of the stages a check is made of (the
 stage's function, summed over its calls, in the main thread: threads that wait on workers are
@@ -29,6 +30,7 @@ STAGES = {
     "Hypothesis's engine (unit)": ("engine.py", "run"),
     "  of which targeting (unit)": ("engine.py", "optimise_targets"),
     "  of which drawing (unit)": ("control.py", "prep_args_kwargs_from_strategies"),
+    "  of which its Pareto front (unit)": ("pareto.py", "add"),
     "the oracle": ("optimum.py", "optimum"),
     "judging": ("differential.py", "judged"),
     "by cause": ("by_cause.py", "explained"),
@@ -71,14 +73,15 @@ def profile_unit(seconds: float) -> cProfile.Profile:
 
     entries = campaign_entries(resolve("torch:dp_knapsack"), 60.0)
     start_workers(list(entries))
-    setup = Setup(entries, time.time() + seconds, None, "events", "stop", 60.0)
     cases = []
-    unit = UnitRun(setup, Unit(1, FUZZ, family="tiny", seed=1, seconds=seconds),
-                   lambda event: cases.append(event.cases) if isinstance(event, Tally) else None, lambda: False)
     profile = cProfile.Profile()
-    profile.enable()
-    unit.run()
-    profile.disable()
+    with tempfile.TemporaryDirectory() as database:
+        setup = Setup(entries, time.time() + seconds, database, "events", "stop", 60.0)
+        unit = UnitRun(setup, Unit(1, FUZZ, family="tiny", seed=1, seconds=seconds),
+                       lambda event: cases.append(event.cases) if isinstance(event, Tally) else None, lambda: False)
+        profile.enable()
+        unit.run()
+        profile.disable()
     print(f"{sum(cases)} cases in {seconds:g} s")
     return profile
 
