@@ -15,8 +15,8 @@ baseline, so what one call leaves behind for the next moves half the samples eac
 median not at all.
 
 A row whose time interval is tight (at least ``MIN_SAMPLES`` samples, spread at most
-``TIGHT_SPREAD``) is left out of the rounds that follow. The rounds stop when every row is tight, after ``max_rounds`` rounds, or when ``time_limit`` runs out, whichever
-comes first; the warm-up counts against the limit, loading the two solvers does not (it has a
+``TIGHT_SPREAD``) is left out of the rounds that follow. The rounds stop when every row is tight,
+after ``max_rounds`` rounds, or when ``time_limit`` runs out, whichever comes first; the warm-up counts against the limit, loading the two solvers does not (it has a
 limit of its own, ``STARTUP_TIME_LIMIT``). A solver that raises, crashes its process, or keeps a
 row from being measured even once within the limit ends the pair in a ``BenchFailure`` that names
 it, never in an exception here. Peak memory is counted as at least ``MEMORY_FLOOR`` so that the
@@ -209,13 +209,6 @@ class Recording:
         found = estimate(times)
         return found is not None and found.confidence >= CONFIDENCE and found.spread <= TIGHT_SPREAD
 
-    def tight(self) -> bool:
-        return all(self.row_tight(row) for row in range(self.rows))
-
-    def rows_to_measure(self) -> list[int]:
-        """The rows a round calls: those whose interval is not tight yet."""
-        return [row for row in range(self.rows) if not self.row_tight(row)]
-
 
 def _log_ratio(block: dict[str, list[Measured]], pair: int, name: str, floor: float) -> float:
     """log(candidate / baseline) of one figure of the two solvers' ``pair``-th calls of a round."""
@@ -233,11 +226,9 @@ def drive(call: Call, recording: Recording, time_limit: float, max_rounds: int,
     stopped, and the failure (role, status, error; row as an index) when a solver could not be measured.
     ``stop_requested`` (polled before every call) ends the rounds early, keeping what was measured."""
     deadline = clock() + time_limit
+    untight = list(range(recording.rows))
     for round_index in [WARM_UP_ROUND, *range(max_rounds)]:
-        if round_index == WARM_UP_ROUND:
-            order = warm_up_order(recording.rows)
-        else:
-            order = block_order(recording.rows_to_measure(), round_index)
+        order = warm_up_order(recording.rows) if round_index == WARM_UP_ROUND else block_order(untight, round_index)
         for row, role in order:
             if stop_requested():
                 return STOP_ASKED, None
@@ -251,8 +242,10 @@ def drive(call: Call, recording: Recording, time_limit: float, max_rounds: int,
             if isinstance(reply, Failed):
                 return STOP_FAILURE, {"role": role, "status": reply.status, "error": reply.error, "row": row}
             recording.add(role, row, round_index, reply)
-        if round_index != WARM_UP_ROUND and recording.tight():
-            return STOP_TIGHT, None
+        if round_index != WARM_UP_ROUND:
+            untight = [row for row in untight if not recording.row_tight(row)]
+            if not untight:
+                return STOP_TIGHT, None
     return STOP_ROUNDS, None
 
 
