@@ -4,9 +4,10 @@ Each strategy here is one family's (``knapcheck.fuzz.instances.families`` holds 
 ``Instance``. Sizes are kept where brute force or CP-SAT proves the optimum in milliseconds. Memory
 is drawn in quantized units (``units / SCALE``) unless the family is about what lies between units.
 
-The strategies a family draws from on every instance are built once, at module level: one built
-inside a composite is built, validated and labelled again for each instance (a tenth of a
-campaign's time on ``tiny``). The instances drawn are the same.
+A family's items strategy (``_items``), where it depends on no earlier draw, is built once at
+module level, with the capacity's where that is fixed too: a composite strategy built inside
+another is built, validated and labelled again for each instance (a tenth of a campaign's time on
+``tiny``). The instances drawn are the same.
 """
 
 from __future__ import annotations
