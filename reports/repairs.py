@@ -14,15 +14,16 @@ from knapcheck.fuzz.checking.source_repair import Applied, Hunk
 from knapcheck.reports.markdown import code, one_line
 
 
-def _hunk_text(hunk: Hunk, spans=lambda text: text) -> str:
-    return f"line {hunk.line}: {spans(hunk.before.strip())} -> {spans(hunk.after.strip())}"
+def _hunk_text(hunk: Hunk, function: str, spans=lambda text: text) -> str:
+    helper = f" (in its helper {hunk.function})" if hunk.function and hunk.function != function else ""
+    return f"line {hunk.line}{helper}: {spans(hunk.before.strip())} -> {spans(hunk.after.strip())}"
 
 
 def applied_text(applied: Applied, spans=lambda text: text) -> str:
     """A repair as one line: the defect, then each line it changed, or why it did not apply."""
     if not applied.applied:
         return f"{applied.cause}: not applied, {applied.why_not}"
-    return f"{applied.cause}: " + "; ".join(_hunk_text(h, spans) for h in applied.hunks)
+    return f"{applied.cause}: " + "; ".join(_hunk_text(h, applied.function, spans) for h in applied.hunks)
 
 
 def _markdown_spans(text: str) -> str:
@@ -85,7 +86,7 @@ def failure_lines(failure: Check, intervention: Intervention | None, markdown: b
 def intervention_json(intervention: Intervention) -> list[dict]:
     return [
         {"cause": r.cause, "function": r.function, "applied": r.applied, "why_not": r.why_not or None,
-         "hunks": [{"line": h.line, "before": h.before, "after": h.after} for h in r.hunks]}
+         "hunks": [{"line": h.line, "function": h.function, "before": h.before, "after": h.after} for h in r.hunks]}
         for r in intervention.results
     ]
 

@@ -8,7 +8,7 @@ from torch_copies import SPLIT_FIX, SPLIT_HALVES_EXCHANGED, torch_source, write_
 
 from knapcheck.fuzz.checking import repaired as repaired_module
 from knapcheck.fuzz.checking.defects import CAUSES, HIRSCHBERG_SPLIT
-from knapcheck.fuzz.checking.source_repair import Repair, function_lines, insert_before, repaired, replace_line
+from knapcheck.fuzz.checking.source_repair import Repair, function_lines, insert_before_call, repaired, replace_line
 
 SLIDING = "dp_knapsack_sliding_hirschberg"
 SPLIT_REPAIR = HIRSCHBERG_SPLIT.repairs[SLIDING]
@@ -84,7 +84,7 @@ def test_a_repair_that_would_not_compile_is_not_applied():
 
 def test_an_insertion_keeps_the_indentation_and_is_not_made_twice():
     source = "def f(memory):\n    if memory:\n        res = g(memory)\n    return res\n"
-    guard = Repair("guard", (insert_before("res = g(", ("if len(memory) == 0:", "    return 0")),))
+    guard = Repair("guard", (insert_before_call("g", ("if len(memory) == 0:", "    return 0")),))
     once = repaired(source, "f", [("guard", guard)]).source
     assert "        if len(memory) == 0:\n            return 0\n        res = g(memory)\n" in once
     assert repaired(once, "f", [("guard", guard)]).source == once

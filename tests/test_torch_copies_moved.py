@@ -21,6 +21,8 @@ from shared_runs import run_once
 from torch_copies import (
     RUNTIMES_FLOAT16,
     SPLIT_BY_WEIGHT,
+    SPLIT_IN_HELPER,
+    SPLIT_QUOTED,
     SPLIT_HALVES_EXCHANGED,
     SPLIT_LAST_BEST,
     SPLIT_ROUNDED_UP,
@@ -32,7 +34,12 @@ from knapcheck.cli import main
 
 SLIDING = "dp_knapsack_sliding_hirschberg"
 MOVED = {"halves_exchanged": SPLIT_HALVES_EXCHANGED, "last_best_split": SPLIT_LAST_BEST,
-         "split_by_weight": SPLIT_BY_WEIGHT, "split_rounded_up": SPLIT_ROUNDED_UP}
+         "split_by_weight": SPLIT_BY_WEIGHT, "split_rounded_up": SPLIT_ROUNDED_UP,
+         "split_in_a_helper": (*SPLIT_IN_HELPER, *SPLIT_HALVES_EXCHANGED),
+         "quoted_in_a_docstring": (*SPLIT_QUOTED, *SPLIT_HALVES_EXCHANGED)}
+"""Each moves torch's split defect; the last two also move its code into a module-level helper, or
+quote its line in a docstring and a comment: structure finds the code in the helper, and text in a
+docstring or comment is not code."""
 
 
 def _copies(root) -> dict:
@@ -78,6 +85,7 @@ def test_each_copy_over_fills_where_torch_does_not_and_its_repair_passes_there(m
         assert "hirschberg_split" in failure["repaired"]["repairs"]
     (split,) = [r for r in data["correctness"]["repairs"][copy] if r["cause"] == "hirschberg_split"]
     assert split["applied"] and [h["after"].strip() for h in split["hunks"]] == ["right_capacity = (capacity - 1) - best_split"]
+    assert [h["function"] for h in split["hunks"]] == ["_split_capacities" if name == "split_in_a_helper" else SLIDING]
     fixes = [f for f in data["gate"]["fixes"] if f["candidate"] == copy and f["causes"] == ["hirschberg_split"]]
     assert all(f["by_chance"] for f in fixes), "passing where torch over-fills is chance: the split line is still there"
 

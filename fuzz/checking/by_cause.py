@@ -14,29 +14,35 @@ quantization grid, zero-memory items dropped). A failure that survives there, wh
 does not fail that way, is a regression, shrunk on that side of every reach: its reproduction lies
 outside them all.
 
-The strongest test of a cause is an intervention, and it comes first wherever it can be made:
-where a defect of the baseline that causes the failure's verdict carries a repair that applies to
-the candidate's own source (``knapcheck.fuzz.checking.repaired``), the repaired candidate is
-checked on the failing instance. Passing there (or failing only as the baseline does, or within the
-reach of a defect whose repair did not apply) means the failure is that known defect, moved:
-information. Still failing the same way means its cause is new: a regression, whatever the
-instance's traits, and its reproduction is shrunk keeping that. A repaired candidate that fails
-otherwise (a repair the candidate's code does not bear) decides nothing, and the reach rules do, as
-they do where no repair applies.
+The strongest test of a cause is an intervention, and it comes first wherever it can be made and
+fits. The baseline's known defects that cause the failure's verdict, whose reach holds it (a defect
+that reaches every instance always may), and whose repair applies to the candidate's own source
+(``knapcheck.fuzz.checking.repaired``) and fits it (``knapcheck.fuzz.checking.repair_fit``: the
+repaired candidate keeps the candidate's passes), are repaired together and the repaired candidate
+is checked on the failing instance. Still failing the same way means its cause is new: a
+regression, whatever the instance's traits, and its reproduction is shrunk keeping that. Passing
+there (or failing only as the baseline does, or within the reach of a defect left unrepaired) means
+the failure is a known defect, moved: the smallest set of those repairs that does so, tried alone
+and together, names it. A repaired candidate that fails otherwise decides nothing, and the reach
+rules do, as they do where no repair applies or fits. A repair that does not fit is never used,
+and the report says why.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-
 from dataclasses import replace
+from itertools import combinations
 
-from knapcheck.fuzz.checking.defects import Catalogue, catalogue, explaining, leaving, possible_causes, with_causes
+from knapcheck.fuzz.checking.defects import CAUSES, Catalogue, catalogue, explaining, leaving, possible_causes, with_causes
 from knapcheck.fuzz.checking.differential import Check, Repaired, check, check_against, size_allows, with_baseline
 from knapcheck.fuzz.checking.gate import is_regression, is_shared, valid
-from knapcheck.fuzz.checking.repaired import Intervention, intervention
+from knapcheck.fuzz.checking.repair_fit import RepairFit
+from knapcheck.fuzz.checking.repaired import Intervention, intervention, variant
 from knapcheck.fuzz.checking.shrink import minimal_reproduction
+from knapcheck.fuzz.checking.source_repair import Applied
 from knapcheck.fuzz.corpus.regression import RegressionCase
+from knapcheck.solvers import specs
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 
@@ -44,22 +50,47 @@ from knapcheck.solvers.entry import SolverEntry
 class Causes:
     """The known defects of a run's baselines, and how a target's failure is judged by them."""
 
-    def __init__(self, baselines: Iterable[SolverEntry], cases: Iterable[RegressionCase]) -> None:
+    def __init__(self, baselines: Iterable[SolverEntry], cases: Iterable[RegressionCase], fit: RepairFit | None = None) -> None:
         cases = list(cases)
         self.defects: Mapping[str, Catalogue] = {b.name: catalogue(b.name, cases) for b in baselines}
+        self.fit = fit or RepairFit()
         self.interventions: dict[str, Intervention] = {}
         """Candidate name -> its baseline's known defects repaired in its source, once it was needed."""
+        self._variants: dict[tuple[str, tuple[str, ...]], SolverEntry | str] = {}
         self._repaired_checks: dict[tuple[str, Instance], Check] = {}
 
     def of(self, solver: str) -> Catalogue:
         return self.defects.get(solver, {})
 
     def intervention(self, candidate: SolverEntry, baseline: SolverEntry) -> Intervention:
-        """The repairs of the baseline's known defects in the candidate's source (made once)."""
+        """The repairs of the baseline's known defects in the candidate's source, each alone, with
+        those that do not fit it marked so (made once)."""
         if candidate.name not in self.interventions:
             defects = [cause for causes in self.of(baseline.name).values() for cause in causes]
-            self.interventions[candidate.name] = intervention(candidate, baseline, defects)
+            made = intervention(candidate, baseline, defects)
+            results = tuple(self._fitted(candidate, baseline, made, r) for r in made.results)
+            self.interventions[candidate.name] = replace(made, results=results)
         return self.interventions[candidate.name]
+
+    def _fitted(self, candidate: SolverEntry, baseline: SolverEntry, made: Intervention, result: Applied) -> Applied:
+        if not result.applied:
+            return result
+        why = self._variant(candidate, baseline, made, (result.cause,))
+        return replace(result, why_not=why) if isinstance(why, str) else result
+
+    def _variant(self, candidate: SolverEntry, baseline: SolverEntry, made: Intervention,
+                 causes: tuple[str, ...]) -> SolverEntry | str:
+        """The candidate with ``causes`` repaired together, where they apply together and fit; else why not."""
+        key = (candidate.name, causes)
+        if key not in self._variants:
+            function = specs.parse(baseline.spec).name
+            repairs = [(name, CAUSES[name].repairs[function]) for name in causes]
+            entry = variant(candidate, made, repairs)
+            if causes and not isinstance(entry, str):
+                as_read = self._variant(candidate, baseline, made, ())
+                entry = (self.fit.broken(as_read, entry) if not isinstance(as_read, str) else as_read) or entry
+            self._variants[key] = entry
+        return self._variants[key]
 
     def explained(self, done: Check) -> Check:
         """The check with the known defects that explain its failure: a target's failure its
@@ -74,22 +105,39 @@ class Causes:
         return self._by_repair(done, defects) or with_causes(done, explaining(done, defects))
 
     def _by_repair(self, done: Check, defects: Catalogue) -> Check | None:
-        """The failure judged by the repaired candidate; None where no repair of a defect that
-        causes its verdict applies."""
-        repair = self.intervention(done.solver, done.counterpart)
-        repaired = tuple(c.name for c in defects.get(done.verdict.value, ()) if c.name in repair.applied)
-        if not repaired:
+        """The failure judged by the repaired candidate; None where no repair of a defect that may
+        cause it applies and fits."""
+        made = self.intervention(done.solver, done.counterpart)
+        fitting = set(made.applied)
+        relevant = tuple(c.name for c in defects.get(done.verdict.value, ()) if c.name in fitting and c.may_cause(done))
+        if not relevant:
             return None
-        again = self._repaired_check(repair.entry, done)
-        residual = {verdict: tuple(c for c in causes if c.name not in repair.applied) for verdict, causes in defects.items()}
-        if valid(again) or is_shared(again) or explaining(again, residual):
-            named = explaining(done, {done.verdict.value: [c for c in defects[done.verdict.value] if c.name in repaired]})
-            return replace(done, causes=named or repaired, repaired=_repaired(repair.applied, again, True))
-        if again.verdict is done.verdict:
-            return replace(done, causes=(), repaired=_repaired(repair.applied, again, True))
-        return replace(done, causes=explaining(done, defects), repaired=_repaired(repair.applied, again, False))
+        every = self._variant(done.solver, done.counterpart, made, relevant)
+        if isinstance(every, str):
+            return None
+        again = self._repaired_check(every, done)
+        if not self._passes(again, defects, relevant):
+            decided = again.verdict is done.verdict
+            causes = () if decided else explaining(done, defects)
+            return replace(done, causes=causes, repaired=_repaired(relevant, again, decided))
+        for size in range(1, len(relevant)):
+            for subset in combinations(relevant, size):
+                entry = self._variant(done.solver, done.counterpart, made, subset)
+                if isinstance(entry, str):
+                    continue
+                smaller = self._repaired_check(entry, done)
+                if self._passes(smaller, defects, subset):
+                    return replace(done, causes=subset, repaired=_repaired(subset, smaller, True))
+        return replace(done, causes=relevant, repaired=_repaired(relevant, again, True))
 
-    def _repaired_check(self, entry, done: Check) -> Check:
+    @staticmethod
+    def _passes(again: Check, defects: Catalogue, repaired: tuple[str, ...]) -> bool:
+        """The repaired candidate passes, fails only as the baseline does, or only within the reach
+        of a defect left unrepaired."""
+        residual = {verdict: tuple(c for c in causes if c.name not in repaired) for verdict, causes in defects.items()}
+        return valid(again) or is_shared(again) or bool(explaining(again, residual))
+
+    def _repaired_check(self, entry: SolverEntry, done: Check) -> Check:
         """The repaired candidate on the instance of ``done``, beside the baseline's check there."""
         key = (entry.name, done.instance)
         if key not in self._repaired_checks:

@@ -29,7 +29,17 @@ from fractions import Fraction
 from knapcheck.fuzz.checking.differential import Check
 from knapcheck.fuzz.checking.float32_exact import float32_exact, onto_float32_grid
 from knapcheck.fuzz.checking.known import off_grid, same_solver
-from knapcheck.fuzz.checking.source_repair import Repair, insert_before, replace_everywhere, replace_line, replace_once
+from knapcheck.fuzz.checking.source_repair import (
+    Repair,
+    add_keyword,
+    guards_empty_input,
+    insert_before,
+    insert_before_call,
+    minuend_is_the_width,
+    replace_expression,
+    replace_keyword_values,
+    replace_line,
+)
 from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.oracles.exact import set_value
 from knapcheck.solvers.contract import SCALE, UNIT_ROUNDOFF, Instance
@@ -146,7 +156,8 @@ def _objective_value(failure: Check) -> bool:
     return read is not None and abs(read[0] - read[1]) <= _integrality_slack(failure.instance)
 
 
-_FLOAT64 = Repair("the table or the profiles in float64", (replace_everywhere("torch.float32", "torch.float64"),))
+_FLOAT64 = Repair("the table or the profiles in float64: the dtype of the tensors it makes, no other float32",
+                  (replace_keyword_values("dtype", "torch.float32", "torch.float64"),))
 
 FLOAT32 = Cause(
     "float32",
@@ -178,8 +189,8 @@ ZERO_MEMORY_DIVISION = Cause(
     trait=lambda instance: 0.0 in instance.memory,
     leave=lambda instance: _without(instance, lambda i: instance.memory[i] == 0.0),
     repairs={"greedy_knapsack": Repair("an item of zero memory ranks first instead of being divided by", (
-        replace_once("runtimes[i] / memory[i]", 'runtimes[i] / memory[i] if memory[i] else float("inf")',
-                     already="if memory[i] else"),
+        replace_expression("runtimes[i] / memory[i]", 'runtimes[i] / memory[i] if memory[i] else float("inf")',
+                           already='runtimes[i] / memory[i] if memory[i] else float("inf")'),
     ))},
 )
 UNQUANTIZED_MEMORY = Cause(
@@ -191,8 +202,8 @@ UNQUANTIZED_MEMORY = Cause(
     leave=lambda instance: Instance(tuple(map(_snapped, instance.memory)), instance.runtimes, _snapped(instance.max_memory)),
     repairs={
         "greedy_knapsack": Repair("the quantized weights are added up and compared with the quantized budget", (
-            replace_line("if total_memory + memory[i] <= max_memory:",
-                         f"if total_memory + round(memory[i] * {SCALE}) <= round(max_memory * {SCALE}):"),
+            replace_expression("total_memory + memory[i] <= max_memory",
+                               f"total_memory + round(memory[i] * {SCALE}) <= round(max_memory * {SCALE})"),
             replace_line("total_memory += memory[i]", f"total_memory += round(memory[i] * {SCALE})"),
         )),
         "ilp_knapsack": Repair(
@@ -204,7 +215,7 @@ UNQUANTIZED_MEMORY = Cause(
                 "unit = 2.0 ** max(0, int(np.ceil(np.log2((quantized_budget + 1) / 1e15))))",
                 f"np_memory = np.array([min(round(m * {SCALE}), quantized_budget + 1) for m in memory], dtype=float) / unit",
             ))),
-            replace_once("np.array(max_memory)", "np.array(quantized_budget / unit)", already="quantized_budget / unit"),
+            replace_expression("np.array(max_memory)", "np.array(quantized_budget / unit)", already="quantized_budget / unit"),
         )),
     },
 )
@@ -215,7 +226,7 @@ EMPTY_PROBLEM = Cause(
     frozenset({"REJECTED"}),
     trait=lambda instance: instance.n == 0,
     repairs={"ilp_knapsack": Repair("a problem without items is answered before milp is asked", (
-        insert_before("res = milp(", ("if len(memory) == 0:", "    return 0.0, [], []")),
+        insert_before_call("milp", ("if len(memory) == 0:", "    return 0.0, [], []"), already=guards_empty_input),
     ))},
 )
 HIRSCHBERG_SPLIT = Cause(
@@ -225,7 +236,8 @@ HIRSCHBERG_SPLIT = Cause(
     frozenset({"OVER_BUDGET"}),
     repairs={"dp_knapsack_sliding_hirschberg": Repair(
         "the right half gets the capacity the left half leaves, not one unit more (the profiles have capacity + 1 cells)",
-        (replace_line("right_capacity = capacity - best_split", "right_capacity = (capacity - 1) - best_split"),),
+        (replace_line("right_capacity = capacity - best_split", "right_capacity = (capacity - 1) - best_split",
+                      holds=minuend_is_the_width),),
     )},
 )
 SOLUTION_READ = Cause(
@@ -270,7 +282,8 @@ OBJECTIVE_VALUE = Cause(
     frozenset({"WRONG_VALUE"}),
     bound=_objective_value,
     repairs={"ilp_knapsack": Repair("the reported value is the saved runtimes' sum", (
-        replace_once("-res.fun", "float(sum(runtimes[i] for i in items_to_save))", already="sum(runtimes[i]"),
+        replace_expression("-res.fun", "float(sum(runtimes[i] for i in items_to_save))",
+                           already="sum(runtimes[i] for i in items_to_save)"),
     ))},
 )
 MIP_GAP = Cause(
@@ -290,7 +303,7 @@ MIP_GAP = Cause(
                 "scale = max(magnitudes[magnitudes != 0].min(initial=1.0), magnitudes.max(initial=0.0) * 1e-12)",
                 "c = -np_runtimes / scale",
             ))),
-            replace_once("bounds=Bounds(0, 1)", 'bounds=Bounds(0, 1), options={"mip_rel_gap": 0}', already="options="),
+            add_keyword("milp", 'options={"mip_rel_gap": 0}'),
         ))},
 )
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from knapcheck.fuzz.checking.defects import Cause, catalogue
-from knapcheck.fuzz.checking.source_repair import Applied, Repair, RepairedSource, function_lines, repaired
+from knapcheck.fuzz.checking.source_repair import Applied, Repair, function_lines, repaired
 from knapcheck.fuzz.corpus.atomic_write import write_atomically
 from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.solvers import specs
@@ -39,9 +39,12 @@ class Intervention:
     candidate: str
     """The candidate's name."""
     results: tuple[Applied, ...]
-    """Every repair tried: the lines it changed, or why it did not apply."""
-    entry: SolverEntry | None = None
-    """The repaired candidate; None when no repair applies."""
+    """Every repair tried, each alone on the candidate's source: the lines it changed, or why it
+    does not apply (or does not fit: ``knapcheck.fuzz.checking.repair_fit``)."""
+    source: str = ""
+    """The candidate's source the repairs were made in: the text read once, when the intervention was made."""
+    digest: str = ""
+    """sha256 of ``source``."""
 
     @property
     def applied(self) -> tuple[str, ...]:
@@ -54,7 +57,10 @@ class Intervention:
 
 
 def source_file(spec: specs.Spec) -> Path | str:
-    """The file of a ``file``, ``torch`` or ``module`` spec's code, or why it has none that can be read."""
+    """The file of a ``file``, ``torch`` or ``module`` spec's code (its ``<SOURCE.py`` where it has
+    one), or why it has none that can be read."""
+    if spec.source:
+        return Path(spec.source)
     if spec.kind == "file":
         return Path(spec.where)
     try:
@@ -67,39 +73,64 @@ def source_file(spec: specs.Spec) -> Path | str:
     return Path(origin)
 
 
-def repaired_source(spec: specs.Spec, function: str, repairs: Iterable[tuple[str, Repair]]) -> RepairedSource | str:
-    """The file of ``spec`` with ``repairs`` applied to ``function``, or why its source cannot be read."""
+def read_source(spec: specs.Spec) -> str | ValueError:
+    """The text of the file of ``spec``'s code, or why it cannot be read (a ValueError, returned)."""
     path = source_file(spec)
     if isinstance(path, str):
-        return path
+        return ValueError(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        return f"its source {path} cannot be read ({exc})"
-    return repaired(text, function, repairs)
+        return ValueError(f"its source {path} cannot be read ({exc})")
+
+
+def source_digest(spec_text: str) -> str:
+    """sha256 of the source a ``file`` spec (or one read from ``<SOURCE.py``) names; '' for any
+    other spec or a file that cannot be read."""
+    try:
+        spec = specs.parse(spec_text)
+    except ValueError:
+        return ""
+    if spec.kind != "file" and not spec.source:
+        return ""
+    text = read_source(spec)
+    return "" if isinstance(text, ValueError) else hashlib.sha256(text.encode()).hexdigest()
+
+
+def _repairs_of(baseline: SolverEntry, defects: Iterable[Cause]) -> list[tuple[str, Repair]]:
+    base_function = specs.parse(baseline.spec).name
+    return [(cause.name, cause.repairs[base_function]) for cause in dict.fromkeys(defects) if base_function in cause.repairs]
 
 
 def intervention(candidate: SolverEntry, baseline: SolverEntry, defects: Iterable[Cause]) -> Intervention:
-    """The candidate with every defect of ``defects`` that has a repair for the baseline's function
-    repaired in the candidate's own function."""
-    base_function = specs.parse(baseline.spec).name
-    repairs = [(cause.name, cause.repairs[base_function]) for cause in dict.fromkeys(defects)
-               if base_function in cause.repairs]
+    """Each defect of ``defects`` that has a repair for the baseline's function, tried alone in the
+    candidate's own function (whether it fits is asked by ``knapcheck.fuzz.checking.by_cause``)."""
+    repairs = _repairs_of(baseline, defects)
     if not repairs:
         return Intervention(candidate.name, ())
     spec = specs.parse(candidate.spec)
     if spec.kind not in ("file", "torch", "module"):
         why = f"{candidate.name} is not loaded from a source file knapcheck could edit"
         return Intervention(candidate.name, tuple(Applied(cause, spec.name, why_not=why) for cause, _ in repairs))
-    done = repaired_source(spec, spec.name, repairs)
-    if isinstance(done, str):
-        return Intervention(candidate.name, tuple(Applied(cause, spec.name, why_not=done) for cause, _ in repairs))
-    if not done.applied:
-        return Intervention(candidate.name, done.results)
-    written = _write(done.source)
-    entry = replace(candidate, name=f"{candidate.name}, repaired ({', '.join(r.cause for r in done.applied)})",
-                    spec=str(replace(spec, source=str(written))))
-    return Intervention(candidate.name, done.results, entry)
+    text = read_source(spec)
+    if isinstance(text, ValueError):
+        return Intervention(candidate.name, tuple(Applied(cause, spec.name, why_not=str(text)) for cause, _ in repairs))
+    results = tuple(repaired(text, spec.name, [one]).results[0] for one in repairs)
+    return Intervention(candidate.name, results, text, hashlib.sha256(text.encode()).hexdigest())
+
+
+def variant(candidate: SolverEntry, done: Intervention, repairs: Iterable[tuple[str, Repair]]) -> SolverEntry | str:
+    """The candidate with ``repairs`` applied together to the source ``done`` was made from, or why
+    they do not apply together. Without repairs: the candidate as read then, loaded in a worker of
+    its own (the candidate's own worker may be busy with calls begun ahead)."""
+    repairs = list(repairs)
+    spec = specs.parse(candidate.spec)
+    together = repaired(done.source, spec.name, repairs)
+    if together.not_applied:
+        return "; ".join(f"{r.cause}: {r.why_not}" for r in together.not_applied)
+    written = _write(together.source)
+    name = f"{candidate.name}, repaired ({', '.join(cause for cause, _ in repairs)})" if repairs else f"{candidate.name}, as read"
+    return replace(candidate, name=name, spec=str(replace(spec, source=str(written))))
 
 
 @dataclass(frozen=True)
