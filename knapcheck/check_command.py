@@ -146,7 +146,8 @@ def run(args: argparse.Namespace) -> int:
     print(render_text(result, stored.description(family_names, args.per_family), gate))
     if args.json:
         document = render_json(result)
-        document["partial"] = bool(result.stopped_by)
+        document["partial"] = bool(result.stopped_by or result.sources_changed)
+        document["sources_changed"] = result.sources_changed
         document["stopped_by"] = result.stopped_by or None
         document["skipped"] = result.skipped
         document["gate"] = {
@@ -160,4 +161,8 @@ def run(args: argparse.Namespace) -> int:
         write_output(args.json, json.dumps(document, indent=2) + "\n", CHECK_JSON)
     if stop.reason:
         return stop.exit_status
+    if result.sources_changed:
+        for name, why in result.sources_changed.items():
+            print(f"knapcheck check: {name}: {why}: what ran judged more than one version and is partial", file=sys.stderr)
+        return exit_status.INCOMPLETE
     return exit_status.OK if decision.passed else exit_status.FAILED

@@ -221,8 +221,9 @@ def run(args: argparse.Namespace) -> int:
             stored.cases, stop.requested,
         )
         performance = benchmark(args, regression, log, progress, stop.requested)
+    changed = "; ".join(f"{name}: {why}" for name, why in regression.result.sources_changed.items())
     report = Report(command_line(args), regression, environment(), performance, strict=args.strict,
-                    max_quality_loss=args.max_quality_loss, stopped_by=stop.reason)
+                    max_quality_loss=args.max_quality_loss, stopped_by=stop.reason or (changed and "left incomplete (a candidate's file changed during the run)"))
     markdown = render_markdown(report)
     print(markdown)
     write_output(out / "report.md", markdown, REPORT_MARKDOWN)
@@ -231,4 +232,7 @@ def run(args: argparse.Namespace) -> int:
     if stop.reason:
         print(f"knapcheck report: {stop.reason}: the report in {out} is partial", file=sys.stderr)
         return stop.exit_status
+    if changed:
+        print(f"knapcheck report: {changed}: the report in {out} judged more than one version and is partial", file=sys.stderr)
+        return exit_status.INCOMPLETE
     return exit_status.FAILED if report.gate_failed else exit_status.OK

@@ -369,6 +369,7 @@ def render_json(report: Report) -> dict:
         "schema_version": SCHEMA_VERSION,
         "command": report.command,
         "partial": bool(report.stopped_by),
+        "sources_changed": report.run.result.sources_changed,
         "stopped_by": report.stopped_by or None,
         "working_directory": os.getcwd(),
         "environment": report.environment,

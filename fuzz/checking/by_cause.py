@@ -50,10 +50,16 @@ from knapcheck.solvers.entry import SolverEntry
 class Causes:
     """The known defects of a run's baselines, and how a target's failure is judged by them."""
 
-    def __init__(self, baselines: Iterable[SolverEntry], cases: Iterable[RegressionCase], fit: RepairFit | None = None) -> None:
+    def __init__(self, baselines: Iterable[SolverEntry], cases: Iterable[RegressionCase], fit: RepairFit | None = None,
+                 read: Mapping[str, str] | None = None) -> None:
+        """``read``: each file target's source digest when the run started
+        (``knapcheck.fuzz.checking.frozen_source``); a source that no longer has it is not repaired."""
         cases = list(cases)
         self.defects: Mapping[str, Catalogue] = {b.name: catalogue(b.name, cases) for b in baselines}
         self.fit = fit or RepairFit()
+        self.read = dict(read or {})
+        self.sources_changed: dict[str, str] = {}
+        """Target name -> how its file changed between the run's start and its intervention."""
         self.interventions: dict[str, Intervention] = {}
         """Candidate name -> its baseline's known defects repaired in its source, once it was needed."""
         self._variants: dict[tuple[str, tuple[str, ...]], SolverEntry | str] = {}
@@ -68,6 +74,11 @@ class Causes:
         if candidate.name not in self.interventions:
             defects = [cause for causes in self.of(baseline.name).values() for cause in causes]
             made = intervention(candidate, baseline, defects)
+            loaded = self.read.get(candidate.name)
+            if loaded and made.digest and made.digest != loaded:
+                why = f"its file changed during the run (sha256 {loaded[:12]} when its workers loaded it, {made.digest[:12]} now)"
+                self.sources_changed[candidate.name] = why
+                made = Intervention(candidate.name, tuple(replace(r, hunks=(), why_not=why) for r in made.results))
             results = tuple(self._fitted(candidate, baseline, made, r) for r in made.results)
             self.interventions[candidate.name] = replace(made, results=results)
         return self.interventions[candidate.name]

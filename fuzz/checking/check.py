@@ -36,6 +36,7 @@ from knapcheck.fuzz.checking.differential import (
     size_allows,
     with_baseline,
 )
+from knapcheck.fuzz.checking.frozen_source import changed_since, read_at_start
 from knapcheck.fuzz.checking.gate import is_regression, pair, record
 from knapcheck.fuzz.checking.known import known_case
 from knapcheck.fuzz.checking.shrink import complexity
@@ -121,7 +122,8 @@ def run_check(
         family = families.get(name)
         sources.append((name, "enumerated" if family.enumerated else "sampled", family.draw(per_family, seed_value)))
     sources += [(name, "stored", list(instances)) for name, instances in (stored or {}).items()]
-    run = _Run(entries, counterparts, baselines, Causes(baselines, known_cases), time_budget, progress, stop_requested,
+    read = read_at_start(targets)
+    run = _Run(entries, counterparts, baselines, Causes(baselines, known_cases, read=read), time_budget, progress, stop_requested,
                lambda result: advanced(result, sum(len(instances) for _, _, instances in sources)))
     run.result.sources = [Source(name, kind, len(instances), digest(instances)) for name, kind, instances in sources]
     with Lanes() as lanes:
@@ -130,6 +132,7 @@ def run_check(
     run.match_known(known_cases)
     run.result.interventions = {t.name: run.causes.intervention(t, b) for t, b in
                                 ((t, counterparts[t.name]) for t in targets if t.name in counterparts)}
+    run.result.sources_changed = {**run.causes.sources_changed, **changed_since(read, targets)}
     return run.result
 
 

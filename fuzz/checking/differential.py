@@ -272,6 +272,9 @@ class CheckResult:
     """Signature of a finding without a baseline -> the id of the corpus case that explains it
     (``knapcheck.fuzz.checking.known``); a finding not in it is new."""
     stopped_by: str = ""
+    sources_changed: dict[str, str] = field(default_factory=dict)
+    """Target name -> how its file changed during the run (``knapcheck.fuzz.checking.frozen_source``):
+    then the run judged more than one version of it, and is incomplete."""
     """Why the run stopped before it was done ("interrupted", "terminated"); empty when it did not."""
 
     def our_failures(self) -> list[Check]:
