@@ -7,7 +7,7 @@ from pathlib import Path
 
 from knapcheck import exit_status
 from knapcheck.output_checks import OutputKind, writable_file, write_output
-from knapcheck.targets import SPEC_FORMS, entries_for
+from knapcheck.targets import SPEC_FORMS, entries_for, prepare_workers
 from knapcheck.usage import UsageError
 
 EXAMPLES = """\
@@ -41,14 +41,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    prepare_workers([args.solver], None, all_isolated=True)
+    from knapcheck.fuzz.checking.by_cause import Causes
+    from knapcheck.fuzz.checking.defects import CAUSES
     from knapcheck.fuzz.checking.repaired import repaired_file
     from knapcheck.inputs import stored_instances
     from knapcheck.reports.repairs import applied_text
+    from knapcheck.solvers.registry import with_isolation
     from knapcheck.solvers.specs import shown_path
 
     cases = stored_instances(args.regressions, []).cases
+    entries = [with_isolation(entry) for entry in entries_for([args.solver], "SPEC")]
+    causes = Causes(entries, cases)
     try:
-        done = repaired_file(entries_for([args.solver], "SPEC"), cases)
+        done = repaired_file(entries, cases, lambda entry: causes.intervention(entry, entry, fitted=CAUSES).results)
     except ValueError as exc:
         raise UsageError(f"SPEC {args.solver}: {exc}") from None
     applied = [r for r in done.results if r.applied]

@@ -21,6 +21,7 @@ from knapcheck.fuzz.checking.differential import check
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.solvers.registry import resolve_one
 from knapcheck.solvers.specs import torch_solver_names
+from torch_copies import SPLIT_IN_HELPER, torch_source, width_named_split_fix
 
 
 @pytest.fixture(scope="module")
@@ -88,3 +89,19 @@ def test_a_spec_that_names_nothing_is_one_line(tmp_path, capsys):
     assert main(["repair", str(tmp_path / "missing.py"), "--out", str(tmp_path / "o.py")]) == exit_status.USAGE
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "no such file" in err
+
+
+def test_a_repair_that_does_not_fit_the_file_is_not_written(tmp_path, capsys):
+    """The split fixed by naming the profiles' width, its split lines in a helper: the split repair
+    matches the helper's line (its capacity is a parameter) but breaks a pass of the file, so it is
+    not written, and the command says why."""
+    source = width_named_split_fix(torch_source())
+    for before, after in SPLIT_IN_HELPER:
+        source = source.replace(before, after)
+    path = tmp_path / "knapsack.py"
+    path.write_text(source)
+    out = tmp_path / "repaired.py"
+    assert main(["repair", f"{path}:dp_knapsack_sliding_hirschberg", "--out", str(out)]) == exit_status.OK
+    printed = capsys.readouterr().out
+    assert "hirschberg_split: not applied, it does not fit this code: the repaired candidate is SUBOPTIMAL" in printed
+    assert "right_capacity = capacity - best_split" in out.read_text() and "float64" in out.read_text()

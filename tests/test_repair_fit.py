@@ -144,7 +144,7 @@ def test_a_repair_that_breaks_a_pass_of_the_candidate_is_not_used(tmp_path):
     path = tmp_path / "knapsack.py"
     path.write_text(source)
     copy, torch = resolve_one(f"{path}:{SLIDING}"), resolve_one(f"torch:{SLIDING}")
-    made = Causes([torch], CORPUS).intervention(copy, torch)
+    made = Causes([torch], CORPUS).intervention(copy, torch, fitted=("hirschberg_split", "float32"))
     (split,) = [r for r in made.results if r.cause == "hirschberg_split"]
     assert not split.applied and "does not fit this code" in split.why_not and "SUBOPTIMAL" in split.why_not
     (float32,) = [r for r in made.results if r.cause == "float32"]

@@ -68,9 +68,11 @@ class Causes:
     def of(self, solver: str) -> Catalogue:
         return self.defects.get(solver, {})
 
-    def intervention(self, candidate: SolverEntry, baseline: SolverEntry) -> Intervention:
-        """The repairs of the baseline's known defects in the candidate's source, each alone, with
-        those that do not fit it marked so (made once)."""
+    def intervention(self, candidate: SolverEntry, baseline: SolverEntry, fitted: Iterable[str] = ()) -> Intervention:
+        """The repairs of the baseline's known defects in the candidate's source, each alone (made
+        once), with each of ``fitted`` that applies asked whether it fits, and marked not applied
+        where it does not. A repair's fit is asked only where it is needed, as evidence or to tell a
+        fix by chance: it costs a check of the stated sample."""
         if candidate.name not in self.interventions:
             defects = [cause for causes in self.of(baseline.name).values() for cause in causes]
             made = intervention(candidate, baseline, defects)
@@ -79,11 +81,16 @@ class Causes:
                 why = f"its file changed during the run (sha256 {loaded[:12]} when its workers loaded it, {made.digest[:12]} now)"
                 self.sources_changed[candidate.name] = why
                 made = Intervention(candidate.name, tuple(replace(r, hunks=(), why_not=why) for r in made.results))
-            results = tuple(self._fitted(candidate, baseline, made, r) for r in made.results)
-            self.interventions[candidate.name] = replace(made, results=results)
-        return self.interventions[candidate.name]
+            self.interventions[candidate.name] = made
+        made = self.interventions[candidate.name]
+        asked = set(fitted)
+        results = tuple(self._fitted(candidate, baseline, made, r) if r.cause in asked else r for r in made.results)
+        if results != made.results:
+            self.interventions[candidate.name] = made = replace(made, results=results)
+        return made
 
     def _fitted(self, candidate: SolverEntry, baseline: SolverEntry, made: Intervention, result: Applied) -> Applied:
+        """The repair, marked not applied where it does not fit the candidate (why, in its ``why_not``)."""
         if not result.applied:
             return result
         why = self._variant(candidate, baseline, made, (result.cause,))
@@ -118,9 +125,9 @@ class Causes:
     def _by_repair(self, done: Check, defects: Catalogue) -> Check | None:
         """The failure judged by the repaired candidate; None where no repair of a defect that may
         cause it applies and fits."""
-        made = self.intervention(done.solver, done.counterpart)
-        fitting = set(made.applied)
-        relevant = tuple(c.name for c in defects.get(done.verdict.value, ()) if c.name in fitting and c.may_cause(done))
+        may_cause = [c.name for c in defects.get(done.verdict.value, ()) if c.may_cause(done)]
+        made = self.intervention(done.solver, done.counterpart, fitted=may_cause)
+        relevant = tuple(name for name in may_cause if name in made.applied)
         if not relevant:
             return None
         every = self._variant(done.solver, done.counterpart, made, relevant)

@@ -130,7 +130,7 @@ def run_check(
         run.check_sources(sources, lanes)
     run.shrink(seed_value, shrink_seconds)
     run.match_known(known_cases)
-    run.result.interventions = {t.name: run.causes.intervention(t, b) for t, b in
+    run.result.interventions = {t.name: run.causes.intervention(t, b, fitted=run.fixed_causes(t.name)) for t, b in
                                 ((t, counterparts[t.name]) for t in targets if t.name in counterparts)}
     run.result.sources_changed = {**run.causes.sources_changed, **changed_since(read, targets)}
     return run.result
@@ -283,6 +283,12 @@ class _Run:
             if self.result.stopped_by:
                 self.progress(f"stopping: {self.result.stopped_by}; what ran so far is reported")
         return bool(self.result.stopped_by)
+
+    def fixed_causes(self, target: str) -> set[str]:
+        """The known defects whose failures of the baseline the target passes: whether their repairs
+        fit decides whether those fixes are by chance."""
+        comparison = self.result.comparisons.get(target)
+        return set() if comparison is None else {cause for (_, causes) in comparison.fixed_causes for cause in causes}
 
     def match_known(self, cases: Sequence[RegressionCase]) -> None:
         """The corpus case that explains each finding without a baseline, if one does."""

@@ -28,7 +28,7 @@ from knapcheck.solvers.entry import SolverEntry
 FIT_FAMILIES = ("tiny", "tight_budget", "zero_items", "heavy_items", "duplicates_ties")
 """Small instances of every shape the catalogued defects hinge on: tight budgets (a unit more or
 less decides), zero weights and runtimes, items past the budget, ties."""
-FIT_PER_FAMILY = 10
+FIT_PER_FAMILY = 6
 
 
 class RepairFit:

@@ -19,7 +19,7 @@ import hashlib
 import importlib.util
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -144,10 +144,13 @@ class FileRepair:
     """Every repair tried, in the order of the file's lines."""
 
 
-def repaired_file(entries: Iterable[SolverEntry], cases: Iterable[RegressionCase]) -> FileRepair:
+def repaired_file(entries: Iterable[SolverEntry], cases: Iterable[RegressionCase],
+                  fitted: Callable[[SolverEntry], Iterable[Applied]] = lambda entry: ()) -> FileRepair:
     """The one file of ``entries``' solvers with each one's known defects (its regression corpus
-    cases' causes) repaired in its own function. ValueError (one line) when the solvers' code is not
-    in one Python file that can be read."""
+    cases' causes) repaired in its own function. ``fitted(entry)``: each repair of the entry's
+    defects, tried alone, as the judge sees it; one that it says does not apply (it does not fit
+    the code, say) is not written, and its result says why. ValueError (one line) when the solvers'
+    code is not in one Python file that can be read."""
     cases = list(cases)
     entries = list(entries)
     paths = set()
@@ -168,9 +171,11 @@ def repaired_file(entries: Iterable[SolverEntry], cases: Iterable[RegressionCase
     ordered = sorted(functions, key=lambda name: _first_line(original, name), reverse=True)
     source, results = original, []
     for name in ordered:
+        refused = {r.cause: r for r in fitted(functions[name]) if not r.applied}
         defects = [cause for causes in catalogue(functions[name].name, cases).values() for cause in causes]
-        done = repaired(source, name, [(c.name, c.repairs[name]) for c in dict.fromkeys(defects) if name in c.repairs])
-        source, results = done.source, [*done.results, *results]
+        repairs = [(c.name, c.repairs[name]) for c in dict.fromkeys(defects) if name in c.repairs and c.name not in refused]
+        done = repaired(source, name, repairs)
+        source, results = done.source, [*done.results, *refused.values(), *results]
     return FileRepair(path, original, source, tuple(results))
 
 
