@@ -4,7 +4,16 @@ said why not otherwise, never twice, and together they repair torch's whole file
 import difflib
 
 import pytest
-from torch_copies import SPLIT_FIX, SPLIT_HALVES_EXCHANGED, torch_source, write_copy
+from torch_copies import (
+    FINFO_TOLERANCE,
+    SPLIT_FIX,
+    SPLIT_HALVES_EXCHANGED,
+    SPLIT_IN_HELPER,
+    SPLIT_QUOTED,
+    torch_source,
+    width_named_split_fix,
+    write_copy,
+)
 
 from knapcheck.fuzz.checking import repaired as repaired_module
 from knapcheck.fuzz.checking.defects import CAUSES, HIRSCHBERG_SPLIT
@@ -125,3 +134,36 @@ def test_without_a_usable_cache_a_repaired_source_goes_to_a_temporary_directory(
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
     written = repaired_module._write("x = 1\n")
     assert written.read_text() == "x = 1\n" and written.parent.name.startswith("knapcheck-repaired-")
+
+
+def test_a_docstring_or_comment_quoting_the_split_line_is_not_code(tmp_path):
+    """Only the statement is found: the split repair applies once, on its line, and a quoted line in
+    a docstring or comment neither matches nor makes the match ambiguous."""
+    quoted = write_copy(tmp_path / "quoted.py", SPLIT_QUOTED).read_text()
+    (result,) = repaired(quoted, SLIDING, [("hirschberg_split", SPLIT_REPAIR)]).results
+    (hunk,) = result.hunks
+    assert result.applied and hunk.before.strip() == "right_capacity = capacity - best_split"
+
+
+def test_the_split_repair_does_not_apply_where_capacity_is_the_segments_and_applies_in_a_helper(tmp_path):
+    width = width_named_split_fix(torch_source())
+    (result,) = repaired(width, SLIDING, [("hirschberg_split", SPLIT_REPAIR)]).results
+    assert not result.applied and "is right as it is" in result.why_not
+    helper = write_copy(tmp_path / "helper.py", SPLIT_IN_HELPER).read_text()
+    (result,) = repaired(helper, SLIDING, [("hirschberg_split", SPLIT_REPAIR)]).results
+    assert result.applied and [h.function for h in result.hunks] == ["_split_capacities"]
+
+
+def test_the_float32_repair_changes_the_tables_dtype_and_no_other_float32(tmp_path):
+    source = write_copy(tmp_path / "finfo.py", FINFO_TOLERANCE).read_text()
+    done = repaired(source, "dp_knapsack", [("float32", CAUSES["float32"].repairs["dp_knapsack"])])
+    assert done.results[0].applied and "torch.finfo(torch.float32).eps" in done.source
+    dp = done.source.split("def dp_knapsack(")[1].split("def dp_knapsack_sliding_hirschberg(")[0]
+    assert dp.count("dtype=torch.float64") == 2 and "dtype=torch.float32" not in dp
+
+
+def test_a_guard_of_the_empty_problem_with_another_condition_is_the_repair_already_there():
+    guarded = torch_source().replace("    np_memory = np.array(memory)\n",
+                                     "    if not memory:\n        return 0.0, [], []\n    np_memory = np.array(memory)\n", 1)
+    (result,) = repaired(guarded, "ilp_knapsack", [("empty_problem", CAUSES["empty_problem"].repairs["ilp_knapsack"])]).results
+    assert not result.applied and "answers a problem without items before it (`if not memory:`)" in result.why_not
