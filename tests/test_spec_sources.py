@@ -8,8 +8,10 @@ import pytest
 
 from knapcheck import exit_status
 from knapcheck.cli import main
+from knapcheck.fuzz.checking.by_cause import Causes
 from knapcheck.fuzz.checking.differential import check
 from knapcheck.fuzz.checking.known import same_solver
+from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports.reproduction import import_lines
 from knapcheck.solvers import registry, specs
@@ -119,3 +121,14 @@ def test_a_missing_source_is_one_line_and_exit_2(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and f"source file {missing} does not exist" in err
 
+
+def test_the_intervention_repairs_the_code_read_from_source(copy, source):
+    """Torch's known defects are repaired in SOURCE.py, the code that ran, never in the file or
+    module the spec names: repairing torch's own dp_knapsack would make it OPTIMAL wherever torch is,
+    and the planted solver's failures there would read as torch's defects, moved."""
+    baseline = registry.resolve_one("torch:dp_knapsack")
+    causes = Causes([baseline], load_regression_corpus())
+    assert causes.intervention(registry.resolve_one(f"{copy}:dp_knapsack"), baseline).applied
+    for named in (f"{copy}:dp_knapsack<{source}", f"torch:dp_knapsack<{source}"):
+        done = causes.intervention(registry.resolve_one(named), baseline)
+        assert done.entry is None and not done.applied and done.not_applied, named

@@ -54,7 +54,10 @@ class Intervention:
 
 
 def source_file(spec: specs.Spec) -> Path | str:
-    """The file of a ``file``, ``torch`` or ``module`` spec's code, or why it has none that can be read."""
+    """The file of a ``file``, ``torch`` or ``module`` spec's code (SOURCE.py's for ``SPEC<SOURCE.py``),
+    or why it has none that can be read."""
+    if spec.source:
+        return Path(spec.source)
     if spec.kind == "file":
         return Path(spec.where)
     try:
