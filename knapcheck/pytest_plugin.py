@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -260,7 +261,7 @@ class Suite(pytest.Collector):
         self.plan = plan
 
     def collect(self):
-        from knapcheck.fuzz.corpus.regression import load_regression_corpus
+        from knapcheck.fuzz.corpus.regression import read_regression_corpus
         from knapcheck.fuzz.instances import families
 
         plan = self.plan
@@ -268,9 +269,12 @@ class Suite(pytest.Collector):
             self._load()
         sources = [(name, families.get(name).draw(plan.per_family, plan.seed)) for name in plan.families]
         try:
-            cases = load_regression_corpus()
+            corpus = read_regression_corpus()
         except ValueError as exc:
             raise self.CollectError(f"knapcheck: {exc}") from None
+        for line in corpus.notes():
+            warnings.warn(pytest.PytestWarning(f"knapcheck: {line}"))
+        cases = list(corpus.cases)
         oracles = _Oracles()
         for target in plan.targets:
             yield TargetTests.from_parent(
