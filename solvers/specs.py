@@ -14,9 +14,11 @@ like one of torch's solvers takes that solver's promise; any other is exact).
 
 Loading is cached by spec, so a file or module is imported once however many entries name it.
 
-A ``FILE.py:NAME`` or ``module:NAME`` spec may end in ``<SOURCE.py``: the code is then read from
-SOURCE.py, but loaded where the file or module sits, as a sibling module of its package (its
-relative imports load from the same tree). knapcheck's repaired candidates are loaded so
+A ``FILE.py:NAME``, ``torch:NAME`` or ``module:NAME`` spec may end in ``<SOURCE.py``: the code is
+then read from SOURCE.py, but loaded where the file or module sits, as a sibling module of its
+package (its relative imports load from the same tree; ``torch:NAME<SOURCE.py`` beside torch's
+knapsack.py). No other form can be read from another file: ``torch<SOURCE.py`` or a registered name
+with one is refused. knapcheck's repaired candidates are loaded so
 (``knapcheck.fuzz.checking.repaired``): the candidate's own source with a known defect repaired.
 
 A file spec names its file by absolute path, so that it loads and compares the same from any
