@@ -44,14 +44,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from knapcheck.fuzz.checking.export_plan import build_plan, upstream_cases
-    from knapcheck.fuzz.corpus.regression import REGRESSION_CORPUS, load_regression_corpus
+    from knapcheck.fuzz.corpus.regression import REGRESSION_CORPUS
+    from knapcheck.inputs import trusted_cases
     from knapcheck.reports.environment import knapcheck_version
     from knapcheck.reports.pytorch_tests import render_test_file
 
     writable_file(args.out, "--out", EXPORTED_TESTS)
     corpus = Path(args.regressions or REGRESSION_CORPUS)
     try:
-        selected = upstream_cases(load_regression_corpus(corpus))
+        selected = upstream_cases(trusted_cases(corpus))
         source = f"knapcheck {knapcheck_version()}, {len(selected.cases)} cases of {corpus.name}"
         plan = build_plan(selected.cases, source, progress=lambda line: print(line, file=sys.stderr))
         text = render_test_file(plan)

@@ -9,6 +9,7 @@ read before any work: a missing or malformed one is a usage error.
 from __future__ import annotations
 
 import argparse
+import sys
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,14 +78,26 @@ class StoredInstances:
         return ", ".join(parts)
 
 
+def trusted_cases(corpus: Path) -> list:
+    """The corpus's cases that can be trusted; one line on stderr for each one quarantined
+    (``knapcheck.fuzz.corpus.regression.RegressionCorpus``). ValueError when it cannot be read."""
+    from knapcheck.fuzz.corpus.regression import read_regression_corpus
+
+    read = read_regression_corpus(corpus)
+    for line in read.notes():
+        print(f"knapcheck: {line}", file=sys.stderr)
+    return list(read.cases)
+
+
 def stored_instances(regressions: Path | None, files: list[Path]) -> StoredInstances:
-    """The corpus's instances (the packaged corpus when ``regressions`` is None) and the files'."""
+    """The corpus's instances (the packaged corpus when ``regressions`` is None) and the files'. A
+    corpus case whose cause cannot be trusted is left out, one line on stderr for each."""
     from knapcheck.fuzz.corpus.instance_files import read_instances
-    from knapcheck.fuzz.corpus.regression import REGRESSION_CORPUS, load_regression_corpus
+    from knapcheck.fuzz.corpus.regression import REGRESSION_CORPUS
 
     corpus = REGRESSION_CORPUS if regressions is None else regressions
     try:
-        cases = load_regression_corpus(corpus)
+        cases = trusted_cases(corpus)
         stored = StoredInstances({CORPUS_SOURCE: [case.instance for case in cases]}, corpus=Path(corpus), cases=cases)
         for path in files:
             stored.instances[str(path)] = [found.instance for found in read_instances(path)]

@@ -5,10 +5,13 @@
 Each target is tested on every instance of the selected families and of the regression corpus,
 one test per (target, instance), named ``knapcheck::TARGET::FAMILY[INDEX]`` (so ``-k tight_budget``
 selects a family). A test fails when the target fails its promise on the instance; its message is
-the verdict, what was wrong and a ready-to-run snippet that reproduces it. With a baseline, the
-target is judged beside its counterpart on the same instance (``knapcheck.fuzz.checking.gate``): a failure the
-baseline shares, or one a known defect of the baseline explains (the regression corpus names its
-defects and how far each reaches), is an expected failure; a regression fails.
+the verdict, what was wrong and a ready-to-run snippet that reproduces it. Each instance is decided
+by the function ``knapcheck check`` and ``report`` call on it (``knapcheck.fuzz.checking.check.decided``,
+on the solvers ``run_on`` it), and the gate's status (``knapcheck.fuzz.checking.gate``) is the
+outcome: with a baseline, a failure the baseline shares, or one a known defect of the baseline
+explains (the regression corpus names its defects and how far each reaches), is an expected failure;
+a regression fails; an instance past the size the target promises is skipped (check does not run
+it there either).
 
 Installed, the plugin is loaded by every pytest run (a ``pytest11`` entry point), and without
 ``--knapcheck-target`` it does nothing: it adds options, and its hooks return at once, importing
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -257,7 +261,7 @@ class Suite(pytest.Collector):
         self.plan = plan
 
     def collect(self):
-        from knapcheck.fuzz.corpus.regression import load_regression_corpus
+        from knapcheck.fuzz.corpus.regression import read_regression_corpus
         from knapcheck.fuzz.instances import families
 
         plan = self.plan
@@ -265,9 +269,12 @@ class Suite(pytest.Collector):
             self._load()
         sources = [(name, families.get(name).draw(plan.per_family, plan.seed)) for name in plan.families]
         try:
-            cases = load_regression_corpus()
+            corpus = read_regression_corpus()
         except ValueError as exc:
             raise self.CollectError(f"knapcheck: {exc}") from None
+        for line in corpus.notes():
+            warnings.warn(pytest.PytestWarning(f"knapcheck: {line}"))
+        cases = list(corpus.cases)
         oracles = _Oracles()
         for target in plan.targets:
             yield TargetTests.from_parent(
@@ -353,30 +360,45 @@ class InstanceTest(pytest.Item):
         self.calls = calls
 
     def runtest(self) -> None:
+        """The instance decided as ``knapcheck check`` decides it (``knapcheck.fuzz.checking.check.decided``,
+        on the entries ``run_on`` it), the gate's status read as an outcome: a pass, a failure that
+        counts fails, one that does not (shared with the baseline, a known defect of it made visible)
+        is an expected failure, and an instance past what the target promises to solve is skipped."""
         from knapcheck.fuzz.checking import gate
+        from knapcheck.fuzz.checking.check import decided, run_on
         from knapcheck.fuzz.checking.defects import describe
-        from knapcheck.fuzz.checking.differential import check_against
+        from knapcheck.fuzz.checking.differential import check, determinism_calls
         from knapcheck.oracles.verdict import Verdict
         from knapcheck.reports.repairs import repaired_sentence
 
         tests: TargetTests = self.parent
-        done = check_against(tests.entry, tests.counterpart, self.instance, self.family,
-                             tests.oracles(self.instance), calls=self.calls)
+        target, counterpart = tests.entry, tests.counterpart
+        entries = run_on([target] if counterpart is None else [target, counterpart], self.instance)
+        if target not in entries:
+            from knapcheck.solvers.specs import shown
+
+            weights, capacity = self.instance.quantized(target.rounding)
+            pytest.skip(f"not run: {shown(target.name)} does not promise to solve {len(weights)} items of capacity {capacity}"
+                        " units (knapcheck check does not run it there either)")
+        oracle = tests.oracles(self.instance)
+        checks = {entry.name: check(entry, self.instance, self.family, oracle,
+                                    calls=min(self.calls, determinism_calls(entry))) for entry in entries}
+        counterparts = {} if counterpart is None else {target.name: counterpart}
+        done = decided(checks, counterparts, tests.causes)[target.name]
         if done.oracle_disagreement:
             raise KnapcheckFailure(f"the oracle, not {done.solver.name}, is shown wrong on this instance:"
                                    f" {done.oracle_disagreement}\ninstance: {self.instance.as_dict()}")
         if done.verdict is Verdict.UNVERIFIED:
             pytest.skip(f"UNVERIFIED (never a pass): {done.judgement.detail}")
+        if gate.counts(done):
+            raise KnapcheckFailure(failure_message(done, self.name, tests.cases))
         if not done.failed:
             return
-        if gate.is_shared(done):
+        if gate.status(done, gate.CANDIDATE) == gate.SHARED:
             pytest.xfail(f"also in baseline {done.counterpart.name}: {done.verdict.value}: {done.judgement.detail}")
-        done = tests.causes.explained(done)
-        if gate.is_visible(done):
-            repaired = repaired_sentence(done)
-            pytest.xfail(f"known defect of the baseline {done.counterpart.name}, now visible ({describe(done.causes)}):"
-                         f" {done.verdict.value}: {done.judgement.detail}{'; ' + repaired if repaired else ''}")
-        raise KnapcheckFailure(failure_message(done, self.name, tests.cases))
+        repaired = repaired_sentence(done)
+        pytest.xfail(f"known defect of the baseline {done.counterpart.name}, now visible ({describe(done.causes)}):"
+                     f" {done.verdict.value}: {done.judgement.detail}{'; ' + repaired if repaired else ''}")
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, KnapcheckFailure):

@@ -97,7 +97,7 @@ def functions_of_files(specs: list[str], option: str) -> list[str]:
 
     expanded = []
     for spec in specs:
-        if ":" in spec or not spec.endswith(".py"):
+        if ":" in spec or "<" in spec or not spec.endswith(".py"):
             expanded.append(spec)
             continue
         path = Path(spec).expanduser()

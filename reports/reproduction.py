@@ -7,8 +7,9 @@ the target then fails, so the snippet shows the defect is the target's own.
 
 A file target is named by its path relative to the working directory (``knapcheck.solvers.specs.shown``),
 so the snippet runs from the directory the report was produced in. A file with relative imports is
-loaded the way knapcheck loaded it, as a module of its package tree (``knapcheck.solvers.specs.load``);
-any other target is imported with nothing of knapcheck.
+loaded the way knapcheck loaded it, as a module of its package tree (``knapcheck.solvers.specs.load``),
+and so is a target read from another file (``SPEC<SOURCE.py``); any other target is imported with
+nothing of knapcheck.
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ from knapcheck.solvers.isolation.worker import limits_for
 def import_lines(spec_text: str, bound: str = "solve") -> list[str]:
     """Lines that bind ``bound`` to the solver a spec names, run from the working directory."""
     spec = specs.parse(spec_text)
+    if spec.source:
+        return [
+            "from knapcheck.solvers.specs import load  # the code of the file after '<', loaded where the spec names",
+            f"{bound} = load({specs.shown(str(spec.target))!r})",
+        ]
     if spec.kind != "file":
         return [f"from {spec.module} import {spec.name} as {bound}"]
     path = specs.shown_path(spec.where)

@@ -3,7 +3,9 @@
 Tests, campaigns, benchmarks and reports iterate over it. It starts with our own solvers
 (``knapcheck.solvers.catalog``); ``register`` adds one, ``unregister`` removes one. ``resolve`` turns any
 spec (``knapcheck.solvers.specs``) into entries: a registered name, ``torch``, ``torch:NAME``,
-``FILE.py:NAME`` or ``module:NAME``. Every solver that is not one of our registered ones is
+``FILE.py:NAME`` or ``module:NAME``, the last three also read from another file (``<SOURCE.py``:
+SOURCE.py's code, never the code the spec names; ``torch:NAME<SOURCE.py`` is judged on the promise of
+torch's NAME, whether or not the installed torch has one). Every solver that is not one of our registered ones is
 isolated: it runs in a worker process (``knapcheck.solvers.isolation.worker``), so a crash, a hang or a runaway
 allocation becomes a verdict instead of the end of the run.
 
@@ -89,12 +91,12 @@ def _undeclared(parsed: specs.Spec) -> list[SolverEntry]:
         return [_REGISTRY[parsed.name]]
     if parsed.kind == "torch_all":
         return torch_entries()
-    if parsed.kind == "torch":
+    if parsed.kind == "torch" and not parsed.source:
         return [_torch_entry(parsed.name)]
     for entry in _REGISTRY.values():
         if specs.parse(entry.spec) == parsed.target:
             return [entry]
-    origin = f"file {parsed.where}" if parsed.kind == "file" else f"module {parsed.where}"
+    origin = f"file {parsed.source or parsed.where}" if parsed.source or parsed.kind == "file" else f"module {parsed.where}"
     name = str(parsed.target)
     return [SolverEntry(name=name, spec=name, origin=origin, isolate=True, **_torch_promise(parsed.name))]
 
@@ -114,7 +116,7 @@ def promise_basis(entry: SolverEntry) -> str:
         return f"declared (@{spec.promise})"
     if entry.name in _REGISTRY:
         return "registered"
-    if spec.kind == "torch":
+    if spec.kind == "torch" and not spec.source:
         return f"torch's {spec.name}"
     if spec.name in TORCH_SOLVER_NAMES:
         return f"named like torch's {spec.name}"

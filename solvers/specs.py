@@ -14,9 +14,11 @@ like one of torch's solvers takes that solver's promise; any other is exact).
 
 Loading is cached by spec, so a file or module is imported once however many entries name it.
 
-A ``FILE.py:NAME`` or ``module:NAME`` spec may end in ``<SOURCE.py``: the code is then read from
-SOURCE.py, but loaded where the file or module sits, as a sibling module of its package (its
-relative imports load from the same tree). knapcheck's repaired candidates are loaded so
+A ``FILE.py:NAME``, ``torch:NAME`` or ``module:NAME`` spec may end in ``<SOURCE.py``: the code is
+then read from SOURCE.py, but loaded where the file or module sits, as a sibling module of its
+package (its relative imports load from the same tree; ``torch:NAME<SOURCE.py`` beside torch's
+knapsack.py). No other form can be read from another file: ``torch<SOURCE.py`` or a registered name
+with one is refused. knapcheck's repaired candidates are loaded so
 (``knapcheck.fuzz.checking.repaired``): the candidate's own source with a known defect repaired.
 
 A file spec names its file by absolute path, so that it loads and compares the same from any
@@ -92,11 +94,11 @@ def parse(text: str) -> Spec:
     """Read a spec; ValueError naming the spec when it has none of the forms above."""
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"a solver spec must be a non-empty string ({FORMS}), got {text!r}")
-    text = text.strip()
-    text, source = _source_of(text)
+    given = text.strip()
+    text, source = _source_of(given)
     if source and ":" not in text:
-        raise ValueError(f"solver spec {text!r}: only FILE.py:NAME, torch:NAME and module:NAME can be read from another"
-                         " file (<SOURCE.py)")
+        raise ValueError(f"solver spec {given!r}: only FILE.py:NAME, torch:NAME and module:NAME can be read from another"
+                         f" file (<SOURCE.py), not {text!r}")
     spec = _parse(text)
     return replace(spec, source=source) if source else spec
 
@@ -134,16 +136,21 @@ def _parse(text: str) -> Spec:
 
 
 def shown(name: str, cwd: Path | None = None) -> str:
-    """A solver name as a reader sees it: a file spec with its path as ``shown_path`` writes it,
-    any other name (a registered name, a module spec, not a spec at all) as given."""
+    """A solver name as a reader sees it: a file spec's path and a ``<SOURCE.py``'s as ``shown_path``
+    writes them, any other name (a registered name, a module spec, not a spec at all) as given."""
     spec = _parsed_or_none(name)
-    return str(replace(spec, where=shown_path(spec.where, cwd))) if spec is not None and spec.kind == "file" else name
+    if spec is None or (spec.kind != "file" and not spec.source):
+        return name
+    where = shown_path(spec.where, cwd) if spec.kind == "file" else spec.where
+    return str(replace(spec, where=where, source=shown_path(spec.source, cwd) if spec.source else ""))
 
 
 def shown_in(text: str, names: Iterable[str], cwd: Path | None = None) -> str:
     """``text`` (a message that names solvers or their files by absolute path: a benchmark's
-    failure, where an exception was raised) with each file spec's path among ``names`` shown."""
-    paths = {spec.where for spec in map(_parsed_or_none, names) if spec is not None and spec.kind == "file"}
+    failure, where an exception was raised) with each file spec's path and each ``<SOURCE.py``'s
+    among ``names`` shown."""
+    parsed = [spec for spec in map(_parsed_or_none, names) if spec is not None]
+    paths = {spec.where for spec in parsed if spec.kind == "file"} | {spec.source for spec in parsed if spec.source}
     for path in sorted(paths, key=len, reverse=True):
         text = text.replace(path, shown_path(path, cwd))
     return text
@@ -210,6 +217,8 @@ def _load(spec: Spec) -> Solver:
 
 
 def _where(spec: Spec) -> str:
+    if spec.source:
+        return f"file {spec.source}"
     return f"file {spec.where}" if spec.kind == "file" else f"module {spec.module}"
 
 

@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from knapcheck.fuzz.checking.differential import size_allows
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.instances import families
 from knapcheck.solver_log import LOG_LIMIT
+from knapcheck.solvers.registry import resolve_one
 from torch_copies import ITEM_REUSE, SPLIT_FIX, SPLIT_HALVES_EXCHANGED, write_copy
 
 pytest_plugins = ["pytester"]
@@ -71,6 +74,25 @@ def test_an_unchanged_copy_of_torch_passes_against_torch(pytester):
     assert outcomes["xfailed"] > 0
     assert "also in baseline torch:dp_knapsack_sliding_hirschberg: OVER_BUDGET" in result.stdout.str()
     assert not (pytester.path / ".hypothesis").exists()
+
+
+def test_each_function_of_an_unchanged_copy_passes_where_its_size_limits_are_reached(pytester):
+    """weight_limits reaches capacities past what torch's dp_knapsack and sliding Hirschberg promise:
+    neither the copy nor torch is run there, as knapcheck check and report run neither. The copy's
+    functions were run anyway and failed as regressions (OUT_OF_MEMORY, allocating 17 GB to 36 PB)."""
+    write_copy(pytester.path / "knapsack.py")
+    names = ("dp_knapsack", "dp_knapsack_sliding_hirschberg", "greedy_knapsack", "ilp_knapsack")
+    entries = {name: resolve_one(f"{pytester.path / 'knapsack.py'}:{name}") for name in names}
+    instances = families.get("weight_limits").draw(1, 0)
+    past = {name: sum(not size_allows(entry, instance) for instance in instances) for name, entry in entries.items()}
+    assert past["dp_knapsack"] and past["dp_knapsack_sliding_hirschberg"], "the family reaches the size limits"
+    result = run(pytester, "--knapcheck-target", "knapsack.py", "--knapcheck-baseline", "torch",
+                 "--knapcheck-families", "weight_limits", "-rs")
+    outcomes = result.parseoutcomes()
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    assert outcomes.get("failed", 0) == 0 and outcomes["skipped"] == sum(past.values())
+    skipped = [line for line in result.outlines if line.startswith("SKIPPED")]
+    assert all("not run: knapsack.py:dp_knapsack" in line and "does not promise to solve" in line for line in skipped)
 
 
 def test_a_planted_bug_fails_with_a_reproduction_that_fails_when_run(pytester):

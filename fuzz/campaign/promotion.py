@@ -20,7 +20,7 @@ from knapcheck.fuzz.corpus.atomic_write import write_atomically
 from knapcheck.fuzz.checking.known import matching_case
 from knapcheck.fuzz.checking.shrink import complexity
 from knapcheck.fuzz.corpus.file_lock import exclusive_lock
-from knapcheck.fuzz.corpus.regression import SCHEMA_VERSION, RegressionCase, load_regression_corpus
+from knapcheck.fuzz.corpus.regression import SCHEMA_VERSION, RegressionCase, read_regression_corpus
 from knapcheck.solvers.registry import ours
 
 
@@ -93,7 +93,7 @@ def promote(failures: Iterable[StoredFailure], corpus: Path) -> Promotion:
             raise ValueError(f"{stored.solver} {stored.verdict}: {problem}")
     done = Promotion()
     with exclusive_lock(Path(corpus)):
-        cases = load_regression_corpus(corpus, missing_ok=True)
+        cases = list(read_regression_corpus(corpus, missing_ok=True).stored)  # quarantined cases stay in the file
         for stored in failures:
             case = case_of(stored)
             held = holding_case(stored, cases)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from knapcheck.fuzz.checking.by_cause import Causes
 from knapcheck.fuzz.checking.chunk_calls import ChunkCalls, Lanes, next_chunk_size
@@ -72,6 +72,28 @@ def determinism_positions(instances: Sequence[Instance], sample: int = DETERMINI
     if len(small) <= sample:
         return frozenset(small)
     return frozenset(small[round(i * (len(small) - 1) / (sample - 1))] for i in range(sample))
+
+
+def run_on(entries: Iterable[SolverEntry], instance: Instance) -> list[SolverEntry]:
+    """The entries run on an instance: those that promise to solve its size (``size_allows``). Past
+    its size an entry is not run, so neither judged: a target whose baseline was not run there is
+    not run either, when both take one limit."""
+    return [entry for entry in entries if size_allows(entry, instance)]
+
+
+def decided(
+    checks: Mapping[str, Check], counterparts: Mapping[str, SolverEntry], causes: Causes
+) -> dict[str, Check]:
+    """One instance's checks (of the entries ``run_on`` it, by name) judged by cause, each target's
+    beside its counterpart baseline's check of the instance (``NOT_RUN`` where that was not run):
+    the decision on an instance, the same in ``check``, ``report`` and the pytest plugin. The gate
+    (``knapcheck.fuzz.checking.gate``) reads its status."""
+    done = {name: causes.explained(checked) for name, checked in checks.items()}
+    for name, checked in done.items():
+        baseline = counterparts.get(name)
+        if baseline is not None:
+            done[name] = causes.explained(with_baseline(checked, baseline, done.get(baseline.name)))
+    return done
 
 
 def time_shares(counts: Sequence[int]) -> list[float]:
@@ -212,7 +234,7 @@ class _Run:
 
     def begin_chunk(self, family: str, chunk: Sequence[Instance], twice: Sequence[bool], lanes: Lanes) -> _ChunkRun:
         """Every entry's calls on the chunk of ``family``, begun (``ChunkCalls``)."""
-        runnable = [[entry for entry in self.entries if size_allows(entry, instance)] for instance in chunk]
+        runnable = [run_on(self.entries, instance) for instance in chunk]
         return _ChunkRun(family, runnable, ChunkCalls(self.entries, chunk, runnable, twice, lanes.submit))
 
     def tally(self, checks: list[Check]) -> None:
@@ -233,7 +255,7 @@ class _Run:
         for k, instance in enumerate(called.calls.chunk):
             result.instances += 1
             oracle = called.oracles[k]
-            done: dict[str, Check] = {}
+            judged_here: dict[str, Check] = {}
             for entry in called.runnable[k]:
                 outcome = called.outcomes[entry.name][k]
                 result.repeated[entry.name] += called.calls.twice[k] and determinism_calls(entry) > 1
@@ -242,12 +264,11 @@ class _Run:
                 if checked.oracle_disagreement:
                     result.oracle_findings.append(checked)
                 result.overshoots.add(entry.name, family, instance, checked.judgement.memory_slack)
-                done[entry.name] = self.causes.explained(checked)
+                judged_here[entry.name] = checked
+            done = decided(judged_here, self.counterparts, self.causes)
             for name, checked in done.items():
-                baseline = self.counterparts.get(name)
-                if baseline is not None:
-                    done[name] = self.causes.explained(with_baseline(checked, baseline, done.get(baseline.name)))
-                    record(result.comparisons[name], done[name])
+                if name in self.counterparts:
+                    record(result.comparisons[name], checked)
             checks += done.values()
         return checks
 

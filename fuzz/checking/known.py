@@ -55,14 +55,16 @@ def cause_traits(instance: Instance) -> frozenset[str]:
 
 
 def same_solver(target: str, case_solver: str) -> bool:
-    """A case's solver is the target, or a torch solver whose function the target names."""
+    """A case's solver is the target, or a torch solver whose function the target names (torch's own
+    code: a case of ``torch:NAME<SOURCE.py`` is SOURCE.py's, not torch's)."""
     if target == case_solver:
         return True
     try:
         mine, theirs = specs.parse(target), specs.parse(case_solver)
     except ValueError:
         return False
-    return theirs.kind == "torch" and mine.kind in ("torch", "file", "module") and mine.name == theirs.name
+    return (theirs.kind == "torch" and not theirs.source and mine.kind in ("torch", "file", "module")
+            and mine.name == theirs.name)
 
 
 def matching_case(solver: str, verdict: str, instance: Instance, cases: Iterable[RegressionCase]) -> RegressionCase | None:

@@ -6,6 +6,10 @@ family that found it and the instance. ``tests/test_regressions.py`` checks ever
 solver: our own solvers must now pass; an upstream solver's case is a strict expected failure
 (design: upstream defects never make our suite red, and a fix upstream shows up as an unexpected
 pass to promote away). ``knapcheck.fuzz.campaign.promotion`` adds a campaign's findings to it.
+
+No corpus file is trusted: besides its schema, a case that names a cause its solver cannot have
+(``knapcheck.fuzz.corpus.cause_owners``) is quarantined: kept in the file, left out of the cases
+every check uses, and named in one line (``RegressionCorpus.notes``) by the command that read it.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from knapcheck.fuzz.corpus.cause_owners import untrusted
 from knapcheck.fuzz.corpus.reader import UnreadableFile, read_json
 from knapcheck.fuzz.corpus.schema import INSTANCE, boolean, list_of, obj, one_of, string
 from knapcheck.oracles.verdict import Verdict
@@ -79,16 +84,40 @@ CORPUS = obj({"schema_version": one_of(SCHEMA_VERSION), "cases": list_of(CASE)})
 WHAT = "regression corpus"
 
 
-def load_regression_corpus(path: Path = REGRESSION_CORPUS, *, missing_ok: bool = False) -> list[RegressionCase]:
-    """The corpus's cases. ValueError (``UnreadableFile``), naming the file, when it is missing
-    (unless ``missing_ok``: then it is an empty corpus), not a regular file, too large, not JSON, of
-    another schema, or holds a malformed case."""
+@dataclass(frozen=True)
+class Quarantined:
+    """A case the corpus holds whose cause cannot be trusted (``knapcheck.fuzz.corpus.cause_owners``)."""
+
+    case: RegressionCase
+    why: str
+
+
+@dataclass(frozen=True)
+class RegressionCorpus:
+    """A corpus file read: every case it holds, and those whose cause cannot be trusted."""
+
+    path: Path
+    stored: tuple[RegressionCase, ...]
+    """Every case, as the file holds them (what a promotion writes back)."""
+    cases: tuple[RegressionCase, ...]
+    """The cases that can be trusted: every one but the quarantined, in the file's order."""
+    quarantined: tuple[Quarantined, ...]
+
+    def notes(self) -> list[str]:
+        """One line for each quarantined case, naming the file, the case and why."""
+        return [f"{WHAT} {self.path}: case {q.case.id!r} quarantined (not used): {q.why}" for q in self.quarantined]
+
+
+def read_regression_corpus(path: Path = REGRESSION_CORPUS, *, missing_ok: bool = False) -> RegressionCorpus:
+    """The corpus's cases, each case whose cause its solver cannot have quarantined. ValueError
+    (``UnreadableFile``), naming the file, when it is missing (unless ``missing_ok``: then it is an
+    empty corpus), not a regular file, too large, not JSON, of another schema, or holds a malformed case."""
     path = Path(path)
     try:
         data = read_json(path, CORPUS, what=WHAT)
     except UnreadableFile as exc:
         if missing_ok and exc.reason == "does not exist":
-            return []
+            return RegressionCorpus(path, (), (), ())
         raise
     loaded = []
     for index, case in enumerate(data["cases"]):
@@ -96,4 +125,12 @@ def load_regression_corpus(path: Path = REGRESSION_CORPUS, *, missing_ok: bool =
             loaded.append(RegressionCase.from_dict(case))
         except ValueError as exc:
             raise UnreadableFile(WHAT, path, f"cases[{index}] is malformed: {exc}") from None
-    return loaded
+    whys = [untrusted(case.cause, case.solver) for case in loaded]
+    return RegressionCorpus(path, tuple(loaded), tuple(case for case, why in zip(loaded, whys) if not why),
+                            tuple(Quarantined(case, why) for case, why in zip(loaded, whys) if why))
+
+
+def load_regression_corpus(path: Path = REGRESSION_CORPUS, *, missing_ok: bool = False) -> list[RegressionCase]:
+    """The corpus's cases that can be trusted (``read_regression_corpus``: its ``notes`` say which
+    were left out). ValueError as ``read_regression_corpus``."""
+    return list(read_regression_corpus(path, missing_ok=missing_ok).cases)
