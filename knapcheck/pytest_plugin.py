@@ -365,7 +365,7 @@ class InstanceTest(pytest.Item):
         counts fails, one that does not (shared with the baseline, a known defect of it made visible)
         is an expected failure, and an instance past what the target promises to solve is skipped."""
         from knapcheck.fuzz.checking import gate
-        from knapcheck.fuzz.checking.check import decided, run_on
+        from knapcheck.fuzz.checking.instance_decision import decided, run_on
         from knapcheck.fuzz.checking.defects import describe
         from knapcheck.fuzz.checking.differential import check, determinism_calls
         from knapcheck.oracles.verdict import Verdict

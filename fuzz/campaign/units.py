@@ -52,8 +52,9 @@ from knapcheck.fuzz.campaign.events import Disagreement, Event, Found, Replayed,
 from knapcheck.fuzz.campaign.example_database import open_database
 from knapcheck.fuzz.campaign.store import record_name
 from knapcheck.fuzz.checking.by_cause import Causes
+from knapcheck.fuzz.checking.instance_decision import decided, run_on
 from knapcheck.fuzz.checking.chunk_calls import call_all, next_chunk_size
-from knapcheck.fuzz.checking.differential import Check, check_against, judged, size_allows, with_baseline
+from knapcheck.fuzz.checking.differential import Check, check_against, judged
 from knapcheck.fuzz.checking.metamorphic import images
 from knapcheck.fuzz.checking.overshoot import Overshoots
 from knapcheck.fuzz.checking.plain_check import check_from_plain, check_to_plain
@@ -264,7 +265,7 @@ class UnitRun:
         runnable on each image, their outcomes and the images' optima."""
         cases = [case for instance in instances for case in _with_images(instance)[1:]]
         chunk = [image for image, _ in cases]
-        runnable = [[entry for entry in self.entries if size_allows(entry, image)] for image in chunk]
+        runnable = [run_on(self.entries, image) for image in chunk]
         outcomes, oracles = call_all(self.entries, chunk, runnable, [False] * len(chunk), self.pool,
                                      lambda: [get() for _, get in cases])
         return chunk, runnable, outcomes, oracles
@@ -304,7 +305,7 @@ class UnitRun:
         if self.unit.careful:
             for instance in chunk:
                 self.emit(Trying(self.unit.id, instance))
-        runnable = [[entry for entry in self.entries if size_allows(entry, instance)] for instance in chunk]
+        runnable = [run_on(self.entries, instance) for instance in chunk]
         optima = optima or [lambda instance=instance: optimum(instance) for instance in chunk]
         outcomes, oracles = call_all(self.entries, chunk, runnable, [False] * len(chunk), self.pool,
                                      lambda: [get() for get in optima])
@@ -317,19 +318,17 @@ class UnitRun:
         baselines = self.setup.baselines
         for k, instance in enumerate(chunk):
             oracle = oracles[k]
-            done: dict[str, Check] = {}
+            here: dict[str, Check] = {}
             for entry in runnable[k]:
                 result = judged(entry, instance, name, oracle, *outcomes[entry.name][k])
                 self.disagreement(result)
-                done[entry.name] = result
+                here[entry.name] = result
                 self.counts[entry.name][result.verdict.value] += 1
                 self.overshoots.add(entry.name, name, instance, result.judgement.memory_slack)
+            done = decided(here, self.counterparts, self.causes)
             for solver, result in done.items():
-                counterpart = self.counterparts.get(solver)
-                if counterpart is not None:
-                    result = with_baseline(result, counterpart, done.get(counterpart.name))
                 if result.failed and solver not in baselines:
-                    self.found(self.causes.explained(result))
+                    self.found(result)
             self.cases += 1
             self.verified += oracle.proven
             checks += done.values()

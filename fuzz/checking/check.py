@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Sequence
 
 from knapcheck.fuzz.checking.by_cause import Causes
 from knapcheck.fuzz.checking.chunk_calls import ChunkCalls, Lanes, next_chunk_size
@@ -33,11 +33,10 @@ from knapcheck.fuzz.checking.differential import (
     determinism_calls,
     digest,
     judged,
-    size_allows,
-    with_baseline,
 )
 from knapcheck.fuzz.checking.frozen_source import changed_since, read_at_start
 from knapcheck.fuzz.checking.gate import is_regression, pair, record
+from knapcheck.fuzz.checking.instance_decision import decided, run_on
 from knapcheck.fuzz.checking.known import known_case
 from knapcheck.fuzz.checking.shrink import complexity
 from knapcheck.fuzz.corpus.regression import RegressionCase
@@ -72,28 +71,6 @@ def determinism_positions(instances: Sequence[Instance], sample: int = DETERMINI
     if len(small) <= sample:
         return frozenset(small)
     return frozenset(small[round(i * (len(small) - 1) / (sample - 1))] for i in range(sample))
-
-
-def run_on(entries: Iterable[SolverEntry], instance: Instance) -> list[SolverEntry]:
-    """The entries run on an instance: those that promise to solve its size (``size_allows``). Past
-    its size an entry is not run, so neither judged: a target whose baseline was not run there is
-    not run either, when both take one limit."""
-    return [entry for entry in entries if size_allows(entry, instance)]
-
-
-def decided(
-    checks: Mapping[str, Check], counterparts: Mapping[str, SolverEntry], causes: Causes
-) -> dict[str, Check]:
-    """One instance's checks (of the entries ``run_on`` it, by name) judged by cause, each target's
-    beside its counterpart baseline's check of the instance (``NOT_RUN`` where that was not run):
-    the decision on an instance, the same in ``check``, ``report`` and the pytest plugin. The gate
-    (``knapcheck.fuzz.checking.gate``) reads its status."""
-    done = {name: causes.explained(checked) for name, checked in checks.items()}
-    for name, checked in done.items():
-        baseline = counterparts.get(name)
-        if baseline is not None:
-            done[name] = causes.explained(with_baseline(checked, baseline, done.get(baseline.name)))
-    return done
 
 
 def time_shares(counts: Sequence[int]) -> list[float]:
