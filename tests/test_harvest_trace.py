@@ -307,7 +307,7 @@ def test_hostile_logs(trace, tmp_path, capsys, monkeypatch):
     assert "'Expected Runtime' is not a finite number" in _refused(_edit_artifact(trace, tmp_path / "huge.log", huge), tmp_path, capsys)
 
     os.mkfifo(tmp_path / "fifo.log")
-    assert "is a FIFO; a trace log is a regular file" in _refused(tmp_path / "fifo.log", tmp_path, capsys)
+    assert "is a FIFO, not a regular file" in _refused(tmp_path / "fifo.log", tmp_path, capsys)
 
     header = trace.read_text().split("\n", 1)[0].split("] ", 1)[0] + "] "
     (tmp_path / "deep.log").write_text(header + '{"a": ' * 100_000 + "1" + "}" * 100_000 + "\n")

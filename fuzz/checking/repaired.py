@@ -30,6 +30,7 @@ from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.solvers import specs
 from knapcheck.solvers.cache.user_directory import private_directory
 from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.files.reader import UnreadableFile, read_text
 
 
 @dataclass(frozen=True)
@@ -73,9 +74,9 @@ def repaired_source(spec: specs.Spec, function: str, repairs: Iterable[tuple[str
     if isinstance(path, str):
         return path
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return f"its source {path} cannot be read ({exc})"
+        text = read_text(path)
+    except UnreadableFile as exc:
+        return f"its source {path} cannot be read ({exc.reason})"
     return repaired(text, function, repairs)
 
 
@@ -130,9 +131,9 @@ def repaired_file(entries: Iterable[SolverEntry], cases: Iterable[RegressionCase
         raise ValueError(f"the solvers named are in {len(paths)} files ({', '.join(sorted(map(str, paths)))}); name one file")
     path = paths.pop()
     try:
-        original = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path} cannot be read ({exc})") from None
+        original = read_text(path)
+    except UnreadableFile as exc:
+        raise ValueError(f"{path} cannot be read: it {exc.reason}") from None
     functions = {specs.parse(e.spec).name: e for e in entries}
     ordered = sorted(functions, key=lambda name: _first_line(original, name), reverse=True)
     source, results = original, []
@@ -160,9 +161,9 @@ def _write(source: str) -> Path:
     place = private_directory("repaired") or _temporary_directory()
     path = place / f"repaired_{hashlib.sha256(source.encode()).hexdigest()[:16]}.py"
     try:
-        if path.read_text(encoding="utf-8") == source:
+        if read_text(path) == source:
             return path
-    except (OSError, UnicodeDecodeError):
+    except UnreadableFile:
         pass
     write_atomically(path, source)
     return path

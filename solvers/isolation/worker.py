@@ -188,7 +188,7 @@ class Worker:
         output = [1, 2] if _worker_output is None else [_worker_output, _worker_output]
         descriptors = [theirs.fileno(), *output]
         self._process = zygotes.spawn(environment, arguments, descriptors, self.uses_torch) or lifetime.launch(
-            [sys.executable, "-c", _WORKER_MAIN, str(os.getpid()), str(theirs.fileno()), *arguments],
+            [sys.executable, "-P", "-c", _WORKER_MAIN, str(os.getpid()), str(theirs.fileno()), *arguments],
             pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=_worker_output,
             stderr=_worker_output, env=environment,
         )
@@ -342,7 +342,12 @@ Thread counts change no answer of an exact solver; each report records its worke
 
 def worker_environment(hash_seed: int) -> dict[str, str]:
     """A worker's environment: this process's (with ``INTRA_OP_THREADS`` where it sets none), with
-    its import path and the worker's hash seed."""
+    its import path and the worker's hash seed.
+
+    The import path is this process's ``sys.path`` and nothing more: workers and zygotes run as
+    ``python -P``, so the working directory is not put first on their path as ``python -c`` would
+    (from the root of a PyTorch checkout, a worker would import the checkout's unbuilt ``torch/``);
+    it is on it only where this process has it (``python -m knapcheck`` run from there)."""
     return {"OMP_NUM_THREADS": INTRA_OP_THREADS, **os.environ,
             "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "PYTHONHASHSEED": str(hash_seed)}
 
