@@ -167,7 +167,9 @@ class _Run:
         """Every source's instances in order, in chunks (``next_chunk_size``), each source stopped at
         its share of the time budget. The calls of up to LOOKAHEAD chunks are begun before the
         first of them is judged, so the workers compute while this process judges, and a source
-        whose instances are slow for one worker overlaps the next ones."""
+        whose instances are slow for one worker overlaps the next ones. A stop request reaches
+        those calls: none starts after it (``knapcheck.fuzz.checking.chunk_calls``), and the
+        instances begun but not called are counted in ``skipped``."""
         shares = time_shares([len(instances) for _, _, instances in sources])
         begun: deque[_ChunkRun] = deque()
         for index, (name, _, instances) in enumerate(sources):
@@ -210,7 +212,8 @@ class _Run:
     def begin_chunk(self, family: str, chunk: Sequence[Instance], twice: Sequence[bool], lanes: Lanes) -> _ChunkRun:
         """Every entry's calls on the chunk of ``family``, begun (``ChunkCalls``)."""
         runnable = [[entry for entry in self.entries if size_allows(entry, instance)] for instance in chunk]
-        return _ChunkRun(family, runnable, ChunkCalls(self.entries, chunk, runnable, twice, lanes.submit))
+        calls = ChunkCalls(self.entries, chunk, runnable, twice, lanes.submit, lambda: bool(self.stop_requested()))
+        return _ChunkRun(family, runnable, calls)
 
     def tally(self, checks: list[Check]) -> None:
         """The chunk's failures kept, the smallest of each signature."""
@@ -228,6 +231,9 @@ class _Run:
         checks: list[Check] = []
         family = called.family
         for k, instance in enumerate(called.calls.chunk):
+            if any(called.outcomes[entry.name][k] is None for entry in called.runnable[k]):
+                result.skipped += 1
+                continue
             result.instances += 1
             oracle = called.oracles[k]
             done: dict[str, Check] = {}
