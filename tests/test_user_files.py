@@ -40,7 +40,7 @@ COMMANDS = {
     "solve": ["solve", "{spec}", "instance.json"],
     "repair": ["repair", "{spec}", "--out", "repaired.py"],
 }
-KINDS = {"a FIFO": "FIFO", "a file over the cap": f"more than the {MAX_BYTES} knapcheck reads"}
+KINDS = {"a FIFO": "not a regular file", "a file over the cap": f"more than the {MAX_BYTES} knapcheck reads"}
 """Each hostile file, and what the one line says of it."""
 SOURCE_IGNORED = {("torch:NAME<SOURCE.py", command) for command in COMMANDS} | {
     ("FILE.py:NAME<SOURCE.py", "repair"), ("module:NAME<SOURCE.py", "repair")}
