@@ -202,7 +202,7 @@ def test_not_a_trace_file(tmp_path, capsys):
     assert "is empty, not a structured trace" in _refused(tmp_path / "empty.log", tmp_path, capsys)
     (tmp_path / "binary.log").write_bytes(bytes(range(256)) * 4)
     assert "not a structured trace" in _refused(tmp_path / "binary.log", tmp_path, capsys)
-    assert "no such file" in _refused(tmp_path / "missing.log", tmp_path, capsys)
+    assert "does not exist" in _refused(tmp_path / "missing.log", tmp_path, capsys)
     (tmp_path / "empty-dir").mkdir()
     assert "no trace log in it" in _refused(tmp_path / "empty-dir", tmp_path, capsys)
 
