@@ -169,7 +169,7 @@ class _Run:
         first of them is judged, so the workers compute while this process judges, and a source
         whose instances are slow for one worker overlaps the next ones. A stop request reaches
         those calls: none starts after it (``knapcheck.fuzz.checking.chunk_calls``), and the
-        instances begun but not called are counted in ``skipped``."""
+        chunks begun but not judged by then are counted in ``skipped``."""
         shares = time_shares([len(instances) for _, _, instances in sources])
         begun: deque[_ChunkRun] = deque()
         for index, (name, _, instances) in enumerate(sources):
@@ -192,9 +192,15 @@ class _Run:
             self.judge_first(begun)
 
     def judge_first(self, begun: deque[_ChunkRun]) -> float:
-        """The first chunk begun, finished and judged; the seconds that took."""
+        """The first chunk begun, finished and judged; the seconds that took. A chunk finished once
+        a stop was asked for is not judged (judging may call a repaired candidate): its instances
+        are counted in ``skipped``."""
         began = time.monotonic()
-        self.tally(self.judge_chunk(begun.popleft().finish()))
+        called = begun.popleft().finish()
+        if self._stopping():
+            self.result.skipped += len(called.calls.chunk)
+        else:
+            self.tally(self.judge_chunk(called))
         return time.monotonic() - began
 
     def _cut_short(self, name: str, count: int, position: int, stop: float | None) -> bool:
@@ -231,9 +237,6 @@ class _Run:
         checks: list[Check] = []
         family = called.family
         for k, instance in enumerate(called.calls.chunk):
-            if any(called.outcomes[entry.name][k] is None for entry in called.runnable[k]):
-                result.skipped += 1
-                continue
             result.instances += 1
             oracle = called.oracles[k]
             done: dict[str, Check] = {}

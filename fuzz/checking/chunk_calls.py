@@ -7,8 +7,8 @@ in a check, judges the chunk before), and a chunk's size follows how long the la
 (``next_chunk_size``).
 
 A stop request reaches the calls themselves (``stopped``): no call starts after it, the calls under
-way finish within their time limit, and an instance some entry was not called on is left out (its
-outcome None), so that a check begun chunks ahead stops within one call's time, not eight chunks'.
+way finish within their time limit, and an instance an entry was not called on has no outcome
+(None), so that a check begun chunks ahead stops within one call's time, not eight chunks'.
 """
 
 from __future__ import annotations
