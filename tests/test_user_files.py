@@ -167,3 +167,21 @@ def test_each_place_that_reads_a_users_file_calls_the_one_reader(module):
     source = (ROOT / module).read_text()
     assert re.search(r"from knapcheck\.(solvers\.files|fuzz\.corpus)(\.reader| import reader)", source), module
     assert THROUGH_THE_READER[module] in source, module
+
+
+def test_the_reader_refuses_without_reading_or_waiting(tmp_path):
+    """A FIFO with no writer is refused at once (its open would wait forever without O_NONBLOCK), a
+    sparse file over the cap unread; a file that is not UTF-8 is no source."""
+    from knapcheck.solvers.files.reader import UnreadableFile, open_stream, read_text, readable_problem
+
+    subprocess.run(["mkfifo", tmp_path / "fifo.py"], check=True)
+    subprocess.run(["truncate", "-s", str(MAX_BYTES + 1), tmp_path / "big.py"], check=True)
+    (tmp_path / "latin1.py").write_bytes(b"# caf\xe9\n")
+    assert readable_problem(tmp_path / "fifo.py") == "is a FIFO, not a regular file; refused unread"
+    assert readable_problem(tmp_path / "big.py") == f"holds {MAX_BYTES + 1} bytes, more than the {MAX_BYTES} knapcheck reads"
+    assert readable_problem(tmp_path / "missing.py") == "does not exist"
+    assert readable_problem(tmp_path / "latin1.py") == ""
+    with pytest.raises(UnreadableFile, match="is not UTF-8 text"):
+        read_text(tmp_path / "latin1.py", what="source")
+    with pytest.raises(UnreadableFile, match="FIFO"):
+        open_stream(tmp_path / "fifo.py")
