@@ -1,9 +1,11 @@
 """SIGINT and SIGTERM: a run that is told to stop writes what it has, and says why.
 
 ``check``, ``report`` and ``fuzz`` run under ``stop_requests``: the first SIGINT (Ctrl-C) or SIGTERM
-(a supervisor, a CI job's timeout, ``kill``) asks the run to stop; it finishes the call under way,
-writes a partial report that says "interrupted" or "terminated", and exits 130 or 143 (128 plus
-the signal's number, as shells report it). A second signal stops it at once, without a report,
+(a supervisor, a CI job's timeout, ``kill``) asks the run to stop; no call starts after it, even
+one of the chunks a check begins ahead (``knapcheck.fuzz.checking.chunk_calls``), the calls under
+way finish within their time limit, and the run writes a partial report that says "interrupted" or
+"terminated", with every finding judged so far, and exits 130 or 143 (128 plus the signal's
+number, as shells report it). A second signal stops it at once, without a report,
 unless it comes within ``REPEAT_SECONDS`` of the first: ``timeout`` sends its SIGTERM to the
 command and then to the command's whole process group, which includes the command again.
 Every other command stops at once on either signal, with one line and the same exit statuses

@@ -72,7 +72,7 @@ class BenchWorker:
 
     def start(self) -> None:
         ours, theirs = socket.socketpair()
-        command = [sys.executable, "-m", "knapcheck.measure.paired_child", str(os.getpid()), str(theirs.fileno()),
+        command = [sys.executable, "-P", "-m", "knapcheck.measure.paired_child", str(os.getpid()), str(theirs.fileno()),
                    self._cap.cgroup]
         environment = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p),
                            OMP_NUM_THREADS=str(self.job["threads"]))

@@ -45,6 +45,7 @@ from types import ModuleType
 from typing import Iterable, Literal
 
 from knapcheck.solvers.contract import Solver
+from knapcheck.solvers.files.reader import readable_problem
 
 TORCH_KNAPSACK_MODULE = "torch._functorch._activation_checkpointing.knapsack"
 
@@ -224,8 +225,10 @@ def _where(spec: Spec) -> str:
 
 def _import(spec: Spec):
     source = Path(spec.source) if spec.source else None
-    if source is not None and not source.is_file():
-        raise ValueError(f"{spec}: source file {spec.source} does not exist")
+    for what, path in (("solver file", spec.where if spec.kind == "file" else ""), ("source file", spec.source)):
+        problem = readable_problem(path) if path else ""
+        if problem:
+            raise ValueError(f"{spec}: {what} {path} {problem}")
     if spec.kind != "file":
         try:
             if source is not None:
@@ -237,8 +240,6 @@ def _import(spec: Spec):
                 hint = " (is the directory that holds it on PYTHONPATH?)"
             raise ValueError(f"{spec}: cannot import {spec.module}: {type(exc).__name__}: {exc}{hint}") from None
     path = Path(spec.where)
-    if not path.is_file():
-        raise ValueError(f"{spec}: solver file {spec.where} does not exist")
     try:
         return _import_file(path, source)
     except ImportError as exc:

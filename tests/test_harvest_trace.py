@@ -202,7 +202,7 @@ def test_not_a_trace_file(tmp_path, capsys):
     assert "is empty, not a structured trace" in _refused(tmp_path / "empty.log", tmp_path, capsys)
     (tmp_path / "binary.log").write_bytes(bytes(range(256)) * 4)
     assert "not a structured trace" in _refused(tmp_path / "binary.log", tmp_path, capsys)
-    assert "no such file" in _refused(tmp_path / "missing.log", tmp_path, capsys)
+    assert "does not exist" in _refused(tmp_path / "missing.log", tmp_path, capsys)
     (tmp_path / "empty-dir").mkdir()
     assert "no trace log in it" in _refused(tmp_path / "empty-dir", tmp_path, capsys)
 
@@ -307,7 +307,7 @@ def test_hostile_logs(trace, tmp_path, capsys, monkeypatch):
     assert "'Expected Runtime' is not a finite number" in _refused(_edit_artifact(trace, tmp_path / "huge.log", huge), tmp_path, capsys)
 
     os.mkfifo(tmp_path / "fifo.log")
-    assert "is a FIFO; a trace log is a regular file" in _refused(tmp_path / "fifo.log", tmp_path, capsys)
+    assert "is a FIFO, not a regular file" in _refused(tmp_path / "fifo.log", tmp_path, capsys)
 
     header = trace.read_text().split("\n", 1)[0].split("] ", 1)[0] + "] "
     (tmp_path / "deep.log").write_text(header + '{"a": ' * 100_000 + "1" + "}" * 100_000 + "\n")

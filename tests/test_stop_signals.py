@@ -1,8 +1,9 @@
 """SIGTERM and Ctrl-C in `knapcheck check` and `knapcheck report`: the run stops, writes a partial
 report that says why, and exits 143 or 130 (fuzz: tests/test_campaign_faults.py).
 
-Each command runs as its own process on a target that takes a tenth of a second per call, and
-is signalled once it has started checking, as a CI job's timeout or a supervisor would.
+Each command runs as its own process on a target that takes a tenth of a second per call (ten
+seconds, where the test is how long the stop takes), and is signalled once it has started checking,
+as a CI job's timeout or a supervisor would.
 """
 
 from __future__ import annotations
@@ -92,3 +93,39 @@ def test_a_second_signal_stops_at_once_unless_it_is_the_first_one_repeated():
         request(signal.SIGTERM, None)
     with pytest.raises(KeyboardInterrupt):
         request(signal.SIGINT, None)
+
+
+CALL_SECONDS = 10
+SLOW = f"""
+import time
+
+
+def slow(memory, runtimes, max_memory):
+    time.sleep({CALL_SECONDS})
+    return 0.0, [], list(range(len(memory)))
+"""
+
+
+@pytest.mark.parametrize("arguments, partial", [
+    pytest.param(["check", "--targets", "slow.py:slow", "--json", "out.json"], "out.json", id="check"),
+    pytest.param(["report", "--candidate", "slow.py:slow", "--baseline", "full_table", "--out", "out"], "out/report.json",
+                 id="report"),
+])
+def test_a_stop_waits_for_the_call_under_way_not_for_the_calls_begun_ahead(tmp_path, arguments, partial):
+    """Calls of 10 s each, SIGTERM once checking has begun: the run has begun several chunks ahead
+    (a call each, at this speed), yet it exits once the call under way is done, with its partial
+    result, instead of after every call it had begun."""
+    (tmp_path / "slow.py").write_text(SLOW)
+    command = subprocess.Popen([sys.executable, "-m", "knapcheck", *arguments, "--families", "tiny"], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in command.stderr:
+            if line.endswith(" instances\n"):
+                break
+        command.send_signal(signal.SIGTERM)
+        _, err = command.communicate(timeout=CALL_SECONDS + 10)
+    finally:
+        command.kill()
+    assert command.returncode == TERMINATED and "Traceback" not in err, err
+    document = json.loads((tmp_path / partial).read_text())
+    assert document["partial"] is True and document["stopped_by"] == "terminated"

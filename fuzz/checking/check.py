@@ -169,7 +169,9 @@ class _Run:
         """Every source's instances in order, in chunks (``next_chunk_size``), each source stopped at
         its share of the time budget. The calls of up to LOOKAHEAD chunks are begun before the
         first of them is judged, so the workers compute while this process judges, and a source
-        whose instances are slow for one worker overlaps the next ones."""
+        whose instances are slow for one worker overlaps the next ones. A stop request reaches
+        those calls: none starts after it (``knapcheck.fuzz.checking.chunk_calls``), and the
+        chunks begun but not judged by then are counted in ``skipped``."""
         shares = time_shares([len(instances) for _, _, instances in sources])
         begun: deque[_ChunkRun] = deque()
         for index, (name, _, instances) in enumerate(sources):
@@ -192,9 +194,15 @@ class _Run:
             self.judge_first(begun)
 
     def judge_first(self, begun: deque[_ChunkRun]) -> float:
-        """The first chunk begun, finished and judged; the seconds that took."""
+        """The first chunk begun, finished and judged; the seconds that took. A chunk finished once
+        a stop was asked for is not judged (judging may call a repaired candidate): its instances
+        are counted in ``skipped``."""
         began = time.monotonic()
-        self.tally(self.judge_chunk(begun.popleft().finish()))
+        called = begun.popleft().finish()
+        if self._stopping():
+            self.result.skipped += len(called.calls.chunk)
+        else:
+            self.tally(self.judge_chunk(called))
         return time.monotonic() - began
 
     def _cut_short(self, name: str, count: int, position: int, stop: float | None) -> bool:
@@ -212,7 +220,8 @@ class _Run:
     def begin_chunk(self, family: str, chunk: Sequence[Instance], twice: Sequence[bool], lanes: Lanes) -> _ChunkRun:
         """Every entry's calls on the chunk of ``family``, begun (``ChunkCalls``)."""
         runnable = [run_on(self.entries, instance) for instance in chunk]
-        return _ChunkRun(family, runnable, ChunkCalls(self.entries, chunk, runnable, twice, lanes.submit))
+        calls = ChunkCalls(self.entries, chunk, runnable, twice, lanes.submit, lambda: bool(self.stop_requested()))
+        return _ChunkRun(family, runnable, calls)
 
     def tally(self, checks: list[Check]) -> None:
         """The chunk's failures kept, the smallest of each signature."""

@@ -5,6 +5,10 @@ both judge instances in chunks: each isolated entry's worker gets the chunk in o
 (``knapcheck.solvers.isolation.worker.Worker.call_many``) while this process asks the oracle (and,
 in a check, judges the chunk before), and a chunk's size follows how long the last one took
 (``next_chunk_size``).
+
+A stop request reaches the calls themselves (``stopped``): no call starts after it, the calls under
+way finish within their time limit, and an instance an entry was not called on has no outcome
+(None), so that a check begun chunks ahead stops within one call's time, not eight chunks'.
 """
 
 from __future__ import annotations
@@ -63,28 +67,29 @@ class ChunkCalls:
     """The calls of one chunk, begun: isolated entries with a worker process of their own are called
     in threads from the start (``submit(entry, call, *args)``), the rest when ``finish`` is called.
     A check begins the chunks after one before it judges it, so the workers compute while this
-    process judges."""
+    process judges. Once ``stopped()`` says so, no further call starts (``call_each``)."""
 
     def __init__(
         self, entries: list[SolverEntry], chunk: Sequence[Instance], runnable: list[list[SolverEntry]],
-        twice: Sequence[bool], submit: Callable[..., Future],
+        twice: Sequence[bool], submit: Callable[..., Future], stopped: Callable[[], bool] = lambda: False,
     ) -> None:
         workers = Counter(entry.spec for entry in entries if entry.isolate)
         parallel = [entry for entry in entries if entry.isolate and workers[entry.spec] == 1]
         names = [{entry.name for entry in here} for here in runnable]
-        self.entries, self.chunk, self.twice = entries, chunk, twice
+        self.entries, self.chunk, self.twice, self.stopped = entries, chunk, twice, stopped
         self.wanted = {entry.name: [entry.name in here for here in names] for entry in entries}
-        self.futures = {entry.name: submit(entry, call_each, entry, chunk, self.wanted[entry.name], twice)
+        self.futures = {entry.name: submit(entry, call_each, entry, chunk, self.wanted[entry.name], twice, stopped)
                         for entry in parallel}
 
     def finish(
         self, alongside: Callable[[], list[OracleResult]]
     ) -> tuple[dict[str, list[tuple[Outcome, Outcome | None, str] | None]], list[OracleResult]]:
-        """Every entry's outcomes on each instance of the chunk it is runnable on (None elsewhere),
+        """Every entry's outcomes on each instance of the chunk it is runnable on (None elsewhere,
+        and where a stop came before its call),
         and what ``alongside`` (the oracle) returns, asked here while the workers compute; solvers
         that run in this process are then called one after the other, here."""
         beside = alongside()
-        outcomes = {entry.name: call_each(entry, self.chunk, self.wanted[entry.name], self.twice)
+        outcomes = {entry.name: call_each(entry, self.chunk, self.wanted[entry.name], self.twice, self.stopped)
                     for entry in self.entries if entry.name not in self.futures}
         outcomes.update({name: future.result() for name, future in self.futures.items()})
         return outcomes, beside
@@ -100,16 +105,18 @@ def call_all(
 
 
 def call_each(
-    entry: SolverEntry, chunk: Sequence[Instance], wanted: Sequence[bool], twice: Sequence[bool]
+    entry: SolverEntry, chunk: Sequence[Instance], wanted: Sequence[bool], twice: Sequence[bool],
+    stopped: Callable[[], bool] = lambda: False,
 ) -> list[tuple[Outcome, Outcome | None, str] | None]:
     """The entry's outcomes on the wanted instances of the chunk, in order: runs of instances
     called once go to its worker together (``run_many``); an instance it is called twice on is
-    called as ``call`` does, so its worker sees the calls in the order one call at a time gives."""
+    called as ``call`` does, so its worker sees the calls in the order one call at a time gives.
+    Once ``stopped()`` says so, no further call starts: the instances not called stay None."""
     found: list[tuple[Outcome, Outcome | None, str] | None] = [None] * len(chunk)
     plain: list[int] = []
 
     def flush() -> None:
-        for k, outcome in zip(plain, run_many(entry, [chunk[k] for k in plain])):
+        for k, outcome in zip(plain, run_many(entry, [chunk[k] for k in plain], stopped)):
             found[k] = (outcome, None, "")
         plain.clear()
 
@@ -121,6 +128,8 @@ def call_each(
             plain.append(k)
             continue
         flush()
-        found[k] = call(entry, instance, calls)
+        if stopped():
+            break
+        found[k] = call(entry, instance, calls, stopped)
     flush()
     return found

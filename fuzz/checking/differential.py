@@ -15,7 +15,7 @@ import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from knapcheck.fuzz.checking.comparison import Comparison
 from knapcheck.fuzz.checking.overshoot import Overshoots
@@ -136,19 +136,22 @@ def check(
     return judged(entry, instance, family, oracle, *call(entry, instance, calls))
 
 
-def call(entry: SolverEntry, instance: Instance, calls: int = 1) -> tuple[Outcome, Outcome | None, str]:
+def call(
+    entry: SolverEntry, instance: Instance, calls: int = 1, stopped: Callable[[], bool] = lambda: False
+) -> tuple[Outcome, Outcome | None, str]:
     """The solver's outcome on the instance and, when ``calls`` > 1 and the first returned, the
     outcome of calling it again, with where that call ran when not beside the first.
 
     Called again in its own process first (state kept between calls shows there); an isolated
     solver that answers alike is then called in a second worker process whose str hashes differ
     (``knapcheck.solvers.isolation.hash_seeds``): a tie-break that follows ``hash()`` shows only there.
+    Once ``stopped()`` says so (a stop request), no further call starts: the outcomes so far stand.
     """
     outcome = run(entry, instance)
-    if calls < 2 or not outcome.returned:
+    if calls < 2 or not outcome.returned or stopped():
         return outcome, None, ""
     again = run(entry, instance)
-    if not entry.isolate or answers_differ(outcome, again):
+    if stopped() or not entry.isolate or answers_differ(outcome, again):
         return outcome, again, ""
     elsewhere = f"in two processes whose str hashes differ (PYTHONHASHSEED {hash_seeds.FIRST}, then {hash_seeds.SECOND})"
     return outcome, run(entry, instance, other_process=True), elsewhere

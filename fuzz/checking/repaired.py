@@ -30,6 +30,7 @@ from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.solvers import specs
 from knapcheck.solvers.cache.user_directory import private_directory
 from knapcheck.solvers.entry import SolverEntry
+from knapcheck.solvers.files.reader import UnreadableFile, read_text
 
 
 @dataclass(frozen=True)
@@ -79,9 +80,9 @@ def read_source(spec: specs.Spec) -> str | ValueError:
     if isinstance(path, str):
         return ValueError(path)
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return ValueError(f"its source {path} cannot be read ({exc})")
+        return read_text(path)
+    except UnreadableFile as exc:
+        return ValueError(f"its source {path} cannot be read ({exc.reason})")
 
 
 def source_digest(spec_text: str) -> str:
@@ -164,9 +165,9 @@ def repaired_file(entries: Iterable[SolverEntry], cases: Iterable[RegressionCase
         raise ValueError(f"the solvers named are in {len(paths)} files ({', '.join(sorted(map(str, paths)))}); name one file")
     path = paths.pop()
     try:
-        original = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path} cannot be read ({exc})") from None
+        original = read_text(path)
+    except UnreadableFile as exc:
+        raise ValueError(f"{path} cannot be read: it {exc.reason}") from None
     functions = {specs.parse(e.spec).name: e for e in entries}
     ordered = sorted(functions, key=lambda name: _first_line(original, name), reverse=True)
     source, results = original, []
@@ -196,9 +197,9 @@ def _write(source: str) -> Path:
     place = private_directory("repaired") or _temporary_directory()
     path = place / f"repaired_{hashlib.sha256(source.encode()).hexdigest()[:16]}.py"
     try:
-        if path.read_text(encoding="utf-8") == source:
+        if read_text(path) == source:
             return path
-    except (OSError, UnicodeDecodeError):
+    except UnreadableFile:
         pass
     write_atomically(path, source)
     return path

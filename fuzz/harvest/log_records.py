@@ -20,13 +20,13 @@ import gzip
 import hashlib
 import os
 import re
-import stat
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
 from knapcheck.fuzz.corpus import reader
+from knapcheck.solvers.files.reader import UnreadableFile, open_stream
 
 MAX_LINE_BYTES = 256 * 1024 * 1024
 """The longest line read (a ``min_cut_information`` payload is one line: about 2.3 MB for a 24-block transformer)."""
@@ -63,22 +63,12 @@ def parse_json(text: str | bytes, where: str) -> object:
 
 
 def open_regular(path: Path) -> BinaryIO:
-    """``path`` opened for reading, if it is a regular file; TraceError otherwise.
-
-    Opened without blocking (a FIFO's open waits for a writer) and checked on the open descriptor.
-    """
+    """``path`` opened for reading, if it is a regular file; TraceError otherwise (by the one reader of
+    a user's file, ``knapcheck.solvers.files.reader``: opened without blocking, checked once open)."""
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
-        raise TraceError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise TraceError(f"{path}: cannot be opened ({exc.strerror or exc})") from None
-    mode = os.fstat(descriptor).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(descriptor)
-        kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file"
-        raise TraceError(f"{path}: is {kind}; a trace log is a regular file")
-    return os.fdopen(descriptor, "rb")
+        return open_stream(path, what="a trace log")
+    except UnreadableFile as exc:
+        raise TraceError(f"{path}: {exc.reason.removesuffix('; refused unread')}") from None
 
 
 def _lines(path: Path) -> Iterator[bytes]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
@@ -22,10 +22,18 @@ def run(entry: SolverEntry, instance: Instance, *, other_process: bool = False) 
     return call_in_process(entry.load(), instance)
 
 
-def run_many(entry: SolverEntry, instances: Sequence[Instance]) -> list[Outcome]:
+def run_many(
+    entry: SolverEntry, instances: Sequence[Instance], stopped: Callable[[], bool] = lambda: False
+) -> list[Outcome]:
     """``run`` on each instance in turn, in one worker's pipeline when the entry is isolated
-    (``knapcheck.solvers.isolation.worker.Worker.call_many``)."""
+    (``knapcheck.solvers.isolation.worker.Worker.call_many``). Once ``stopped()`` says so, no further
+    call starts: the Outcomes end with the call under way."""
     if entry.isolate:
-        return call_isolated_many(entry, instances)
+        return call_isolated_many(entry, instances, stopped=stopped)
     solver = entry.load()
-    return [call_in_process(solver, instance) for instance in instances]
+    outcomes = []
+    for instance in instances:
+        if stopped():
+            break
+        outcomes.append(call_in_process(solver, instance))
+    return outcomes

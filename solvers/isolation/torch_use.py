@@ -6,9 +6,11 @@ file, or a campaign on one, does not pay that import. The guess only decides whe
 imported, never what a worker runs: a target guessed not to use torch that does (through a helper
 module that imports it) imports it in its own worker while it loads, as a fresh interpreter would.
 
-The guess reads the target's own file: ``torch:NAME`` uses torch; a file, or a module found on the
-import path, whose source does not contain the word ``torch`` does not; anything that cannot be
-read is taken to use it.
+The guess reads the target's own file, by the one reader of a user's file
+(``knapcheck.solvers.files.reader``: a FIFO or a file too big is refused unread, never waited on):
+``torch:NAME`` uses torch; a file, or a module found on the import path, whose source does not
+contain the word ``torch`` does not; anything that cannot be read is taken to use it (and its
+worker then says why it cannot load it).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import sys
 from pathlib import Path
 
 from knapcheck.solvers import specs
+from knapcheck.solvers.files.reader import UnreadableFile, read_bytes
 
 
 def uses_torch(spec_text: str) -> bool:
@@ -33,8 +36,8 @@ def uses_torch(spec_text: str) -> bool:
     if path is None:
         return True
     try:
-        return b"torch" in path.read_bytes()
-    except OSError:
+        return b"torch" in read_bytes(path)
+    except UnreadableFile:
         return True
 
 

@@ -43,7 +43,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from knapcheck.solvers import specs
 from knapcheck.solvers.contract import Instance
@@ -188,7 +188,7 @@ class Worker:
         output = [1, 2] if _worker_output is None else [_worker_output, _worker_output]
         descriptors = [theirs.fileno(), *output]
         self._process = zygotes.spawn(environment, arguments, descriptors, self.uses_torch) or lifetime.launch(
-            [sys.executable, "-c", _WORKER_MAIN, str(os.getpid()), str(theirs.fileno()), *arguments],
+            [sys.executable, "-P", "-c", _WORKER_MAIN, str(os.getpid()), str(theirs.fileno()), *arguments],
             pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=_worker_output,
             stderr=_worker_output, env=environment,
         )
@@ -265,21 +265,26 @@ class Worker:
             return Outcome(CRASHED, error="the worker died before it could be sent the instance, twice")
         return self._receive(self.limits.time, instance.n)
 
-    def call_many(self, instances: Sequence[Instance]) -> list[Outcome]:
+    def call_many(self, instances: Sequence[Instance], stopped: Callable[[], bool] = lambda: False) -> list[Outcome]:
         """One Outcome per instance, in order, each what ``call`` would give it: the instances go
         to the worker ahead of its answers (up to PIPELINE_BYTES), so the worker does not wait for
         the judge between calls, nor the judge for the worker. The worker still takes them one
         message at a time; each call has its own time limit, counted from the answer before it
         (when the worker took it up). A call that ends the worker (a crash, a time-out, a cap) is
         that call's Outcome, as it is the first call without an answer, and the instances after
-        it go to a fresh worker."""
+        it go to a fresh worker.
+
+        Once ``stopped()`` says so (a stop request), no further call starts: the Outcomes end with
+        the call under way, which finishes within its time limit, and a worker that still holds
+        instances sent ahead is stopped, so that it starts none of them."""
         outcomes: list[Outcome] = []
-        while len(outcomes) < len(instances):
-            outcomes += self._pipelined(instances[len(outcomes):])
+        while len(outcomes) < len(instances) and not stopped():
+            outcomes += self._pipelined(instances[len(outcomes):], stopped)
         return outcomes
 
-    def _pipelined(self, instances: Sequence[Instance]) -> list[Outcome]:
-        """The Outcomes of the first instances, up to the first that ends the worker (all, if none does)."""
+    def _pipelined(self, instances: Sequence[Instance], stopped: Callable[[], bool]) -> list[Outcome]:
+        """The Outcomes of the first instances, up to the first that ends the worker or the first
+        answer after ``stopped()`` (all, if neither comes)."""
         failed = self.ready()
         if failed is not None:
             return [failed] * len(instances)
@@ -288,6 +293,8 @@ class Worker:
         sent = in_flight = 0
         while len(outcomes) < len(instances):
             while sent < len(messages) and (sent == len(outcomes) or in_flight + len(messages[sent]) <= PIPELINE_BYTES):
+                if stopped():
+                    break
                 assert self._connection is not None
                 try:
                     wire.send(self._connection, messages[sent])
@@ -296,10 +303,14 @@ class Worker:
                 in_flight += len(messages[sent])
                 sent += 1
             if sent == len(outcomes):
-                return [*outcomes, self.call(instances[sent])]
+                return outcomes if stopped() else [*outcomes, self.call(instances[sent])]
             outcomes.append(self._receive(self.limits.time, instances[len(outcomes)].n))
             in_flight -= len(messages[len(outcomes) - 1])
             if self._process is None:
+                return outcomes
+            if stopped():
+                if sent > len(outcomes):
+                    self.stop()
                 return outcomes
         return outcomes
 
@@ -342,7 +353,12 @@ Thread counts change no answer of an exact solver; each report records its worke
 
 def worker_environment(hash_seed: int) -> dict[str, str]:
     """A worker's environment: this process's (with ``INTRA_OP_THREADS`` where it sets none), with
-    its import path and the worker's hash seed."""
+    its import path and the worker's hash seed.
+
+    The import path is this process's ``sys.path`` and nothing more: workers and zygotes run as
+    ``python -P``, so the working directory is not put first on their path as ``python -c`` would
+    (from the root of a PyTorch checkout, a worker would import the checkout's unbuilt ``torch/``);
+    it is on it only where this process has it (``python -m knapcheck`` run from there)."""
     return {"OMP_NUM_THREADS": INTRA_OP_THREADS, **os.environ,
             "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "PYTHONHASHSEED": str(hash_seed)}
 
@@ -361,9 +377,10 @@ def call_isolated(entry: SolverEntry, instance: Instance, limits: Limits | None 
     return _worker(entry, limits, hash_seed).call(instance)
 
 
-def call_isolated_many(entry: SolverEntry, instances: Sequence[Instance], limits: Limits | None = None) -> list[Outcome]:
-    """``call_isolated`` on each instance in turn, pipelined (``Worker.call_many``)."""
-    return _worker(entry, limits).call_many(instances)
+def call_isolated_many(entry: SolverEntry, instances: Sequence[Instance], limits: Limits | None = None,
+                       stopped: Callable[[], bool] = lambda: False) -> list[Outcome]:
+    """``call_isolated`` on each instance in turn, pipelined (``Worker.call_many``), until ``stopped()``."""
+    return _worker(entry, limits).call_many(instances, stopped)
 
 
 def start_workers(entries: list[SolverEntry], *, second_for_exact: bool = False) -> dict[str, Outcome]:

@@ -67,7 +67,8 @@ class Zygote:
         self.workers: set[int] = set()
         """Process ids of its workers that have not been reaped."""
         self._process = lifetime.launch(
-            [sys.executable, "-c", _ZYGOTE_MAIN, str(os.getpid()), str(theirs.fileno()), "torch" if with_torch else ""],
+            [sys.executable, "-P", "-c", _ZYGOTE_MAIN, str(os.getpid()), str(theirs.fileno()),
+             "torch" if with_torch else ""],
             pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, env=dict(environment),
         )
