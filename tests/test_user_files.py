@@ -42,11 +42,6 @@ COMMANDS = {
 }
 KINDS = {"a FIFO": "not a regular file", "a file over the cap": f"more than the {MAX_BYTES} knapcheck reads"}
 """Each hostile file, and what the one line says of it."""
-SOURCE_IGNORED = {("torch:NAME<SOURCE.py", command) for command in COMMANDS} | {
-    ("FILE.py:NAME<SOURCE.py", "repair"), ("module:NAME<SOURCE.py", "repair")}
-"""Where the <SOURCE.py is not read at all today: the registry resolves torch:NAME to torch's own
-entry, and `knapcheck repair` repairs the file the spec names. Strict: a fix shows here."""
-
 BATCH = """
 import contextlib, json, os, signal, sys
 from knapcheck.cli import main
@@ -105,9 +100,7 @@ def answers(tmp_path_factory) -> dict[str, list]:
 @pytest.mark.parametrize("command", list(COMMANDS))
 @pytest.mark.parametrize("form", list(FORMS))
 @pytest.mark.parametrize("kind", list(KINDS))
-def test_a_hostile_file_named_in_any_spec_form_is_one_line_and_exit_2(answers, kind, form, command, request):
-    if (form, command) in SOURCE_IGNORED:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="the <SOURCE.py of this form is not read"))
+def test_a_hostile_file_named_in_any_spec_form_is_one_line_and_exit_2(answers, kind, form, command):
     status, printed = answers[_key(kind, form, command)]
     lines = printed.strip().splitlines()
     assert status == 2 and len(lines) == 1, printed[-2000:]
