@@ -51,13 +51,16 @@ class Causes:
     """The known defects of a run's baselines, and how a target's failure is judged by them."""
 
     def __init__(self, baselines: Iterable[SolverEntry], cases: Iterable[RegressionCase], fit: RepairFit | None = None,
-                 read: Mapping[str, str] | None = None) -> None:
+                 read: Mapping[str, str] | None = None, stopped: Callable[[], bool] = lambda: False) -> None:
         """``read``: each file target's source digest when the run started
-        (``knapcheck.fuzz.checking.frozen_source``); a source that no longer has it is not repaired."""
+        (``knapcheck.fuzz.checking.frozen_source``); a source that no longer has it is not repaired.
+        ``stopped``: once it says the run was asked to stop, no repaired candidate is called (the
+        reach rules judge), so that a stop comes within one call's time."""
         cases = list(cases)
         self.defects: Mapping[str, Catalogue] = {b.name: catalogue(b.name, cases) for b in baselines}
         self.fit = fit or RepairFit()
         self.read = dict(read or {})
+        self.stopped = stopped
         self.sources_changed: dict[str, str] = {}
         """Target name -> how its file changed between the run's start and its intervention."""
         self.interventions: dict[str, Intervention] = {}
@@ -91,7 +94,7 @@ class Causes:
 
     def _fitted(self, candidate: SolverEntry, baseline: SolverEntry, made: Intervention, result: Applied) -> Applied:
         """The repair, marked not applied where it does not fit the candidate (why, in its ``why_not``)."""
-        if not result.applied:
+        if not result.applied or self.stopped():
             return result
         why = self._variant(candidate, baseline, made, (result.cause,))
         return replace(result, why_not=why) if isinstance(why, str) else result
@@ -125,6 +128,8 @@ class Causes:
     def _by_repair(self, done: Check, defects: Catalogue) -> Check | None:
         """The failure judged by the repaired candidate; None where no repair of a defect that may
         cause it applies and fits."""
+        if self.stopped():
+            return None
         may_cause = [c.name for c in defects.get(done.verdict.value, ()) if c.may_cause(done)]
         made = self.intervention(done.solver, done.counterpart, fitted=may_cause)
         relevant = tuple(name for name in may_cause if name in made.applied)

@@ -122,7 +122,7 @@ def run_check(
         sources.append((name, "enumerated" if family.enumerated else "sampled", family.draw(per_family, seed_value)))
     sources += [(name, "stored", list(instances)) for name, instances in (stored or {}).items()]
     read = read_at_start(targets)
-    run = _Run(entries, counterparts, baselines, Causes(baselines, known_cases, read=read), time_budget, progress, stop_requested,
+    run = _Run(entries, counterparts, baselines, Causes(baselines, known_cases, read=read, stopped=lambda: bool(stop_requested())), time_budget, progress, stop_requested,
                lambda result: advanced(result, sum(len(instances) for _, _, instances in sources)))
     run.result.sources = [Source(name, kind, len(instances), digest(instances)) for name, kind, instances in sources]
     with Lanes() as lanes:
