@@ -15,7 +15,6 @@ the upstream patch `knapcheck repair` writes.
 from __future__ import annotations
 
 import atexit
-import hashlib
 import importlib.util
 import shutil
 import tempfile
@@ -28,7 +27,8 @@ from knapcheck.fuzz.checking.source_repair import Applied, Repair, RepairedSourc
 from knapcheck.fuzz.corpus.atomic_write import write_atomically
 from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.solvers import specs
-from knapcheck.solvers.cache.user_directory import private_directory
+from knapcheck.solvers.cache import content_names
+from knapcheck.solvers.cache.user_directory import keep, private_directory
 from knapcheck.solvers.entry import SolverEntry
 
 
@@ -153,22 +153,25 @@ _TEMPORARY: list[Path] = []
 
 
 def _write(source: str) -> Path:
-    """``source`` in a file named by its content, in knapcheck's cache (``repaired``): every process
-    of a run, a campaign's workers too, finds it there, and a run killed before it could clean up
-    leaves nothing behind but this one file per repaired source. Where the cache is unusable, in a
-    temporary directory removed at exit."""
-    place = private_directory("repaired") or _temporary_directory()
-    path = place / f"repaired_{hashlib.sha256(source.encode()).hexdigest()[:16]}.py"
-    try:
-        if path.read_text(encoding="utf-8") == source:
-            return path
-    except (OSError, UnicodeDecodeError):
-        pass
-    write_atomically(path, source)
+    """``source`` in a file named by its content (``knapcheck.solvers.cache.content_names``: a
+    worker runs it only while it holds that content), in knapcheck's cache (``repaired``): every
+    process of a run, a campaign's workers too, finds it there, and a run killed before it could
+    clean up leaves nothing behind but this one file per repaired source. Where the cache is
+    unusable or the file cannot be written there (a full disk), in a private temporary directory
+    removed at exit; OSError where it cannot be written there either."""
+    content = source.encode()
+    name = content_names.name_for(content)
+    place = private_directory("repaired")
+    if place is not None and (content_names.holds(place / name, content) or keep(place / name, source)):
+        return place / name
+    path = _temporary_directory() / name
+    if not content_names.holds(path, content):
+        write_atomically(path, source)
     return path
 
 
 def _temporary_directory() -> Path:
+    """A private directory of this process's own in the temporary directory, removed at exit."""
     if not _TEMPORARY:
         directory = Path(tempfile.mkdtemp(prefix="knapcheck-repaired-"))
         atexit.register(shutil.rmtree, directory, ignore_errors=True)
