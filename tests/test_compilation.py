@@ -105,3 +105,33 @@ def test_compiling_again_does_not_trust_a_mark(cold):
     assert compiled == [], "a mark is enough for a plain compile_here"
     cold.compile_here(again=True)
     assert compiled == list(cold.entries) and cold.mark.exists() and cold.ready()
+
+
+def test_a_lock_that_cannot_be_opened_costs_a_compilation_never_an_error(cold):
+    """(A directory where the lock would be: opening it fails as on a read-only or full cache.)
+    Calls run in plain Python while this process's own background compilation runs, which compiles
+    without the lock and says so by its exit status."""
+    cold.lock.mkdir()
+    assert not cold.ready() and cold._started is not None
+    assert cold._started.wait(BACKGROUND_SECONDS) == 0
+    cold._next_look = 0.0
+    assert cold.ready()
+
+
+def test_without_a_usable_cache_directory_a_process_compiles_in_the_background_for_itself(tmp_path, monkeypatch):
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
+    real = expanding_core_module.COMPILED
+    alone = CompiledInBackground(real.name, real.sources, real.cached, real.entries, real.compile_entry, real.background)
+    assert alone.mark is None
+    assert not alone.ready() and alone._started is not None, "plain Python while it compiles"
+    assert alone._started.wait(BACKGROUND_SECONDS) == 0
+    alone._next_look = 0.0
+    assert alone.ready()
+
+
+def test_a_mark_that_cannot_be_written_is_not_an_error(cold, monkeypatch):
+    compiled = []
+    cold.compile_entry = compiled.append
+    monkeypatch.setattr(compiled_in_background, "keep", lambda path, text: False)
+    assert cold.compile_here() and compiled == list(cold.entries) and cold.ready()
