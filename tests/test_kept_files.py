@@ -92,6 +92,14 @@ def test_a_cache_directory_others_may_write_is_not_used(cache, capsys):
     assert "no one else may write" in capsys.readouterr().err
 
 
+def test_a_cache_directory_that_is_a_symbolic_link_is_not_used(cache, tmp_path, capsys):
+    (tmp_path / "elsewhere").mkdir(mode=0o700)
+    cache.mkdir(parents=True)
+    (cache / "draws").symlink_to(tmp_path / "elsewhere")
+    assert user_directory.private_directory("draws") is None
+    assert "no one else may write" in capsys.readouterr().err
+
+
 def test_without_a_home_directory_nothing_is_kept_and_nothing_raises(tmp_path):
     """No HOME and no entry in the password database (a container's arbitrary uid)."""
     code = ("import os, pathlib; pathlib.Path.home = lambda: (_ for _ in ()).throw(RuntimeError('no home'));"
