@@ -267,14 +267,23 @@ def _sibling_module(module: str, source: Path) -> ModuleType:
 
 
 def _exec_module(name: str, path: Path) -> ModuleType:
-    """The file at ``path`` run as the module ``name`` (its parent package, if any, already in sys.modules)."""
+    """The file at ``path`` run as the module ``name`` (its parent package, if any, already in
+    sys.modules), compiled from the bytes read here: never from bytecode kept beside it (a
+    ``__pycache__`` of the file's directory), and nothing written there. A file knapcheck names by
+    its content (a repaired source, ``knapcheck.solvers.cache.content_names``) runs only while it
+    holds that content: ValueError otherwise."""
+    from knapcheck.solvers.cache import content_names
+
     if name in sys.modules:
         return sys.modules[name]
+    source = path.read_bytes()
+    if not content_names.holds_its_content(path, source):
+        raise ValueError(f"{path} has changed since knapcheck wrote it: its content is not the one its name gives")
     module_spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module
     try:
-        module_spec.loader.exec_module(module)
+        exec(compile(source, str(path), "exec", dont_inherit=True), module.__dict__)
     except BaseException:
         del sys.modules[name]
         raise

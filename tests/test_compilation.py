@@ -68,7 +68,8 @@ def test_a_second_background_compilation_leaves_it_to_the_one_that_holds_the_loc
     with open(cold.lock, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         done = subprocess.run([sys.executable, "-c", cold.background], timeout=120)
-    assert done.returncode == 0 and not cold.mark.exists()
+    assert done.returncode == compiled_in_background.LEFT_TO_ANOTHER and not cold.mark.exists(), (
+        "it says it left them, so that the process that started it does not take them as compiled")
 
 
 def test_a_call_that_finds_another_process_compiling_starts_no_compilation_of_its_own(cold):
@@ -104,3 +105,33 @@ def test_compiling_again_does_not_trust_a_mark(cold):
     assert compiled == [], "a mark is enough for a plain compile_here"
     cold.compile_here(again=True)
     assert compiled == list(cold.entries) and cold.mark.exists() and cold.ready()
+
+
+def test_a_lock_that_cannot_be_opened_costs_a_compilation_never_an_error(cold):
+    """(A directory where the lock would be: opening it fails as on a read-only or full cache.)
+    Calls run in plain Python while this process's own background compilation runs, which compiles
+    without the lock and says so by its exit status."""
+    cold.lock.mkdir()
+    assert not cold.ready() and cold._started is not None
+    assert cold._started.wait(BACKGROUND_SECONDS) == 0
+    cold._next_look = 0.0
+    assert cold.ready()
+
+
+def test_without_a_usable_cache_directory_a_process_compiles_in_the_background_for_itself(tmp_path, monkeypatch):
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
+    real = expanding_core_module.COMPILED
+    alone = CompiledInBackground(real.name, real.sources, real.cached, real.entries, real.compile_entry, real.background)
+    assert alone.mark is None
+    assert not alone.ready() and alone._started is not None, "plain Python while it compiles"
+    assert alone._started.wait(BACKGROUND_SECONDS) == 0
+    alone._next_look = 0.0
+    assert alone.ready()
+
+
+def test_a_mark_that_cannot_be_written_is_not_an_error(cold, monkeypatch):
+    compiled = []
+    cold.compile_entry = compiled.append
+    monkeypatch.setattr(compiled_in_background, "keep", lambda path, text: False)
+    assert cold.compile_here() and compiled == list(cold.entries) and cold.ready()

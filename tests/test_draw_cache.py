@@ -1,4 +1,5 @@
-"""A family's seeded sample is drawn once and kept; a kept file that is not a valid sample is drawn again."""
+"""A family's seeded sample is drawn once and kept; a kept file that is not a valid sample, or that
+knapcheck did not sign, is drawn again (docs/threat-model-data.md, "Kept draws")."""
 
 import json
 
@@ -11,6 +12,7 @@ from knapcheck.fuzz.instances import draw_cache, families, strategies
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv(draw_cache.VARIABLE, raising=False)
+    draw_cache._secret.cache_clear()
     return tmp_path / "knapcheck" / "draws"
 
 
@@ -41,3 +43,42 @@ def test_off_keeps_nothing(cache, monkeypatch):
     monkeypatch.setenv(draw_cache.VARIABLE, "off")
     families.get("tiny").draw(3, 0)
     assert not cache.exists()
+
+
+def test_a_kept_draw_edited_by_hand_with_easier_instances_is_drawn_again(cache):
+    """The signature covers the instances: easier ones in their place (all runtimes 0, say) are not used."""
+    family = families.get("tiny")
+    drawn = family.draw(5, 1)
+    (kept,) = cache.glob("*.json")
+    document = json.loads(kept.read_text())
+    easier = dict(document, instances=[dict(i, runtimes=[0.0] * len(i["runtimes"])) for i in document["instances"]])
+    kept.write_text(json.dumps(easier))
+    assert family.draw(5, 1) == drawn
+    assert json.loads(kept.read_text()) == document, "the edited file is replaced by the draw"
+
+
+def test_a_kept_draw_copied_under_another_key_is_drawn_again(cache):
+    family = families.get("tiny")
+    family.draw(5, 1)
+    other = family.draw(5, 2)
+    source, target = (cache / f"{draw_cache.key('tiny', 5, seed)}.json" for seed in (1, 2))
+    document = json.loads(source.read_text())
+    target.write_text(json.dumps(dict(document, key=draw_cache.key("tiny", 5, 2))))
+    assert family.draw(5, 2) == other
+
+
+def test_draws_kept_under_a_secret_that_changed_are_drawn_again(cache, monkeypatch):
+    """A garbled or missing secret is made anew; what it signed is no longer used."""
+    family = families.get("tiny")
+    drawn = family.draw(5, 1)
+    (cache / draw_cache.SECRET).write_text("not a secret")
+    draw_cache._secret.cache_clear()
+    monkeypatch.setattr(strategies, "sample", lambda *args: drawn[::-1])
+    assert family.draw(5, 1) == drawn[::-1]
+    assert len(bytes.fromhex((cache / draw_cache.SECRET).read_text())) == 32
+
+
+def test_the_secret_is_readable_by_its_owner_alone(cache):
+    families.get("tiny").draw(3, 0)
+    assert (cache / draw_cache.SECRET).stat().st_mode & 0o077 == 0
+    assert cache.stat().st_mode & 0o077 == 0

@@ -28,7 +28,8 @@ from knapcheck.fuzz.checking.source_repair import Applied, Repair, function_line
 from knapcheck.fuzz.corpus.atomic_write import write_atomically
 from knapcheck.fuzz.corpus.regression import RegressionCase
 from knapcheck.solvers import specs
-from knapcheck.solvers.cache.user_directory import private_directory
+from knapcheck.solvers.cache import content_names
+from knapcheck.solvers.cache.user_directory import keep, private_directory
 from knapcheck.solvers.entry import SolverEntry
 from knapcheck.solvers.files.reader import UnreadableFile, read_text
 
@@ -129,7 +130,10 @@ def variant(candidate: SolverEntry, done: Intervention, repairs: Iterable[tuple[
     together = repaired(done.source, spec.name, repairs)
     if together.not_applied:
         return "; ".join(f"{r.cause}: {r.why_not}" for r in together.not_applied)
-    written = _write(together.source)
+    try:
+        written = _write(together.source)
+    except OSError as exc:
+        return f"the repaired source cannot be written anywhere ({exc.strerror or exc})"
     name = f"{candidate.name}, repaired ({', '.join(cause for cause, _ in repairs)})" if repairs else f"{candidate.name}, as read"
     return replace(candidate, name=name, spec=str(replace(spec, source=str(written))))
 
@@ -190,22 +194,25 @@ _TEMPORARY: list[Path] = []
 
 
 def _write(source: str) -> Path:
-    """``source`` in a file named by its content, in knapcheck's cache (``repaired``): every process
-    of a run, a campaign's workers too, finds it there, and a run killed before it could clean up
-    leaves nothing behind but this one file per repaired source. Where the cache is unusable, in a
-    temporary directory removed at exit."""
-    place = private_directory("repaired") or _temporary_directory()
-    path = place / f"repaired_{hashlib.sha256(source.encode()).hexdigest()[:16]}.py"
-    try:
-        if read_text(path) == source:
-            return path
-    except UnreadableFile:
-        pass
-    write_atomically(path, source)
+    """``source`` in a file named by its content (``knapcheck.solvers.cache.content_names``: a
+    worker runs it only while it holds that content), in knapcheck's cache (``repaired``): every
+    process of a run, a campaign's workers too, finds it there, and a run killed before it could
+    clean up leaves nothing behind but this one file per repaired source. Where the cache is
+    unusable or the file cannot be written there (a full disk), in a private temporary directory
+    removed at exit; OSError where it cannot be written there either."""
+    content = source.encode()
+    name = content_names.name_for(content)
+    place = private_directory("repaired")
+    if place is not None and (content_names.holds(place / name, content) or keep(place / name, source)):
+        return place / name
+    path = _temporary_directory() / name
+    if not content_names.holds(path, content):
+        write_atomically(path, source)
     return path
 
 
 def _temporary_directory() -> Path:
+    """A private directory of this process's own in the temporary directory, removed at exit."""
     if not _TEMPORARY:
         directory = Path(tempfile.mkdtemp(prefix="knapcheck-repaired-"))
         atexit.register(shutil.rmtree, directory, ignore_errors=True)

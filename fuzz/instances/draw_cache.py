@@ -8,29 +8,37 @@ directory: ``$XDG_CACHE_HOME/knapcheck/draws``, else ``~/.cache/knapcheck/draws`
 ``KNAPCHECK_DRAW_CACHE=off`` turns it off (the test suite does, so that every test draws).
 
 Nothing read there is trusted beyond what it is: the one JSON reader reads it
-(``knapcheck.fuzz.corpus.reader``), every instance is validated, and the key and the count must
-match; a file that fails any of this is drawn again and replaced. Files are written atomically
-(``knapcheck.fuzz.corpus.atomic_write``), in a directory only its owner may write
-(``knapcheck.solvers.cache.user_directory``). A report names the digest of
-the instances it checked (``Source.digest``), so two runs can be compared whatever they read.
+(``knapcheck.fuzz.corpus.reader``), its key and count must match, every instance is validated,
+and the whole is signed: an HMAC-SHA256 of the key and the instances under a random secret made
+once and kept beside the draws (``secret``, readable by this user alone), so that a file edited
+by hand, copied under another key or written by anything but knapcheck is drawn again and
+replaced, never used. Whoever can read the secret (this user, or code run as this user) can sign
+a file of their own; what a kept draw can and cannot change is in docs/threat-model-data.md.
+Files are written whole (``knapcheck.solvers.cache.user_directory.keep``) in a directory only its
+owner may write; where none can be used or a write fails, the sample is drawn and nothing kept. A
+report names the digest of the instances it checked (``Source.digest``), so two runs can be
+compared whatever they read.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
+import stat
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
-from knapcheck.fuzz.corpus.atomic_write import write_atomically
+from knapcheck.solvers.cache.user_directory import keep, private_directory
 from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.cache.user_directory import private_directory
 
 OFF = "off"
 VARIABLE = "KNAPCHECK_DRAW_CACHE"
 MAX_FILE_BYTES = 64 * 2**20
+SECRET = "secret"
+"""The file beside the draws that holds the key they are signed with (32 random bytes, in hex)."""
 
 _HERE = Path(__file__).parent
 _CODE = (_HERE, _HERE.parent / "corpus" / "harvested", _HERE.parent / "corpus" / "harvested_large",
@@ -64,22 +72,30 @@ def key(family: str, count: int, seed_value: int) -> str:
 
 
 def cached_draw(family: str, count: int, seed_value: int, draw: Callable[[], list[Instance]]) -> list[Instance]:
-    """The sample ``draw()`` makes, read from the cache when a valid copy is there, else drawn and kept."""
+    """The sample ``draw()`` makes, read from the cache when a copy signed by knapcheck is there,
+    else drawn and kept."""
     place = directory()
-    if place is None:
+    secret = None if place is None else _secret(place)
+    if place is None or secret is None:
         return draw()
     name = key(family, count, seed_value)
     path = place / f"{name}.json"
-    kept = _read(path, name, count)
+    kept = _read(path, name, count, secret)
     if kept is not None:
         return kept
     drawn = draw()
-    _write(path, {"key": name, "family": family, "count": count, "seed": seed_value,
-                         "instances": [i.as_dict() for i in drawn]})
+    instances = [i.as_dict() for i in drawn]
+    keep(path, json.dumps({"key": name, "family": family, "count": count, "seed": seed_value, "instances": instances,
+                           "signature": _signature(secret, name, instances)}, separators=(",", ":")))
     return drawn
 
 
-def _read(path: Path, name: str, count: int) -> list[Instance] | None:
+def _signature(secret: bytes, name: str, instances: list) -> str:
+    """The HMAC of a kept draw's key and instances (as JSON, as written) under ``secret``."""
+    return hmac.new(secret, json.dumps([name, instances], separators=(",", ":")).encode(), hashlib.sha256).hexdigest()
+
+
+def _read(path: Path, name: str, count: int, secret: bytes) -> list[Instance] | None:
     from knapcheck.fuzz.corpus.reader import read_json
 
     if not path.exists():
@@ -88,14 +104,33 @@ def _read(path: Path, name: str, count: int) -> list[Instance] | None:
         data = read_json(path, None, what="a kept draw", limit=MAX_FILE_BYTES, follow_symlinks=False)
         if not isinstance(data, dict) or data.get("key") != name or not isinstance(data.get("instances"), list):
             return None
+        signature = data.get("signature")
+        if not isinstance(signature, str) or not hmac.compare_digest(signature, _signature(secret, name, data["instances"])):
+            return None
         instances = [Instance.from_dict(item) for item in data["instances"] if isinstance(item, dict)]
     except (ValueError, TypeError):
         return None
     return instances if len(instances) == count == len(data["instances"]) else None
 
 
-def _write(path: Path, document: dict) -> None:
+@lru_cache(maxsize=None)
+def _secret(place: Path) -> bytes | None:
+    """The key this user's kept draws are signed with: read from ``place``, or made at random and
+    kept there where it is missing or not one (every draw kept under another is then drawn again);
+    None where it can be neither read nor kept."""
+    path = place / SECRET
     try:
-        write_atomically(path, json.dumps(document, separators=(",", ":")))
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
-        pass
+        text = ""
+    else:
+        with os.fdopen(descriptor, "rb") as handle:
+            text = handle.read(65).decode("ascii", "replace") if stat.S_ISREG(os.fstat(descriptor).st_mode) else ""
+    try:
+        secret = bytes.fromhex(text)
+    except ValueError:
+        secret = b""
+    if len(secret) == 32:
+        return secret
+    secret = os.urandom(32)
+    return secret if keep(path, secret.hex()) else None

@@ -13,9 +13,12 @@ that both paths give the same answer, so that a call's answer does not depend on
 The mark names what numba's cache is keyed to: numba's and Python's versions, the interpreter,
 ``NUMBA_CACHE_DIR``, and the path, size and modification time of the sources. It is a hint: where
 numba's cache was emptied since, the first compiled call compiles in its own process, as it does
-wherever no mark can be kept (no usable cache directory) or numba keeps nothing (``cached`` False:
-a source changed). A process that times solvers calls ``compile_where_loaded`` before its first
-call, so that it never times the plain path.
+wherever numba keeps nothing (``cached`` False: a source changed). Where no mark can be kept (no
+usable cache directory, a lock that cannot be opened, a mark that cannot be written), each process
+that calls the solver starts a background compilation of its own and runs the plain path until
+that process has ended having compiled them: it costs compilations, never a call's answer or an
+error. A process that times solvers calls ``compile_where_loaded`` before its first call, so that
+it never times the plain path.
 """
 
 from __future__ import annotations
@@ -27,14 +30,17 @@ import os
 import subprocess
 import sys
 import time
+from contextlib import contextmanager, suppress
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
-from knapcheck.solvers.cache.user_directory import private_directory
+from knapcheck.solvers.cache.user_directory import cannot_keep, keep, private_directory
 
 LOOK_SECONDS = 0.5
 """How often a process that found the cache cold looks for the mark again."""
+LEFT_TO_ANOTHER = 3
+"""The background process's exit status where another process holds the lock (0: compiled)."""
 
 
 class CompiledInBackground:
@@ -78,69 +84,103 @@ class CompiledInBackground:
 
     def ready(self) -> bool:
         """Whether the solver may call its compiled functions without compiling them here: True once
-        the mark is there (or where none can be kept). The first call that finds it missing starts
-        the background compilation, unless another process is compiling them; later calls look
-        again at most every LOOK_SECONDS."""
+        the mark is there, once this process's own background compilation has ended having compiled
+        them (where no mark can be kept, or none could be written), or where numba keeps nothing.
+        The first call that finds no mark starts the background compilation, unless another process
+        is compiling them; later calls look again at most every LOOK_SECONDS."""
         if self._ready:
             return True
         now = time.monotonic()
         if now < self._next_look:
             return False
         self._next_look = now + LOOK_SECONDS
-        if self.mark is None or self.mark.exists():
+        if not self.cached or (self.mark is not None and self.mark.exists()):
             self._ready = True
-            return True
-        if self._started is None and not self._compiling_elsewhere():
+        elif self._started is None:
+            if not self._compiling_elsewhere():
+                self._start()
+        elif self._started.poll() == 0:
+            self._ready = True
+        return self._ready
+
+    def _start(self) -> None:
+        """The background compilation started (or, where no process can be started, left for a later look)."""
+        try:
             self._started = subprocess.Popen([sys.executable, "-c", self.background], stdin=subprocess.DEVNULL,
-                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        return False
+                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                             start_new_session=True)
+        except OSError:
+            self._started = None
 
     def _compiling_elsewhere(self) -> bool:
         """Whether another process holds the lock: it compiles them and leaves the mark, so this
         one need not start a background process only to see the lock taken."""
-        with open(self.lock, "a") as lock:
+        if self.mark is None:
+            return False
+        with self._locked(wait=False) as held:
+            return held is False
+
+    @contextmanager
+    def _locked(self, wait: bool) -> Iterator[bool | None]:
+        """The lock held while the block runs: True; False where another process holds it and
+        ``wait`` is not asked; None where no lock can be had (the cache failed, which is said once):
+        the block runs without it."""
+        try:
+            lock = open(self.lock, "a")
+        except OSError as exc:
+            cannot_keep(self.lock.parent, exc.strerror or type(exc).__name__)
+            yield None
+            return
+        with lock:
             try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
             except BlockingIOError:
-                return True
-        return False
+                yield False
+                return
+            except OSError as exc:
+                cannot_keep(self.lock.parent, exc.strerror or type(exc).__name__)
+                yield None
+                return
+            yield True
 
     def mark_ready(self) -> None:
-        """Leave the mark: numba's cache holds every function now."""
+        """Leave the mark: numba's cache holds every function now (where a mark can be kept)."""
         if self.mark is not None:
-            partial = self.mark.with_name(f".{self.mark.name}.{os.getpid()}")
-            partial.write_text("compiled\n")
-            os.replace(partial, self.mark)
+            keep(self.mark, "compiled\n")
 
-    def compile_here(self, wait: bool = True, again: bool = False) -> None:
+    def compile_here(self, wait: bool = True, again: bool = False) -> bool:
         """Compile every function in this process unless the mark is there, or, where another
         process holds the lock, wait for it and take its work (without ``wait``: leave it to that
-        process); from then on the solver calls them. ``again``: compile them even where the mark
-        is there, taking it away meanwhile (a mark is a hint: numba's cache under it may have been
-        emptied since, by ``git clean`` say)."""
+        process, and return False); from then on the solver calls them. ``again``: compile them even
+        where the mark is there, taking it away meanwhile (a mark is a hint: numba's cache under it
+        may have been emptied since, by ``git clean`` say). Where no mark can be kept, or no lock
+        had, they are compiled here every time (numba's cache, where it holds them, makes that a load)."""
         if self.mark is None:
-            if again:
-                for name in self.entries:
-                    self.compile_entry(name)
+            self._compile()
         elif again or not self.mark.exists():
-            with open(self.lock, "a") as lock:
-                try:
-                    fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-                except BlockingIOError:
-                    return
+            with self._locked(wait) as held:
+                if held is False:
+                    return False
                 if again:
-                    self.mark.unlink(missing_ok=True)
-                if not self.mark.exists():
-                    for name in self.entries:
-                        self.compile_entry(name)
+                    with suppress(OSError):
+                        self.mark.unlink(missing_ok=True)
+                if again or not self.mark.exists():
+                    self._compile()
                     self.mark_ready()
         self._ready = True
+        return True
+
+    def _compile(self) -> None:
+        for name in self.entries:
+            self.compile_entry(name)
 
     def compile_all(self) -> None:
-        """The background process: compile every function at a low priority and leave the mark,
-        unless another process is compiling them."""
+        """The background process: compile every function at a low priority and leave the mark;
+        exit with LEFT_TO_ANOTHER where another process is compiling them, so that the process that
+        started this one knows they are not compiled yet."""
         _low_priority()
-        self.compile_here(wait=False)
+        if not self.compile_here(wait=False):
+            raise SystemExit(LEFT_TO_ANOTHER)
 
 
 def _low_priority() -> None:
