@@ -169,3 +169,14 @@ def test_report_with_an_intervention_writes_its_files_and_the_verdicts_of_a_work
     passed, failures = report_verdicts(working)
     assert passed and any(status == "known defect, now visible" and '"decided": true' in repaired
                           for _, _, status, repaired in failures), "the intervention decided a failure"
+
+
+def test_numba_without_a_place_for_its_cache_compiles_in_each_process():
+    """numba raises "no locator available" when asked to cache a function it has nowhere to keep
+    (code without a file here; a read-only install and home for expanding_core's search): the
+    search is compiled all the same, without its on-disk cache."""
+    from knapcheck.solvers.core.search import compiled
+
+    namespace: dict = {}
+    exec("def plus_one(x):\n    return x + 1\n", namespace)
+    assert compiled(namespace["plus_one"], cache=True)(1) == 2

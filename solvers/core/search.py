@@ -144,5 +144,18 @@ def helpers_digest() -> str:
 
 CACHED = helpers_digest() == HELPERS_DIGEST
 """Whether numba keeps ``compiled_select`` in its on-disk cache."""
-compiled_select = numba.njit(cache=CACHED)(select)
+
+
+def compiled(function, cache: bool = CACHED):
+    """``function`` compiled by numba, kept in numba's on-disk cache where numba finds a place to
+    write one. Where it finds none (a read-only install and home: numba raises "no locator
+    available" when asked to cache), it is compiled in each process instead: the cache costs time
+    when it breaks, never the solver."""
+    try:
+        return numba.njit(cache=cache)(function)
+    except RuntimeError:
+        return numba.njit(cache=False)(function)
+
+
+compiled_select = compiled(select)
 """``select`` compiled for int64 arrays (see ``expanding_core.COMPILED_LIMIT`` for what must fit)."""
