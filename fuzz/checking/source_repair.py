@@ -119,10 +119,8 @@ Condition = Callable[[Scope, ast.AST], str]
 
 @dataclass(frozen=True)
 class Edit:
-    expects: str
-    """The code the edit expects, as written in torch's source (shown when it does not match)."""
     find: Finder = field(compare=False)
-    """The sites the edit changes in a scope, or why it does not apply there."""
+    """The sites the edit changes in a scope, or why it does not apply there (naming the code it expects)."""
 
 
 def _matches(scope: Scope, pattern: ast.AST, where: Callable[[ast.AST, ast.AST | None], bool] = lambda node, parent: True):
@@ -160,7 +158,7 @@ def replace_line(before: str, after: str, holds: Condition | None = None) -> Edi
         start, end = scope.span(node)
         return [Site(start, end, ("\n" + scope.indentation(node)).join(after.split("\n")), function)]
 
-    return Edit(before, find)
+    return Edit(find)
 
 
 def replace_expression(before: str, after: str, already: str = "") -> Edit:
@@ -178,7 +176,7 @@ def replace_expression(before: str, after: str, already: str = "") -> Edit:
         start, end = scope.span(node)
         return [Site(start, end, after, function)]
 
-    return Edit(before, find)
+    return Edit(find)
 
 
 def replace_keyword_values(keyword: str, before: str, after: str) -> Edit:
@@ -192,7 +190,7 @@ def replace_keyword_values(keyword: str, before: str, after: str) -> Edit:
             return f"`{keyword}={before}` is not in it"
         return [Site(*scope.span(node), after, function) for node, _, function in matches]
 
-    return Edit(f"{keyword}={before}", find)
+    return Edit(find)
 
 
 def _called(node: ast.AST, name: str) -> bool:
@@ -219,7 +217,7 @@ def add_keyword(call: str, keyword: str) -> Edit:
         at = scope.span(last)[1]
         return [Site(at, at, f", {keyword}", function)]
 
-    return Edit(f"{call}(...)", find)
+    return Edit(find)
 
 
 def _inserted(scope: Scope, anchor: ast.stmt, lines: Sequence[str], function: str) -> list[Site]:
@@ -267,7 +265,7 @@ def _insert(expects: str, is_anchor: Callable[[ast.AST], bool], lines: Sequence[
             return f"{there} (repaired, or changed where the repair would go)"
         return _inserted(scope, statement, lines, function)
 
-    return Edit(expects, find)
+    return Edit(find)
 
 
 @dataclass(frozen=True)
