@@ -273,10 +273,11 @@ def _exec_module(name: str, path: Path) -> ModuleType:
     its content (a repaired source, ``knapcheck.solvers.cache.content_names``) runs only while it
     holds that content: ValueError otherwise."""
     from knapcheck.solvers.cache import content_names
+    from knapcheck.solvers.files.reader import read_bytes
 
     if name in sys.modules:
         return sys.modules[name]
-    source = path.read_bytes()
+    source = read_bytes(path)
     if not content_names.holds_its_content(path, source):
         raise ValueError(f"{path} has changed since knapcheck wrote it: its content is not the one its name gives")
     module_spec = importlib.util.spec_from_file_location(name, path)

@@ -9,10 +9,10 @@ knapcheck wrote and compared it is refused, never run.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import stat
 from pathlib import Path
+
+from knapcheck.solvers.files.reader import UnreadableFile, read_bytes
 
 PREFIX = "repaired_"
 _NAMED = re.compile(rf"{PREFIX}([0-9a-f]{{16}})\.py")
@@ -33,14 +33,9 @@ def holds(path: Path, content: bytes) -> bool:
     """Whether the regular file at ``path`` holds exactly ``content`` (read without following a
     link or blocking, no more than one byte past it)."""
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
+        return read_bytes(path, limit=len(content), follow_symlinks=False) == content
+    except UnreadableFile:
         return False
-    with os.fdopen(descriptor, "rb") as handle:
-        try:
-            return stat.S_ISREG(os.fstat(descriptor).st_mode) and handle.read(len(content) + 1) == content
-        except OSError:
-            return False
 
 
 def _digest(content: bytes) -> str:
