@@ -5,7 +5,8 @@ would, and runs the benchmark of ``knapcheck report`` (``knapcheck.measure.paire
 the default rows, judged by ``knapcheck.measure.perf_gate.performance_failures``) on each of torch's
 four functions against the installed torch's, in turn, RUNS times in all (default 12: three per
 function), with ``--max-slowdown 1.5 --max-memory 2``. Each run prints its verdict, its worst time
-and memory intervals, its rounds and the load average; the end says how many runs failed, with a
+and memory intervals, its rounds and the load average, then each row's time ratio and the two
+solvers' median times; the end says how many runs failed, with a
 95 % Clopper-Pearson interval on the false-alarm rate. (The correctness part of a report is left
 out: it decides nothing about performance, and the gate's benchmark is the same call.)
 """
@@ -42,7 +43,11 @@ def run(copy: Path, function: str) -> tuple[bool, str]:
             f" stopped: {result.stopped}; load {result.load_before:.2f} -> {result.load_after:.2f}")
     if result.failure is not None:
         line += f"; {result.failure.describe()}"
-    return bool(failures), line + "".join(f"\n    {failure}" for failure in failures)
+    for row in result.rows:
+        if row.time is not None:
+            medians = ", ".join(f"{role} {seconds * 1000:.3g} ms" for role, seconds in sorted(row.seconds.items()))
+            line += f"\n    {row.row}: time {row.time.describe()}; {medians}"
+    return bool(failures), line + "".join(f"\n    FAILED: {failure}" for failure in failures)
 
 
 def main(runs: int) -> None:
