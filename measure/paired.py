@@ -43,23 +43,32 @@ from knapcheck.solvers.isolation.worker import STARTUP_TIME_LIMIT
 
 if TYPE_CHECKING:
     from knapcheck.measure.bench import BenchRow
+    from knapcheck.measure.size_rows import SizeRow
 
 CANDIDATE = "candidate"
 BASELINE = "baseline"
 ROLES = (CANDIDATE, BASELINE)
 WARM_UP_ROUND = -1
 
-GATE_CAPACITIES = (10**3, 10**4, 10**5)
+GATE_SIZES = ((250, 10**3), (2000, 4 * 10**3))
+"""(n, C) of the rows that grow in n (``knapcheck.measure.size_rows``): a few hundred items and the
+seed's scale, 2 000, each at a capacity that keeps the DP's table small."""
+GATE_CAPACITY = 10**5
+"""The capacity of the row that grows in C, at n = 200: the DP's cost per cell."""
 
 
-def gate_rows() -> list[BenchRow]:
-    """The rows of ``knapcheck report``'s benchmark: one n, capacities a decade apart (memories summing
-    to twice the budget), each a few milliseconds for torch's solvers, so that a round takes well under
-    a second and the ratios settle within the default time limit. (A function, so that reading the
-    defaults below does not import the row generators.)"""
+def gate_rows() -> list[BenchRow | SizeRow]:
+    """The rows of ``knapcheck report``'s benchmark: two sizes in n (``GATE_SIZES``), where a step
+    that grows faster in n than the baseline's shows, and one large capacity (memories summing to twice
+    the budget), where the DP's per-cell cost shows. Each takes torch's solvers at most about 150 ms
+    (the sliding solver at n = 2 000), so the ratios settle within the default time limit. (A function,
+    so that reading the defaults below does not import the row generators.)"""
     from knapcheck.measure.bench import BenchRow
+    from knapcheck.measure.size_rows import SizeRow
 
-    return [BenchRow(f"n=200 C={c:.0e}", 200, c / SCALE, total_memory=2 * c / SCALE) for c in GATE_CAPACITIES]
+    sizes: list[BenchRow | SizeRow] = [SizeRow(f"n={n} C={c:.0e}", n, c) for n, c in GATE_SIZES]
+    c = GATE_CAPACITY
+    return [*sizes, BenchRow(f"n=200 C={c:.0e}", 200, c / SCALE, total_memory=2 * c / SCALE)]
 
 
 DEFAULT_TIME_LIMIT = 20.0
@@ -131,6 +140,9 @@ class RowComparison:
     """Why the row was not run ('too big for NAME'); empty when it was."""
     retained_bytes: dict[str, float] = field(default_factory=dict)
     """Median memory still held after a call, by role."""
+    grows_in: str = ""
+    """``n`` for a row of the ladder in n (``knapcheck.measure.size_rows``), compared with the
+    ladder's other rows; empty for any other row."""
 
 
 @dataclass
@@ -296,7 +308,7 @@ def _problem(instance: Instance) -> dict:
 def measure_pair(
     candidate: SolverEntry,
     baseline: SolverEntry,
-    rows: Sequence[BenchRow] | None = None,
+    rows: Sequence[BenchRow | SizeRow] | None = None,
     *,
     time_limit: float = DEFAULT_TIME_LIMIT,
     max_rounds: int = DEFAULT_MAX_ROUNDS,
@@ -311,7 +323,8 @@ def measure_pair(
         raise ValueError(f"time_limit must be > 0 seconds, got {time_limit!r}")
     if max_rounds < 1:
         raise ValueError(f"max_rounds must be at least 1, got {max_rounds!r}")
-    comparisons = [RowComparison(row.name, row.n, row.capacity) for row in rows]
+    comparisons = [RowComparison(row.name, row.n, row.capacity, grows_in=getattr(row, "grows_in", ""))
+                   for row in rows]
     measured = []
     for comparison, row in zip(comparisons, rows):
         refusing = [e.name for e in (candidate, baseline) if not e.accepts(row.n, row.capacity)]

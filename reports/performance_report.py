@@ -2,7 +2,8 @@
 
 The measurements come from ``knapcheck.measure.paired`` (the two solvers interleaved, each in its own process), the
 rule from ``knapcheck.measure.perf_gate``; this module only renders them, for report.md, report.html
-and report.json, and draws time and peak memory against capacity.
+and report.json (a row per size, and each pair's growth in n beside its baseline's), and draws time
+and peak memory against the size of the problem.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from knapcheck.measure.paired import (
     PairResult,
     RowComparison,
 )
-from knapcheck.measure.perf_gate import PerformanceLimits
+from knapcheck.measure.perf_gate import PerformanceLimits, growth, worst
 from knapcheck.measure.ratio_interval import CONFIDENCE, RatioEstimate
 from knapcheck.measure.tree_meter import CGROUP, SAMPLE_SECONDS, SAMPLED
 from knapcheck.reports.bench_table import duration, size
@@ -46,6 +47,7 @@ _MEMORY_MEASURES = {
     SAMPLED: (f"memory is each tree's proportional anonymous and shared memory, sampled every {SAMPLE_SECONDS * 1000:g} ms"
                 " during a call, with the calling process's own peak between samples"),
 }
+_SIZE_AXIS = "n * (C + 1): items times capacity (quantized units) plus one"
 HEADER = ["row", "candidate time", "baseline time", "time ratio", "candidate peak", "baseline peak", "memory ratio"]
 
 
@@ -138,6 +140,19 @@ def _pair_title(pair: PairResult) -> str:
     return f"{shown(pair.candidate)} against {shown(pair.baseline)}"
 
 
+def _sizes_line(pair: PairResult) -> str:
+    """The pair's growth in n beside its baseline's, and its worst sizes; empty when not measured."""
+    parts = []
+    ladder = growth(pair)
+    if ladder is not None:
+        parts.append(f"Growth in n: {ladder.describe()}.")
+    worst_time, worst_memory = worst(pair, "time"), worst(pair, "memory")
+    if worst_time is not None and worst_memory is not None:
+        parts.append(f"Worst size for time: {worst_time.row} ({_estimate(worst_time.time)}); for peak memory:"
+                     f" {worst_memory.row} ({_estimate(worst_memory.memory)}).")
+    return " ".join(parts)
+
+
 def _pair_line(pair: PairResult) -> str:
     line = (f"{pair.rounds} rounds in {pair.seconds:.0f} s (limit {pair.time_limit:g} s after loading), stopped because"
             f" {_STOPPED[pair.stopped]}; load average {pair.load_before:.2f} at the start and"
@@ -173,6 +188,8 @@ def markdown_lines(performance: Performance) -> list[str]:
         table = _table(pair)
         if table.rows:
             lines += [*table.markdown(), ""]
+        if _sizes_line(pair):
+            lines += [prose(_sizes_line(pair)), ""]
     if performance.note:
         lines += [prose(performance.note), ""]
     return lines
@@ -192,6 +209,8 @@ def html_parts(performance: Performance) -> list[str]:
         table = _table(pair)
         if table.rows:
             parts.append(table.html())
+        if _sizes_line(pair):
+            parts.append(f"<p>{escape(_sizes_line(pair))}</p>")
     if performance.note:
         parts.append(f"<p>{escape(performance.note)}</p>")
     return parts + plots(performance)
@@ -203,12 +222,12 @@ def _row_json(row: RowComparison) -> dict:
         "time": row.time.as_dict() if row.time else None,
         "memory": row.memory.as_dict() if row.memory else None,
         "median_seconds": dict(row.seconds), "median_peak_bytes": dict(row.peak_bytes),
-        "median_retained_bytes": dict(row.retained_bytes),
+        "median_retained_bytes": dict(row.retained_bytes), "grows_in": row.grows_in,
     }
 
 
 def _pair_json(pair: PairResult) -> dict:
-    failure = pair.failure
+    failure, ladder = pair.failure, growth(pair)
     return {
         "candidate": pair.candidate, "baseline": pair.baseline, "rounds": pair.rounds, "stopped": pair.stopped,
         "seconds": pair.seconds, "time_limit": pair.time_limit,
@@ -219,6 +238,9 @@ def _pair_json(pair: PairResult) -> dict:
             "error": failure.error,
         },
         "rows": [_row_json(row) for row in pair.rows],
+        "growth": None if ladder is None else ladder.as_dict(),
+        "worst": {measure: None if row is None else row.row
+                  for measure, row in (("time", worst(pair, "time")), ("memory", worst(pair, "memory")))},
     }
 
 
@@ -238,7 +260,8 @@ def to_json(performance: Performance) -> dict:
 
 
 def plots(performance: Performance) -> list[str]:
-    """Time and peak memory against capacity, one line per solver, as SVG."""
+    """Time and peak memory against the size of the problem, n * (C + 1) (a DP table's cells: the
+    rows grow in n and in C), one line per solver, as SVG."""
     rows = performance.rows
     if not rows:
         return []
@@ -248,13 +271,12 @@ def plots(performance: Performance) -> list[str]:
 
     def series(key: str, unit: float) -> dict[str, list[tuple[float, float]]]:
         return {
-            shown(name): [(row["capacity"], row[key] / unit) for row in rows if row.get(key) is not None]
+            shown(name): sorted((row["n"] * (row["capacity"] + 1), row[key] / unit) for row in rows
+                                if row.get(key) is not None)
             for name, rows in by_solver.items()
         }
 
     return [
-        line_chart("Median time", series("median_seconds", 1.0), "capacity C (quantized units)", "seconds",
-                   log_x=True, log_y=True),
-        line_chart("Peak memory", series("peak_bytes", 2**20), "capacity C (quantized units)", "MiB",
-                   log_x=True, log_y=True),
+        line_chart("Median time", series("median_seconds", 1.0), _SIZE_AXIS, "seconds", log_x=True, log_y=True),
+        line_chart("Peak memory", series("peak_bytes", 2**20), _SIZE_AXIS, "MiB", log_x=True, log_y=True),
     ]

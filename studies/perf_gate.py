@@ -1,4 +1,4 @@
-"""Does the performance gate measure what it claims? ``python studies/perf_gate.py``
+"""Does the performance gate measure what it claims? ``python studies/perf_gate.py [COPY ...]``
 
 It copies the installed torch's knapsack.py into a temporary directory, as a pull request would:
 unchanged; with ``dp_knapsack`` made five times slower (its whole DP run five times); with
@@ -9,11 +9,16 @@ one and one holding 300 MiB more per call, each also rebinding the installed tor
 ``dp_knapsack`` to itself when imported (so that a baseline called in the same process would be as
 slow, or as hungry); one keeping a 400 MiB workspace from its first call on; and one computing in a
 forked child that holds 300 MiB. The hungry and forked ones do so only on the benchmark's sizes (100
-items or more), so that the correctness part of each report stays quick. Each copy's function goes through ``knapcheck report`` against the
+items or more), so that the correctness part of each report stays quick. Two more add a step
+quadratic in n while building the answer, one in ``greedy_knapsack`` (its recomputable items
+rebuilt by scanning the saved list for every item) and one in ``dp_knapsack`` (the memory in use
+after each saved item, each summed from the first): both cost little at a few hundred items and
+fail on the gate's largest size, 2 000 items. Each copy's function goes through ``knapcheck report`` against the
 installed torch's with ``--max-slowdown 1.5 --max-memory 2`` (a small correctness part: ``--families
 tiny --per-family 5``), and the study prints each report's performance table, its performance
 verdict and the command's exit status. Expected: the unchanged copy at 1.00x within every interval
-and passing; the slower ones about 5x and failing on time; the hungry ones failing on memory. The
+and passing; the slower ones about 5x and failing on time; the hungry ones failing on memory; the
+quadratic ones failing on time at n=2000. The
 load average at each run is in the tables.
 """
 
@@ -88,6 +93,18 @@ def dp_knapsack(memory, runtime, max_memory):
     _os.waitpid(child, 0)
     return value, saved, recomputable
 '''
+GREEDY_RETURN = "    return total_runtime, items_to_save, items_to_allow_recomputing\n"
+GREEDY_SCAN = """    # Every item not saved may be recomputed, in index order
+    items_to_allow_recomputing = [i for i in range(n) if i not in items_to_save]
+"""
+DP_SAVED_ORDER = "    saved_items.reverse()  # To get items in the order they were added\n"
+DP_PREFIX_SUMS = """
+    # The memory in use after each saved item, for the caller's log
+    memory_in_use = [
+        sum(int(quantized_memory[s].item()) for s in saved_items[: k + 1])
+        for k in range(len(saved_items))
+    ]
+"""
 ROW_UPDATE = "out=dp_view[memory_item:]\n            )\n"
 """The end of both DP loops of the sliding solver (left and right half): where a row is complete."""
 STATE = "    saved_items: list[int] = []\n    recomputable_items: list[int] = []\n"
@@ -107,7 +124,9 @@ def copies(directory: Path) -> dict[str, Path]:
     paths = {"unchanged": source, "slower": renamed + SLOWER_TAIL, "hungry": hungry,
              "rebinding_slower": renamed + SLOWER_TAIL + REBINDING_TAIL,
              "rebinding_hungry": renamed + HUNGRY_TAIL + REBINDING_TAIL,
-             "workspace": renamed + WORKSPACE_TAIL, "forked": renamed + FORKED_TAIL}
+             "workspace": renamed + WORKSPACE_TAIL, "forked": renamed + FORKED_TAIL,
+             "quadratic_greedy": _edited(source, GREEDY_RETURN, GREEDY_SCAN + GREEDY_RETURN, 1),
+             "quadratic_dp": _edited(source, DP_SAVED_ORDER, DP_SAVED_ORDER + DP_PREFIX_SUMS, 1)}
     for name, text in paths.items():
         (directory / f"{name}.py").write_text(text)
     return {name: directory / f"{name}.py" for name in paths}
@@ -122,6 +141,8 @@ CASES = (
     ("rebinding_hungry", "dp_knapsack"),
     ("workspace", "dp_knapsack"),
     ("forked", "dp_knapsack"),
+    ("quadratic_greedy", "greedy_knapsack"),
+    ("quadratic_dp", "dp_knapsack"),
 )
 
 
@@ -149,13 +170,16 @@ def run_case(directory: Path, copy: str, function: str) -> str:
     ])
 
 
-def main() -> None:
+def main(names: list[str]) -> None:
+    """Every case, or those of the copies named (``python studies/perf_gate.py quadratic_dp``)."""
     with tempfile.TemporaryDirectory(prefix="knapcheck-perf-gate-") as name:
         directory = Path(name)
         copies(directory)
         for copy, function in CASES:
+            if names and copy not in names:
+                continue
             print(run_case(directory, copy, function), flush=True)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -14,9 +14,9 @@ import pytest
 from knapcheck import exit_status
 from knapcheck.cli import main
 from knapcheck.measure.paired import BASELINE, CANDIDATE, STOP_FAILURE, STOP_TIGHT, BenchFailure, PairResult, RowComparison
-from knapcheck.measure.perf_gate import PerformanceLimits, performance_failures
+from knapcheck.measure.perf_gate import PerformanceLimits, growth, performance_failures, worst
 from knapcheck.measure.ratio_interval import RatioEstimate
-from knapcheck.reports.performance_report import Performance, markdown_lines
+from knapcheck.reports.performance_report import Performance, markdown_lines, to_json
 
 
 def ratio(low: float, high: float) -> RatioEstimate:
@@ -187,3 +187,43 @@ def test_a_pair_that_could_not_be_measured_says_why_instead_of_an_empty_table():
                          " was killed by SIGSEGV.")
     assert not any(line.startswith("| row |") for line in lines)
     assert "Performance gate: FAILED (--max-slowdown 2):" in lines and "- not measured" in lines
+
+
+# --- sizes: the ladder in n -------------------------------------------------------------------
+
+
+def ladder_pair(small: RatioEstimate, large: RatioEstimate) -> PairResult:
+    """A pair measured at n=250 and n=2000 (the ladder in n) and at n=200 C=1e5."""
+    rows = [RowComparison("n=250 C=1e+03", 250, 1000, small, ratio(1.0, 1.0), {CANDIDATE: 0.008, BASELINE: 0.008},
+                          {CANDIDATE: 2**20, BASELINE: 2**20}, grows_in="n"),
+            RowComparison("n=2000 C=4e+03", 2000, 4000, large, ratio(1.0, 1.0), {CANDIDATE: 0.6, BASELINE: 0.075},
+                          {CANDIDATE: 2**24, BASELINE: 2**24}, grows_in="n"),
+            RowComparison("n=200 C=1e+05", 200, 100_000, ratio(0.98, 1.02), ratio(1.0, 1.0),
+                          {CANDIDATE: 0.05, BASELINE: 0.05}, {CANDIDATE: 2**26, BASELINE: 2**26})]
+    return PairResult("pr.py:dp_knapsack", "torch:dp_knapsack", rows, 20, STOP_TIGHT, 5.0, 20.0, 1.25, 1.5, 2)
+
+
+def test_a_slowdown_that_grows_with_n_fails_on_the_largest_size_and_says_the_ratio_at_the_smallest():
+    result = ladder_pair(ratio(0.98, 1.04), ratio(7.6, 8.4))
+    (failure,) = performance_failures([result], PerformanceLimits(max_slowdown=1.5))
+    assert failure.startswith("pr.py:dp_knapsack against torch:dp_knapsack on n=2000 C=4e+03: time 7.99x (7.60x-8.40x)")
+    assert failure.endswith("the whole interval past --max-slowdown 1.5; 1.01x at n=250")
+    assert growth(result).factor(CANDIDATE) == pytest.approx(75) and growth(result).factor(BASELINE) == pytest.approx(9.375)
+    assert worst(result, "time").row == "n=2000 C=4e+03"
+
+
+def test_the_report_gives_each_pair_s_growth_in_n_and_its_worst_sizes():
+    result = ladder_pair(ratio(0.98, 1.04), ratio(7.6, 8.4))
+    lines = markdown_lines(Performance([result], PerformanceLimits(max_slowdown=1.5)))
+    assert ("Growth in n: from n=250 to n=2000 the baseline's time grows 9.38x, the candidate's 75x (time ratio"
+            " 1.01x, then 7.99x). Worst size for time: n=2000 C=4e+03 (7.99x (7.60x-8.40x)); for peak memory:") in "\n".join(lines)
+    (pair_json,) = to_json(Performance([result]))["pairs"]
+    assert pair_json["growth"] == {"from_n": 250, "to_n": 2000, "from_row": "n=250 C=1e+03", "to_row": "n=2000 C=4e+03",
+                                   "baseline_factor": pytest.approx(9.375), "candidate_factor": pytest.approx(75)}
+    assert pair_json["worst"]["time"] == "n=2000 C=4e+03"
+    assert [row["grows_in"] for row in pair_json["rows"]] == ["n", "n", ""]
+
+
+def test_without_two_sizes_there_is_no_growth_to_give():
+    assert growth(pair()) is None
+    assert to_json(Performance([pair()]))["pairs"][0]["growth"] is None
