@@ -106,7 +106,7 @@ class CompiledInBackground:
     def _start(self) -> None:
         """The background compilation started (or, where no process can be started, left for a later look)."""
         try:
-            self._started = subprocess.Popen([sys.executable, "-c", self.background], stdin=subprocess.DEVNULL,
+            self._started = subprocess.Popen([sys.executable, "-P", "-c", self.background], stdin=subprocess.DEVNULL,
                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                              start_new_session=True)
         except OSError:
