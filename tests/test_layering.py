@@ -56,7 +56,7 @@ def import_graph() -> dict[str, set[str]]:
 GRAPH = import_graph()
 PACKAGES = {"knapcheck", *(f"knapcheck.{layer}" for layer in LAYERS[:-1])}
 STAGES = {
-    "knapcheck.solvers": [{"cache", "core", "dp", "files"}, {""}, {"isolation"}],
+    "knapcheck.solvers": [{"files"}, {"cache", "core", "dp"}, {""}, {"isolation"}],
     "knapcheck.fuzz": [{"corpus"}, {"instances"}, {"checking"}, {"campaign", "harvest"}],
 }
 """Each package's stages, lowest first: a module imports its own stage and those before it, never a
