@@ -36,16 +36,6 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
-
-
-def pytest_xdist_auto_num_workers(config):
-    """``-n auto`` starts one worker more than there are cores: about a third of the suite's time is
-    spent waiting on other processes (solver workers, the commands it runs, campaigns' clusters, the
-    deadlines of the signal tests), and a core would idle meanwhile (with one worker per core, 11.5
-    CPU-minutes took 8.5 minutes on two cores)."""
-    return (os.cpu_count() or 1) + 1
-
-
 WARMUP = pytest.StashKey[tuple]()
 """The controller's numba warm-up: its directory and the compiling process (``numba_warmup``)."""
 
