@@ -36,6 +36,7 @@ from itertools import combinations
 
 from knapcheck.fuzz.checking.defects import CAUSES, Catalogue, catalogue, explaining, leaving, possible_causes, with_causes
 from knapcheck.fuzz.checking.differential import Check, Repaired, check, check_against, size_allows, with_baseline
+from knapcheck.fuzz.checking.frozen_source import change_note
 from knapcheck.fuzz.checking.gate import is_regression, is_shared, valid
 from knapcheck.fuzz.checking.repair_fit import RepairFit
 from knapcheck.fuzz.checking.repaired import Intervention, intervention, variant
@@ -81,7 +82,7 @@ class Causes:
             made = intervention(candidate, baseline, defects)
             loaded = self.read.get(candidate.name)
             if loaded and made.digest and made.digest != loaded:
-                why = f"its file changed during the run (sha256 {loaded[:12]} when its workers loaded it, {made.digest[:12]} now)"
+                why = change_note(loaded, made.digest)
                 self.sources_changed[candidate.name] = why
                 made = Intervention(candidate.name, tuple(replace(r, hunks=(), why_not=why) for r in made.results))
             self.interventions[candidate.name] = made

@@ -33,6 +33,12 @@ def changed_since(read: Mapping[str, str], entries: Iterable[SolverEntry]) -> di
         if entry.name in read:
             now = source_digest(entry.spec)
             if now != read[entry.name]:
-                gone = "cannot be read any more" if not now else f"has sha256 {now[:12]} now"
-                changes[entry.name] = f"its file changed during the run (sha256 {read[entry.name][:12]} when its workers loaded it; it {gone})"
+                changes[entry.name] = change_note(read[entry.name], now)
     return changes
+
+
+def change_note(loaded: str, now: str) -> str:
+    """How a file changed, in words: its digest when its workers loaded it, and now ('' where it
+    cannot be read any more)."""
+    gone = "cannot be read any more" if not now else f"has sha256 {now[:12]} now"
+    return f"its file changed during the run (sha256 {loaded[:12]} when its workers loaded it; it {gone})"
