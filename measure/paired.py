@@ -15,9 +15,14 @@ baseline, so what one call leaves behind for the next moves half the samples eac
 median not at all.
 
 A row whose time interval is tight (at least ``MIN_SAMPLES`` samples, spread at most
-``TIGHT_SPREAD``) is left out of the rounds that follow. The rounds stop when every row is tight,
-after ``max_rounds`` rounds, or when ``time_limit`` runs out, whichever comes first; the warm-up counts against the limit, loading the two solvers does not (it has a
-limit of its own, ``STARTUP_TIME_LIMIT``). A solver that raises, crashes its process, or keeps a
+``TIGHT_SPREAD``) is left out of the rounds that follow, and so is a row that has had its share of
+the time (``time_limit`` over the rows measured) with ``MIN_SAMPLES`` samples: a dear and noisy row
+(torch's sliding solver at 2 000 items takes 150 ms a call, and on a shared virtual machine the same
+call's CPU time varies by a third) would otherwise take the whole limit and never tighten, while
+its interval at 99 % is already there, only wider. The rounds stop when every row has left them,
+after ``max_rounds`` rounds, or when ``time_limit`` runs out, whichever comes first; the warm-up
+counts against the limit and the rows' shares, loading the two solvers does not (it has a limit of
+its own, ``STARTUP_TIME_LIMIT``). A solver that raises, crashes its process, or keeps a
 row from being measured even once within the limit ends the pair in a ``BenchFailure`` that names
 it, never in an exception here. Peak memory is counted as at least ``MEMORY_FLOOR`` so that the
 ratio compares the solvers' tables, not a few pages of the interpreter's own.
@@ -71,7 +76,7 @@ def gate_rows() -> list[BenchRow | SizeRow]:
     return [*sizes, BenchRow(f"n=200 C={c:.0e}", 200, c / SCALE, total_memory=2 * c / SCALE)]
 
 
-DEFAULT_TIME_LIMIT = 20.0
+DEFAULT_TIME_LIMIT = 12.0
 DEFAULT_MAX_ROUNDS = 100
 PAIRS_PER_ROUND = 2
 """Paired samples a round gives each row: the two solvers' first calls, and their second calls."""
@@ -89,6 +94,7 @@ WALL_TIME = "wall"
 _SHORTEST_CALL = 1e-9
 
 STOP_TIGHT = "tight"
+STOP_SHARES = "shares"
 STOP_ROUNDS = "rounds"
 STOP_TIME = "time limit"
 STOP_FAILURE = "failure"
@@ -180,6 +186,8 @@ class Recording:
         self.calls: dict[tuple[int, int], dict[str, list[Measured]]] = {}
         self.spent = {role: 0.0 for role in ROLES}
         """Wall-clock seconds each solver's calls took, warm-up and a call cut short included."""
+        self.row_spent = [0.0] * rows
+        """Wall-clock seconds the two solvers' calls on each row took, warm-up included."""
 
     def add(self, role: str, row: int, round_index: int, measured: Measured) -> None:
         self.calls.setdefault((row, round_index), {r: [] for r in ROLES})[role].append(measured)
@@ -221,6 +229,10 @@ class Recording:
         found = estimate(times)
         return found is not None and found.confidence >= CONFIDENCE and found.spread <= TIGHT_SPREAD
 
+    def had_share(self, row: int, share: float) -> bool:
+        """Whether the row's calls have taken ``share`` seconds and given MIN_SAMPLES samples."""
+        return self.row_spent[row] >= share and len(self.samples(row)[0]) >= MIN_SAMPLES
+
 
 def _log_ratio(block: dict[str, list[Measured]], pair: int, name: str, floor: float) -> float:
     """log(candidate / baseline) of one figure of the two solvers' ``pair``-th calls of a round."""
@@ -234,10 +246,11 @@ def drive(call: Call, recording: Recording, time_limit: float, max_rounds: int,
           clock: Callable[[], float] = time.monotonic,
           stop_requested: Callable[[], object] = lambda: "") -> tuple[str, dict | None]:
     """Make the calls into ``recording``, the warm-up and then round after round (``block_order``),
-    each round on the rows whose interval is not tight yet, until the rounds are done: why they
-    stopped, and the failure (role, status, error; row as an index) when a solver could not be measured.
+    each round on the rows whose interval is not tight yet and that have not had their share of
+    ``time_limit`` (the limit over the rows), until the rounds are done: why they stopped, and the failure (role, status, error; row as an index) when a solver could not be measured.
     ``stop_requested`` (polled before every call) ends the rounds early, keeping what was measured."""
     deadline = clock() + time_limit
+    share = time_limit / max(recording.rows, 1)
     untight = list(range(recording.rows))
     for round_index in [WARM_UP_ROUND, *range(max_rounds)]:
         order = warm_up_order(recording.rows) if round_index == WARM_UP_ROUND else block_order(untight, round_index)
@@ -248,16 +261,19 @@ def drive(call: Call, recording: Recording, time_limit: float, max_rounds: int,
             if start >= deadline:
                 return _out_of_time(recording, time_limit, None)
             reply = call(role, row, deadline - start, round_index == WARM_UP_ROUND)
-            recording.spent[role] += clock() - start
+            took = clock() - start
+            recording.spent[role] += took
+            recording.row_spent[row] += took
             if reply is None:
                 return _out_of_time(recording, time_limit, row)
             if isinstance(reply, Failed):
                 return STOP_FAILURE, {"role": role, "status": reply.status, "error": reply.error, "row": row}
             recording.add(role, row, round_index, reply)
         if round_index != WARM_UP_ROUND:
-            untight = [row for row in untight if not recording.row_tight(row)]
+            untight = [row for row in untight if not (recording.row_tight(row) or recording.had_share(row, share))]
             if not untight:
-                return STOP_TIGHT, None
+                tight = all(recording.row_tight(row) for row in range(recording.rows))
+                return (STOP_TIGHT if tight else STOP_SHARES), None
     return STOP_ROUNDS, None
 
 

@@ -17,6 +17,7 @@ from knapcheck.measure.paired import (
     STOP_ASKED,
     STOP_FAILURE,
     STOP_ROUNDS,
+    STOP_SHARES,
     STOP_TIGHT,
     STOP_TIME,
     PairResult,
@@ -33,6 +34,7 @@ from knapcheck.solvers.specs import shown, shown_in
 
 _STOPPED = {
     STOP_TIGHT: "every time interval was tight",
+    STOP_SHARES: "every row's time interval was tight or the row had had its share of the time limit",
     STOP_ROUNDS: "the most rounds were run",
     STOP_TIME: "the time limit ran out",
     STOP_FAILURE: "a solver could not be measured",

@@ -26,6 +26,7 @@ from knapcheck.measure.paired import (
     PAIRS_PER_ROUND,
     STOP_FAILURE,
     STOP_ROUNDS,
+    STOP_SHARES,
     STOP_TIGHT,
     STOP_TIME,
     Recording,
@@ -167,6 +168,44 @@ def test_a_row_whose_interval_is_tight_is_left_out_of_the_rounds_after_it():
     assert calls.count(0) == 2 + 4 * tight_after and calls.count(1) == 2 + 4 * 12
     assert recording.row_tight(0) and not recording.row_tight(1)
     assert (recording.complete_rounds(), recording.rounds_run()) == (tight_after, 12)
+
+
+def test_a_dear_row_that_never_gets_tight_leaves_the_rounds_once_it_had_its_share_of_the_time():
+    """Row 0's candidate costs 1 or 1.5 in turn (never tight), row 1 costs 0.01 on every call
+    (tight after MIN_SAMPLES samples). With a limit of 100 s over two rows, row 0 leaves once its
+    calls took 50 s: the rounds end there, well within the limit, and row 0's wider interval is
+    kept, never cut short of MIN_SAMPLES samples."""
+    clock, calls = FakeClock(), []
+
+    def call(role: str, row: int, seconds_left: float, settle: bool) -> Measured:
+        calls.append(row)
+        cost = 0.01 if row == 1 else 1.5 if role == CANDIDATE and len(calls) % 3 == 0 else 1.0
+        clock.now += cost
+        return Measured(cost, cost, MIB, 0)
+
+    recording = Recording(2)
+    stopped, failure = drive(call, recording, time_limit=100.0, max_rounds=100, clock=clock)
+    assert (stopped, failure) == (STOP_SHARES, None)
+    assert not recording.row_tight(0) and recording.row_tight(1)
+    assert 50.0 <= recording.row_spent[0] < 50.0 + 4 * 1.5 and clock.now < 100.0
+    assert len(recording.samples(0)[0]) >= MIN_SAMPLES and len(recording.samples(1)[0]) == MIN_SAMPLES
+
+
+def test_a_row_past_its_share_stays_until_it_has_min_samples():
+    """Four rows under a limit of 40 s: a share of 10 s each. Row 0 (1 or 1.5 s a call, never tight)
+    is past its share after 3 rounds, with 6 samples; it stays until it has MIN_SAMPLES."""
+    clock, calls = FakeClock(), []
+
+    def call(role: str, row: int, seconds_left: float, settle: bool) -> Measured:
+        calls.append(row)
+        cost = 0.01 if row else 1.5 if role == CANDIDATE and len(calls) % 3 == 0 else 1.0
+        clock.now += cost
+        return Measured(cost, cost, MIB, 0)
+
+    recording = Recording(4)
+    stopped, _ = drive(call, recording, time_limit=40.0, max_rounds=100, clock=clock)
+    assert stopped == STOP_SHARES
+    assert len(recording.samples(0)[0]) == MIN_SAMPLES and recording.row_spent[0] > 2 * 10.0
 
 
 def test_peaks_under_the_floor_compare_as_equal():
