@@ -58,8 +58,7 @@ def main(out: Path) -> None:
     WORK.mkdir(parents=True)
     out.mkdir(parents=True, exist_ok=True)
     knapcheck("check", "--targets", "torch:dp_knapsack", "torch:greedy_knapsack", "torch:dp_knapsack_sliding_hirschberg",
-              "--families", "tiny", "tight_budget", "--per-family", "6", "--seed", "0", "--json",
-              stdout=WORK / "check.json")
+              "--families", "tiny", "tight_budget", "--per-family", "6", "--seed", "0", "--json", "check.json")
     write_json(WORK / "check.json", out / "check.json")
 
     source = Path(upstream.__file__).read_text()
