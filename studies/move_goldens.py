@@ -8,8 +8,10 @@ taken out (keys and phrases that measure seconds or the machine's load):
   families, six instances each, seed 0);
 - ``report.md`` and ``report.json``: ``knapcheck report`` of a planted copy of torch's file (a
   ``dp_knapsack`` whose backtrack keeps the item it should drop), no benchmark;
-- ``groups.txt``: the group names of a campaign's failure store (``knapcheck fuzz`` with a seed,
-  one job, torch's split defect to find);
+- ``groups.txt`` and ``database_keys.txt``: the group names of a campaign's failure store and the
+  keys of its Hypothesis example database (``knapcheck fuzz`` with a seed, one job, torch's
+  sliding solver, whose over-budget defect a tiny instance shows; the keys from a run without a seed,
+  since a seeded run uses no example database);
 - ``exported.py``: ``knapcheck export-tests``' test file.
 
 Record once before the move and once after, then ``diff -r BEFORE AFTER``: no line may differ.
@@ -70,9 +72,13 @@ def main(out: Path) -> None:
     write_json(WORK / "r" / "report.json", out / "report.json")
 
     knapcheck("fuzz", "--time", "20s", "--jobs", "1", "--seed", "0", "--families", "tiny", "--targets",
-              "torch:dp_knapsack_sliding_hirschberg", "--store", "store", "--out", "campaign")
-    groups = sorted(path.name for path in (WORK / "store" / "failures").iterdir()) if (WORK / "store" / "failures").is_dir() else []
-    (out / "groups.txt").write_text("".join(f"{group}\n" for group in groups))
+              "torch:dp_knapsack_sliding_hirschberg", "--db", "db", "--out", "campaign")
+    knapcheck("fuzz", "--time", "10s", "--jobs", "1", "--families", "tiny", "--targets",
+              "torch:dp_knapsack_sliding_hirschberg", "--db", "unseeded", "--out", "unseeded-campaign")
+    for name, folder in (("groups.txt", WORK / "db" / "failures"), ("database_keys.txt", WORK / "unseeded" / "hypothesis")):
+        entries = sorted(path.name for path in folder.iterdir())
+        assert entries, f"the campaign left nothing in {folder}"
+        (out / name).write_text("".join(f"{entry}\n" for entry in entries))
 
     knapcheck("export-tests", "--out", "exported.py")
     shutil.copyfile(WORK / "exported.py", out / "exported.py")
