@@ -76,7 +76,7 @@ def gate_rows() -> list[BenchRow | SizeRow]:
     return [*sizes, BenchRow(f"n=200 C={c:.0e}", 200, c / SCALE, total_memory=2 * c / SCALE)]
 
 
-DEFAULT_TIME_LIMIT = 12.0
+DEFAULT_TIME_LIMIT = 8.0
 DEFAULT_MAX_ROUNDS = 100
 PAIRS_PER_ROUND = 2
 """Paired samples a round gives each row: the two solvers' first calls, and their second calls."""
