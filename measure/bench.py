@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from knapcheck.fuzz.corpus.harvest_records import harvested_record, load_harvested
-from knapcheck.solvers.contract import SCALE, Instance
-from knapcheck.solvers.registry import SolverEntry
+from ..fuzz.corpus.harvest_records import harvested_record, load_harvested
+from ..solvers.contract import SCALE, Instance
+from ..solvers.registry import SolverEntry
 
 DEFAULT_TIME_LIMIT = 150.0
 """Seconds one measurement may run (the child's start-up included). A pair's remaining repeats are
@@ -114,7 +114,7 @@ HARVESTED_ROWS = ("gpt24@0.3#0", "resnet50@0.3#0", "bert@0.3#0", "moe@0.3#0")
 
 
 def _pisinger_instance(family: str, n: int, data_range: int, seed: int) -> Instance:
-    from knapcheck.fuzz.instances.pisinger import generate
+    from ..fuzz.instances.pisinger import generate
 
     weights, profits, capacity = generate(family, n, data_range, seed, integral=True)
     return Instance(tuple(w / SCALE for w in weights), tuple(map(float, profits)), capacity / SCALE)

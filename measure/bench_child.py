@@ -24,9 +24,9 @@ import time
 import traceback
 from pathlib import Path
 
-from knapcheck.measure.peak_rss import reset_peak, status_kib, trim_heap
-from knapcheck.solvers.cache.compiled_in_background import compile_where_loaded
-from knapcheck.solvers.contract import ProblemTooLarge
+from ..solvers.cache.compiled_in_background import compile_where_loaded
+from ..solvers.contract import ProblemTooLarge
+from .peak_rss import reset_peak, status_kib, trim_heap
 
 MEMORY_LIMIT_BYTES = 4 * 2**30
 """Address space the call may add: a runaway allocation fails here instead of swamping the machine."""
@@ -56,8 +56,8 @@ def _limit_address_space() -> None:
 
 
 def measure(spec: dict) -> dict:
-    from knapcheck.measure.bench import row_from_dict
-    from knapcheck.solvers.registry import resolve
+    from ..solvers.registry import resolve
+    from .bench import row_from_dict
 
     (entry,) = resolve(spec["solver"])
     solver = entry.load()

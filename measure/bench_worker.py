@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from knapcheck.measure import tree_meter
-from knapcheck.solvers.isolation import lifetime, tree_caps
-from knapcheck.solvers.isolation.outcome import OUT_OF_MEMORY
+from ..solvers.isolation import lifetime, tree_caps
+from ..solvers.isolation.outcome import OUT_OF_MEMORY
+from . import tree_meter
 
 MEMORY_LIMIT = 4 * 2**30
 """Address space the process may map beyond what it maps with its solver loaded, and what its tree

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import torch
 
-from knapcheck.measure.bench import BenchResult, BenchRow, instance_for
-from knapcheck.solvers.dp.triton_rows import TritonRows
+from ..solvers.dp.triton_rows import TritonRows
+from .bench import BenchResult, BenchRow, instance_for
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,7 @@ def variant_table(rows: list[BenchRow], repeats: int = 2) -> str:
     """The backend's own forward passes against sliding_hirschberg's per-group calls, warm, in this
     process, with the bound test off (all the work is the DP's): which backend the cuda solver
     should use on this GPU."""
-    from knapcheck.solvers.cuda_solver import cuda_knapsack
+    from ..solvers.cuda_solver import cuda_knapsack
 
     if not torch.cuda.is_available():
         return "no CUDA device: the solver variant rows are skipped"

@@ -39,16 +39,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
-from knapcheck.measure.bench_worker import BenchWorker, Failed, Measured
-from knapcheck.measure.ratio_interval import CONFIDENCE, RatioEstimate, estimate
-from knapcheck.measure.tree_meter import CGROUP, SAMPLED
-from knapcheck.solvers.contract import SCALE, Instance
-from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.isolation.worker import STARTUP_TIME_LIMIT
+from ..solvers.contract import SCALE, Instance
+from ..solvers.entry import SolverEntry
+from ..solvers.isolation.worker import STARTUP_TIME_LIMIT
+from .bench_worker import BenchWorker, Failed, Measured
+from .ratio_interval import CONFIDENCE, RatioEstimate, estimate
+from .tree_meter import CGROUP, SAMPLED
 
 if TYPE_CHECKING:
-    from knapcheck.measure.bench import BenchRow
-    from knapcheck.measure.size_rows import SizeRow
+    from .bench import BenchRow
+    from .size_rows import SizeRow
 
 CANDIDATE = "candidate"
 BASELINE = "baseline"
@@ -68,8 +68,8 @@ def gate_rows() -> list[BenchRow | SizeRow]:
     the budget), where the DP's per-cell cost shows. Each takes torch's solvers at most about 150 ms
     (the sliding solver at n = 2 000), so the ratios settle within the default time limit. (A function,
     so that reading the defaults below does not import the row generators.)"""
-    from knapcheck.measure.bench import BenchRow
-    from knapcheck.measure.size_rows import SizeRow
+    from .bench import BenchRow
+    from .size_rows import SizeRow
 
     sizes: list[BenchRow | SizeRow] = [SizeRow(f"n={n} C={c:.0e}", n, c) for n, c in GATE_SIZES]
     c = GATE_CAPACITY
@@ -247,7 +247,8 @@ def drive(call: Call, recording: Recording, time_limit: float, max_rounds: int,
           stop_requested: Callable[[], object] = lambda: "") -> tuple[str, dict | None]:
     """Make the calls into ``recording``, the warm-up and then round after round (``block_order``),
     each round on the rows whose interval is not tight yet and that have not had their share of
-    ``time_limit`` (the limit over the rows), until the rounds are done: why they stopped, and the failure (role, status, error; row as an index) when a solver could not be measured.
+    ``time_limit`` (the limit over the rows), until the rounds are done: why they stopped, and the
+    failure (role, status, error; row as an index) when a solver could not be measured.
     ``stop_requested`` (polled before every call) ends the rounds early, keeping what was measured."""
     deadline = clock() + time_limit
     share = time_limit / max(recording.rows, 1)

@@ -27,12 +27,12 @@ import sys
 from multiprocessing.connection import Connection
 from typing import Callable, Sequence
 
-from knapcheck.measure.peak_rss import trim_heap
-from knapcheck.solvers import specs
-from knapcheck.solvers.cache.compiled_in_background import compile_where_loaded
-from knapcheck.solvers.contract import ProblemTooLarge
-from knapcheck.solvers.isolation import lifetime, tree_caps
-from knapcheck.solvers.isolation.worker import cap_address_space
+from ..solvers import specs
+from ..solvers.cache.compiled_in_background import compile_where_loaded
+from ..solvers.contract import ProblemTooLarge
+from ..solvers.isolation import lifetime, tree_caps
+from ..solvers.isolation.worker import cap_address_space
+from .peak_rss import trim_heap
 
 Problem = tuple[Sequence[float], Sequence[float], float]
 

@@ -22,8 +22,8 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-from knapcheck.measure.paired import BASELINE, CANDIDATE, PairResult, RowComparison
-from knapcheck.measure.ratio_interval import times
+from .paired import BASELINE, CANDIDATE, PairResult, RowComparison
+from .ratio_interval import times
 
 
 @dataclass(frozen=True)

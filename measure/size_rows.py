@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from knapcheck.solvers.contract import SCALE, Instance
+from ..solvers.contract import SCALE, Instance
 
 LIGHT_SHARE = 0.95
 """The light items' memories sum to this share of the budget: they all fit, with room to spare for

@@ -32,9 +32,9 @@ import os
 import time
 from pathlib import Path
 
-from knapcheck.measure.peak_rss import PeakMeter
-from knapcheck.solvers.isolation import lifetime
-from knapcheck.solvers.isolation.tree_caps import CgroupCap, SampledCap, tree_memory
+from ..solvers.isolation import lifetime
+from ..solvers.isolation.tree_caps import CgroupCap, SampledCap, tree_memory
+from .peak_rss import PeakMeter
 
 SAMPLE_SECONDS = 0.01
 """How often a running call's tree is sampled (method ``sampled``)."""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from knapcheck.oracles.result import OracleResult
-from knapcheck.solvers.contract import UPSTREAM, Instance, exact_runtimes
+from ..solvers.contract import UPSTREAM, Instance, exact_runtimes
+from .result import OracleResult
 
 MAX_ITEMS = 16
 

@@ -24,9 +24,9 @@ from fractions import Fraction
 
 from ortools.sat.python import cp_model
 
-from knapcheck.oracles.exact import set_value
-from knapcheck.oracles.result import OracleResult
-from knapcheck.solvers.contract import EXACT_LIMIT, UPSTREAM, Instance, exact_runtimes
+from ..solvers.contract import EXACT_LIMIT, UPSTREAM, Instance, exact_runtimes
+from .exact import set_value
+from .result import OracleResult
 
 ROUNDED_BITS = 50
 DEFAULT_TIME_LIMIT = 20.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Iterable
 
-from knapcheck.solvers.contract import UPSTREAM, Instance, exact_runtimes
+from ..solvers.contract import UPSTREAM, Instance, exact_runtimes
 
 
 def set_value(instance: Instance, items: Iterable[int]) -> Fraction:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from knapcheck.oracles.brute_force import MAX_ITEMS, brute_force
-from knapcheck.oracles.cpsat import DEFAULT_TIME_LIMIT, cpsat
-from knapcheck.oracles.result import OracleResult
-from knapcheck.solvers.contract import UPSTREAM, Instance
+from ..solvers.contract import UPSTREAM, Instance
+from .brute_force import MAX_ITEMS, brute_force
+from .cpsat import DEFAULT_TIME_LIMIT, cpsat
+from .result import OracleResult
 
 BRUTE_FORCE_UP_TO = 12
 REMEMBERED = 1 << 14

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from knapcheck.solvers.contract import UPSTREAM
+from ..solvers.contract import UPSTREAM
 
 
 @dataclass(frozen=True)

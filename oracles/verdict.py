@@ -25,11 +25,11 @@ from enum import Enum
 from fractions import Fraction
 from typing import Sequence
 
-from knapcheck.oracles.exact import set_value, set_weight
-from knapcheck.oracles.result import OracleResult
-from knapcheck.solvers.contract import UPSTREAM, Instance, float_tolerance, rounding_named
-from knapcheck.solvers.isolation import outcome as outcomes
-from knapcheck.solvers.isolation.answer import Answer, plain_answer
+from ..solvers.contract import UPSTREAM, Instance, float_tolerance, rounding_named
+from ..solvers.isolation import outcome as outcomes
+from ..solvers.isolation.answer import Answer, plain_answer
+from .exact import set_value, set_weight
+from .result import OracleResult
 
 
 class Verdict(str, Enum):

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Sequence
 
-from knapcheck.measure.bench import CLOCKS, BenchResult, Cell
-from knapcheck.reports.tables import Table
-from knapcheck.solvers.specs import shown
+from ..measure.bench import CLOCKS, BenchResult, Cell
+from ..solvers.specs import shown
+from .tables import Table
 
 SCHEMA_VERSION = 1
 PAGE = 4096

@@ -8,18 +8,18 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from knapcheck.fuzz.campaign.run import CampaignResult, Progress
-from knapcheck.fuzz.campaign.state import FAILING, LISTED, Finding
-from knapcheck.fuzz.campaign.unit_ledger import LostUnit
-from knapcheck.fuzz.checking.differential import instance_id
-from knapcheck.fuzz.checking.gate import KNOWN, NEW, REGRESSION, SHARED
-from knapcheck.fuzz.checking.signature import Signature
-from knapcheck.oracles.verdict import Verdict
-from knapcheck.reports import real_budget, tables
-from knapcheck.reports.check_report import describe, failure_json, verdict_table
-from knapcheck.reports.markdown import code, fenced, prose
-from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.specs import shown, shown_path
+from ..fuzz.campaign.run import CampaignResult, Progress
+from ..fuzz.campaign.state import FAILING, LISTED, Finding
+from ..fuzz.campaign.unit_ledger import LostUnit
+from ..fuzz.checking.differential import instance_id
+from ..fuzz.checking.gate import KNOWN, NEW, REGRESSION, SHARED
+from ..fuzz.checking.signature import Signature
+from ..oracles.verdict import Verdict
+from ..solvers.contract import Instance
+from ..solvers.specs import shown, shown_path
+from . import real_budget, tables
+from .check_report import describe, failure_json, verdict_table
+from .markdown import code, fenced, prose
 
 SCHEMA_VERSION = 4
 """4: a finding's status is the gate's (regression, also in baseline, new, known: known when a

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from knapcheck.fuzz.checking.differential import CheckResult
-from knapcheck.oracles.verdict import Judgement, Verdict
+from ..fuzz.checking.differential import CheckResult
+from ..oracles.verdict import Judgement, Verdict
 
 
 def _failures(result: CheckResult, name: str) -> int:

@@ -9,10 +9,10 @@ baselines' own failures last.
 
 from __future__ import annotations
 
-from knapcheck.fuzz.checking.comparison import Comparison
-from knapcheck.fuzz.checking.differential import Check, CheckResult, instance_id
-from knapcheck.fuzz.checking.defects import describe as describe_causes
-from knapcheck.fuzz.checking.gate import (
+from ..fuzz.checking.comparison import Comparison
+from ..fuzz.checking.defects import describe as describe_causes
+from ..fuzz.checking.differential import Check, CheckResult, instance_id
+from ..fuzz.checking.gate import (
     BASELINE,
     CANDIDATE,
     KNOWN,
@@ -23,16 +23,16 @@ from knapcheck.fuzz.checking.gate import (
     VISIBLE,
     status,
 )
-from knapcheck.fuzz.instances import families
-from knapcheck.oracles.verdict import Verdict
-from knapcheck.reports import real_budget
-from knapcheck.reports.markdown import LINE_BREAK
-from knapcheck.reports.repairs import failure_lines, intervention_json, intervention_summary, repaired_json
-from knapcheck.reports.reproduction import snippet
-from knapcheck.reports.tables import Table
-from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.registry import promise_basis
-from knapcheck.solvers.specs import shown, shown_in
+from ..fuzz.instances import families
+from ..oracles.verdict import Verdict
+from ..solvers.entry import SolverEntry
+from ..solvers.registry import promise_basis
+from ..solvers.specs import shown, shown_in
+from . import real_budget
+from .markdown import LINE_BREAK
+from .repairs import failure_lines, intervention_json, intervention_summary, repaired_json
+from .reproduction import snippet
+from .tables import Table
 
 SCHEMA_VERSION = 2
 WHERE_TO_RUN = "each reproduction below runs as shown with Python from this directory"

@@ -9,8 +9,8 @@ import re
 import subprocess
 from pathlib import Path
 
-from knapcheck.solvers.isolation import hash_seeds
-from knapcheck.solvers.isolation.worker import worker_environment
+from ..solvers.isolation import hash_seeds
+from ..solvers.isolation.worker import worker_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("torch", "ortools", "hypothesis", "numpy", "scipy")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from html import escape
 
-from knapcheck.measure.paired import (
+from ..measure.paired import (
     BASELINE,
     CANDIDATE,
     STOP_ASKED,
@@ -23,14 +23,14 @@ from knapcheck.measure.paired import (
     PairResult,
     RowComparison,
 )
-from knapcheck.measure.perf_gate import PerformanceLimits, growth, worst
-from knapcheck.measure.ratio_interval import CONFIDENCE, RatioEstimate
-from knapcheck.measure.tree_meter import CGROUP, SAMPLE_SECONDS, SAMPLED
-from knapcheck.reports.bench_table import duration, size
-from knapcheck.reports.svg_plot import line_chart
-from knapcheck.reports.markdown import prose
-from knapcheck.reports.tables import Table
-from knapcheck.solvers.specs import shown, shown_in
+from ..measure.perf_gate import PerformanceLimits, growth, worst
+from ..measure.ratio_interval import CONFIDENCE, RatioEstimate
+from ..measure.tree_meter import CGROUP, SAMPLE_SECONDS, SAMPLED
+from ..solvers.specs import shown, shown_in
+from .bench_table import duration, size
+from .markdown import prose
+from .svg_plot import line_chart
+from .tables import Table
 
 _STOPPED = {
     STOP_TIGHT: "every time interval was tight",

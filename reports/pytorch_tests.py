@@ -23,8 +23,14 @@ import re
 import textwrap
 from typing import Sequence
 
-from knapcheck.fuzz.checking.export_plan import (
-    CaseData, CauseTest, EnumeratedTest, ExportPlan, file_tests, identifier, parametrized,
+from ..fuzz.checking.export_plan import (
+    CaseData,
+    CauseTest,
+    EnumeratedTest,
+    ExportPlan,
+    file_tests,
+    identifier,
+    parametrized,
 )
 
 OWNER = 'module: functorch'

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import math
 
-from knapcheck.fuzz.checking.differential import instance_id
-from knapcheck.fuzz.checking.overshoot import OvershootSummary, Overshoots, never_over
-from knapcheck.reports.tables import Table
-from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.specs import shown
+from ..fuzz.checking.differential import instance_id
+from ..fuzz.checking.overshoot import Overshoots, OvershootSummary, never_over
+from ..solvers.contract import Instance
+from ..solvers.specs import shown
+from .tables import Table
 
 TITLE = "Real memory against max_memory"
 NOTE = (

@@ -20,16 +20,14 @@ import os
 from dataclasses import dataclass
 from html import escape
 
-from knapcheck.fuzz.checking.candidate_run import CandidateRun
-from knapcheck.fuzz.checking.differential import Check
-from knapcheck.fuzz.checking.defects import describe as describe_causes
-from knapcheck.fuzz.checking.gate import BASELINE, CANDIDATE, KNOWN, REGRESSION, VISIBLE, Decision
-from knapcheck.reports import real_budget
-from knapcheck.reports.performance_report import Performance, gate_sentence
-from knapcheck.reports.performance_report import html_parts as performance_html
-from knapcheck.reports.performance_report import markdown_lines as performance_markdown
-from knapcheck.reports.performance_report import to_json as performance_json
-from knapcheck.reports.check_report import (
+from ..fuzz.checking.candidate_run import CandidateRun
+from ..fuzz.checking.defects import describe as describe_causes
+from ..fuzz.checking.differential import Check
+from ..fuzz.checking.gate import BASELINE, CANDIDATE, KNOWN, REGRESSION, VISIBLE, Decision
+from ..solvers.isolation.worker import limits_for
+from ..solvers.specs import shown
+from . import real_budget
+from .check_report import (
     comparison_json,
     comparison_lines,
     describe_oracle_finding,
@@ -49,13 +47,15 @@ from knapcheck.reports.check_report import (
     verdict_rows,
     visible_parts,
 )
-from knapcheck.reports.markdown import code, fenced, prose
-from knapcheck.reports.repairs import failure_lines, intervention_json, intervention_summary
-from knapcheck.reports.reproduction import snippet
-from knapcheck.reports.tables import SCROLLS, Table
-from knapcheck.reports.words import counted
-from knapcheck.solvers.isolation.worker import limits_for
-from knapcheck.solvers.specs import shown
+from .markdown import code, fenced, prose
+from .performance_report import Performance, gate_sentence
+from .performance_report import html_parts as performance_html
+from .performance_report import markdown_lines as performance_markdown
+from .performance_report import to_json as performance_json
+from .repairs import failure_lines, intervention_json, intervention_summary
+from .reproduction import snippet
+from .tables import SCROLLS, Table
+from .words import counted
 
 SCHEMA_VERSION = 2
 MAX_MARKDOWN_CHARS = 50_000

@@ -7,11 +7,11 @@ spans in Markdown.
 
 from __future__ import annotations
 
-from knapcheck.fuzz.checking.defects import CAUSES
-from knapcheck.fuzz.checking.differential import Check
-from knapcheck.fuzz.checking.repaired import Intervention
-from knapcheck.fuzz.checking.source_repair import Applied, Hunk
-from knapcheck.reports.markdown import code, one_line
+from ..fuzz.checking.defects import CAUSES
+from ..fuzz.checking.differential import Check
+from ..fuzz.checking.repaired import Intervention
+from ..fuzz.checking.source_repair import Applied, Hunk
+from .markdown import code, one_line
 
 
 def _hunk_text(hunk: Hunk, function: str, spans=lambda text: text) -> str:

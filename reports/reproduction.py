@@ -17,12 +17,12 @@ from __future__ import annotations
 import ast
 import math
 
-from knapcheck.fuzz.checking.differential import Check
-from knapcheck.fuzz.corpus.reader import read_bytes
-from knapcheck.solvers import specs
-from knapcheck.solvers.contract import SCALE, UPSTREAM, float_tolerance, rounding_named
-from knapcheck.solvers.isolation import hash_seeds
-from knapcheck.solvers.isolation.worker import limits_for
+from ..fuzz.checking.differential import Check
+from ..fuzz.corpus.reader import read_bytes
+from ..solvers import specs
+from ..solvers.contract import SCALE, UPSTREAM, float_tolerance, rounding_named
+from ..solvers.isolation import hash_seeds
+from ..solvers.isolation.worker import limits_for
 
 
 def import_lines(spec_text: str, bound: str = "solve") -> list[str]:

@@ -6,9 +6,9 @@ each answer is shown as its value, saved and recomputable indices, or as the err
 
 from __future__ import annotations
 
-from knapcheck.fuzz.checking.differential import Check
-from knapcheck.solvers.registry import promise_basis
-from knapcheck.solvers.specs import shown
+from ..fuzz.checking.differential import Check
+from ..solvers.registry import promise_basis
+from ..solvers.specs import shown
 
 SCHEMA_VERSION = 2
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Callable, Sequence
 
-from knapcheck.reports.markdown import one_line, prose
+from .markdown import one_line, prose
 
 SCROLLS = "table-scroll"
 """The class of the element each HTML table sits in: a page's style lets a wide table scroll within it."""

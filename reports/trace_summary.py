@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from knapcheck.fuzz.harvest.logged_answers import COMPARED, JudgedKnapsack, TraceVerdicts
-from knapcheck.oracles.verdict import Verdict
-from knapcheck.reports.real_budget import percent
-from knapcheck.reports.words import counted
+from ..fuzz.harvest.logged_answers import COMPARED, JudgedKnapsack, TraceVerdicts
+from ..oracles.verdict import Verdict
+from .real_budget import percent
+from .words import counted
 
 LISTED = 10
 """How many of the knapsacks torch did not answer optimally are listed; the rest are counted."""

@@ -5,9 +5,9 @@ of knapcheck; ``isolation`` (running a solver in a worker process) imports the m
 never import it.
 """
 
-from knapcheck.solvers.contract import SCALE, Instance, ProblemTooLarge, Solution, quantize, validate
-from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.registry import get, register, registered, resolve, resolve_all, unregister
+from .contract import SCALE, Instance, ProblemTooLarge, Solution, quantize, validate
+from .entry import SolverEntry
+from .registry import get, register, registered, resolve, resolve_all, unregister
 
 __all__ = [
     "SCALE",

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from knapcheck.solvers.contract import exact_integers
+from .contract import exact_integers
 
 
 def fix_by_bounds(weights: Sequence[int], values: Sequence[int], capacity: int) -> tuple[list[int], list[int]]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from knapcheck.solvers.contract import SAFE_SCALE, Solution, quantize_budget_safe
-from knapcheck.solvers.sliding_hirschberg import sliding_hirschberg
+from .contract import SAFE_SCALE, Solution, quantize_budget_safe
+from .sliding_hirschberg import sliding_hirschberg
 
 
 def budget_safe(memory: Sequence[float], runtimes: Sequence[float], max_memory: float) -> Solution:

@@ -1,7 +1,7 @@
 """Our own solvers, as data: adding one is one entry here, and every check then covers it."""
 
-from knapcheck.solvers.contract import BUDGET_SAFE
-from knapcheck.solvers.entry import SolverEntry
+from .contract import BUDGET_SAFE
+from .entry import SolverEntry
 
 FULL_TABLE_MAX_CELLS = 500_000_000
 FULL_TABLE_MAX_CAPACITY = (2 * 2**30 - FULL_TABLE_MAX_CELLS) // 16 - 1

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from knapcheck.solvers.contract import SCALE, Solution
-from knapcheck.solvers.dp.triton_rows import MAX_SPAN, TritonPasses, TritonRows, kernel_device
-from knapcheck.solvers.sliding_hirschberg import sliding_hirschberg
+from .contract import SCALE, Solution
+from .dp.triton_rows import MAX_SPAN, TritonPasses, TritonRows, kernel_device
+from .sliding_hirschberg import sliding_hirschberg
 
 DEVICE_DECISION_BYTES = 2**30
 """Default decision-table allowance on the device, where memory is plentiful and every launch and

@@ -5,8 +5,8 @@ from __future__ import annotations
 import importlib.util
 from dataclasses import dataclass
 
-from knapcheck.solvers import specs
-from knapcheck.solvers.contract import UPSTREAM, Solver
+from . import specs
+from .contract import UPSTREAM, Solver
 
 
 @dataclass(frozen=True)

@@ -28,11 +28,11 @@ import numba
 import numpy as np
 from numba.extending import register_jitable
 
-from knapcheck.solvers.cache.compiled_in_background import CompiledInBackground
-from knapcheck.solvers.contract import SCALE, Solution, exact_runtimes, plain_arrays, quantize, quantized, validate
-from knapcheck.solvers.core import search as core_search
-from knapcheck.solvers.core.arith import integers
-from knapcheck.solvers.core.search import compiled_select, select
+from .cache.compiled_in_background import CompiledInBackground
+from .contract import SCALE, Solution, exact_runtimes, plain_arrays, quantize, quantized, validate
+from .core import search as core_search
+from .core.arith import integers
+from .core.search import compiled_select, select
 
 COMPILED_LIMIT = 2**59
 """The compiled search runs when n times the capacity and n times the largest runtime (in its
@@ -112,7 +112,7 @@ def solve_plain(memory, runtimes, max_memory, scale):
     return True, saved, recomputable, total
 
 
-ENTRY_DIGEST = "c8e6f02db038fa2c24a8bb39ca82326014f4fcfd314d73f7db4a97d6e105963b"
+ENTRY_DIGEST = "c91761841c13dccfc7055ba4497a512928d90916cbec9603afdc6b46b95756c9"
 """``entry_digest()``: numba's cache notices changes to this file only, not to the search and the
 contract's formula ``solve_plain`` compiles with them, so it is used only while this matches
 (``tests/test_expanding_core.py`` says when it is stale)."""

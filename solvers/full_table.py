@@ -13,7 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
-from knapcheck.solvers.contract import SCALE, ProblemTooLarge, Solution, exact_units, quantize, validate
+from .contract import SCALE, ProblemTooLarge, Solution, exact_units, quantize, validate
 
 DEFAULT_MAX_TABLE_BYTES = 2 * 2**30
 

@@ -16,7 +16,7 @@ from typing import Sequence
 
 from ortools.algorithms.python import knapsack_solver
 
-from knapcheck.solvers.contract import EXACT_LIMIT, SCALE, Solution, exact_units, quantize, validate
+from .contract import EXACT_LIMIT, SCALE, Solution, exact_units, quantize, validate
 
 SolverType = knapsack_solver.SolverType
 

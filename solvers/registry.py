@@ -22,9 +22,9 @@ import importlib
 from dataclasses import replace
 from typing import Iterable
 
-from knapcheck.solvers import catalog, specs
-from knapcheck.solvers.contract import Solver
-from knapcheck.solvers.entry import SolverEntry
+from . import catalog, specs
+from .contract import Solver
+from .entry import SolverEntry
 
 TORCH_SOLVER_NAMES = ("greedy_knapsack", "ilp_knapsack", "dp_knapsack", "dp_knapsack_sliding_hirschberg")
 """The solvers of torch's knapsack.py (2.13 to 2.15): a file or module function of one of these

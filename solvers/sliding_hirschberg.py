@@ -51,9 +51,9 @@ from typing import Callable, Sequence
 
 import torch
 
-from knapcheck.solvers.bound_fixing import decide_by_bounds, dp_candidates
-from knapcheck.solvers.contract import SCALE, ProblemTooLarge, Solution, exact_integers, quantize, validate
-from knapcheck.solvers.dp import rows
+from .bound_fixing import decide_by_bounds, dp_candidates
+from .contract import SCALE, ProblemTooLarge, Solution, exact_integers, quantize, validate
+from .dp import rows
 
 MIN_DECISION_BYTES = 4096
 """The default decision allowance's floor: one page, so small problems skip splitting at a page's cost."""

@@ -44,8 +44,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Iterable, Literal
 
-from knapcheck.solvers.contract import Solver
-from knapcheck.solvers.files.reader import readable_problem
+from .contract import Solver
+from .files.reader import readable_problem
 
 TORCH_KNAPSACK_MODULE = "torch._functorch._activation_checkpointing.knapsack"
 
@@ -272,8 +272,8 @@ def _exec_module(name: str, path: Path) -> ModuleType:
     ``__pycache__`` of the file's directory), and nothing written there. A file knapcheck names by
     its content (a repaired source, ``knapcheck.solvers.cache.content_names``) runs only while it
     holds that content: ValueError otherwise."""
-    from knapcheck.solvers.cache import content_names
-    from knapcheck.solvers.files.reader import read_bytes
+    from .cache import content_names
+    from .files.reader import read_bytes
 
     if name in sys.modules:
         return sys.modules[name]

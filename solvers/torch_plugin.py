@@ -33,8 +33,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
-from knapcheck.solvers.contract import Solver
-from knapcheck.solvers.registry import get
+from .contract import Solver
+from .registry import get
 
 PARTITIONER_MODULE = "torch._functorch.partitioners"
 SWAPPED_NAME = "dp_knapsack"

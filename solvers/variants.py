@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from knapcheck.solvers.contract import Solution
+from .contract import Solution
 
 DP_ONLY = {
     "cpu": "knapcheck.solvers.variants:sliding_hirschberg_dp_only",
@@ -20,13 +20,13 @@ DP_ONLY = {
 
 def sliding_hirschberg_dp_only(memory: Sequence[float], runtimes: Sequence[float], max_memory: float) -> Solution:
     """sliding_hirschberg without the bound test: the DP solves every item."""
-    from knapcheck.solvers.sliding_hirschberg import sliding_hirschberg
+    from .sliding_hirschberg import sliding_hirschberg
 
     return sliding_hirschberg(memory, runtimes, max_memory, fix_by_bounds=False)
 
 
 def cuda_dp_only(memory: Sequence[float], runtimes: Sequence[float], max_memory: float) -> Solution:
     """The cuda solver without the bound test: its kernels solve every item."""
-    from knapcheck.solvers.cuda_solver import cuda_knapsack
+    from .cuda_solver import cuda_knapsack
 
     return cuda_knapsack(memory, runtimes, max_memory, fix_by_bounds=False)

@@ -50,7 +50,7 @@ def stage_seconds(stats: pstats.Stats) -> dict[str, float]:
 
 
 def profile_check(count: int) -> cProfile.Profile:
-    from knapcheck.cli import main
+    from knapcheck.commands.cli import main
 
     profile = cProfile.Profile()
     with tempfile.TemporaryDirectory() as directory:

@@ -42,7 +42,8 @@ from pathlib import Path as _Path
 _sys.path.insert(0, str(_Path(__file__).parent))
 from {package}.expanding_core import expanding_core
 '''
-DIGESTS = (("core/search.py", "HELPERS_DIGEST", "core.search", "helpers_digest"), ("expanding_core.py", "ENTRY_DIGEST", "expanding_core", "entry_digest"))
+DIGESTS = (("core/search.py", "HELPERS_DIGEST", "core.search", "helpers_digest"),
+           ("expanding_core.py", "ENTRY_DIGEST", "expanding_core", "entry_digest"))
 """Each copied file that names a cache digest, the constant, its module and the function that computes it."""
 
 

@@ -47,7 +47,8 @@ def search_of(revision: str):
 def cell(text: str) -> tuple[str, int, int, list[int]]:
     parts = text.split(":")
     if len(parts) not in (3, 4) or f"pisinger_{parts[0]}" not in ITEMS:
-        raise argparse.ArgumentTypeError(f"--cells takes CLASS:N:R[:SEEDS] with CLASS one of {', '.join(name.removeprefix('pisinger_') for name in ITEMS)}: {text!r}")
+        classes = ", ".join(name.removeprefix("pisinger_") for name in ITEMS)
+        raise argparse.ArgumentTypeError(f"--cells takes CLASS:N:R[:SEEDS] with CLASS one of {classes}: {text!r}")
     try:
         seeds = [int(seed) for seed in parts[3].split(",")] if len(parts) == 4 else list(range(5))
         return parts[0], int(parts[1]), int(float(parts[2])), seeds

@@ -53,7 +53,8 @@ def per_call(path: Path, solver: str | None, baseline: str) -> list[str]:
         worst = max(each)
         over = sum(ratio > LIMIT for ratio, *_ in each)
         lines.append(
-            f"| {name} | {_us(a)} | {_us(b)} | {a / b:.2f}x | {worst[1]} {worst[0]:.2f}x ({_us(worst[2])} against {_us(worst[3])}) | {over} of {len(each)} |"
+            f"| {name} | {_us(a)} | {_us(b)} | {a / b:.2f}x | {worst[1]} {worst[0]:.2f}x"
+            f" ({_us(worst[2])} against {_us(worst[3])}) | {over} of {len(each)} |"
         )
     lines += ["", f"The {WORST} worst problems over {baseline}:"]
     lines += [f"- {problem}: {ratio:.2f}x ({_us(x)} against {_us(y)})" for ratio, problem, x, y in sorted(everything, reverse=True)[:WORST]]

@@ -19,9 +19,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+import torch._functorch._activation_checkpointing.knapsack as upstream
 from scipy.stats import binomtest
 
-import torch._functorch._activation_checkpointing.knapsack as upstream
 from knapcheck.measure.paired import measure_pair
 from knapcheck.measure.perf_gate import PerformanceLimits, performance_failures, worst
 from knapcheck.solvers.registry import resolve

@@ -191,7 +191,8 @@ def versus(instances: dict[Key, list[float] | None], baseline: dict[Key, list[fl
         f"Geometric mean of the {len(finished)} instances both finished: "
         + (f"{geometric_mean([a / b for a, b in finished]):.3g}x." if finished else "none."),
         f"Instances over {INSTANCE_LIMIT:g}x where {name} takes {INSTANCE_FLOOR * 1000:g} ms or more: {len(over_instances)}"
-        + (" (" + "; ".join(f"{cell} seed {seed}: {shown(a)} against {shown(b)}" for cell, seed, a, b in over_instances) + ")" if over_instances else "")
+        + (" (" + "; ".join(f"{cell} seed {seed}: {shown(a)} against {shown(b)}" for cell, seed, a, b in over_instances) + ")"
+           if over_instances else "")
         + ".",
     ]
     return lines

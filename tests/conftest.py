@@ -7,7 +7,6 @@ import os
 import sys
 
 import pytest
-
 from hypothesis import HealthCheck, settings
 
 from knapcheck.solvers.isolation.worker import INTRA_OP_THREADS

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import statistics
 
-from knapcheck.cli import main
+from knapcheck.commands.cli import main
 from knapcheck.fuzz.corpus.harvest_records import harvested_record
 from knapcheck.fuzz.harvest.models import REAL_SIZE_MODELS
 from knapcheck.measure.bench import (

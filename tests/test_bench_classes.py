@@ -6,7 +6,7 @@ import math
 import statistics
 from dataclasses import replace
 
-from knapcheck.bench_command import chosen_rows, row_list
+from knapcheck.commands.bench_command import chosen_rows, row_list
 from knapcheck.fuzz.instances.pisinger import ITEMS
 from knapcheck.measure import bench_child
 from knapcheck.measure.bench import CLASS_RANGES, CLASS_ROWS, CLASS_SEEDS, CLASS_SIZES, ROW_GROUPS, PisingerRow, row_from_dict

@@ -13,6 +13,7 @@ import json
 from dataclasses import replace
 
 import pytest
+from torch_copies import BACKTRACK_TOLERANCE, SPLIT_FIX, write_copy
 
 from knapcheck.fuzz.checking.by_cause import Causes
 from knapcheck.fuzz.checking.defects import (
@@ -37,7 +38,6 @@ from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.isolation.answer import Answer
 from knapcheck.solvers.isolation.outcome import RETURNED, Outcome
 from knapcheck.solvers.registry import resolve_one
-from torch_copies import BACKTRACK_TOLERANCE, SPLIT_FIX, write_copy
 
 CORPUS = load_regression_corpus()
 

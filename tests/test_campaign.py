@@ -30,12 +30,12 @@ from campaigns import (
 )
 from planted.off_by_one_split import off_by_one_hirschberg
 
-from knapcheck.cli import main
+import knapcheck.fuzz.checking.differential
+from knapcheck.commands.cli import main
 from knapcheck.fuzz.campaign.events import Disagreement
 from knapcheck.fuzz.campaign.promotion import promote
 from knapcheck.fuzz.campaign.store import FailureStore
 from knapcheck.fuzz.campaign.units import REPLAY, Setup, Unit, UnitRun
-import knapcheck.fuzz.checking.differential
 from knapcheck.fuzz.checking.gate import NEW
 from knapcheck.fuzz.checking.known import replay
 from knapcheck.fuzz.checking.signature import Signature
@@ -168,9 +168,9 @@ def test_an_oracle_shown_wrong_on_replay_is_sent_as_an_oracle_finding_and_the_un
 def test_a_campaign_samples_only_the_sampled_families_unless_an_enumerated_one_is_named(tmp_path):
     """The enumerated families are fixed lists that check and report always take in full: a campaign
     drawing from them at random re-ran the same instances slice after slice."""
-    from knapcheck.cli import build_parser
+    from knapcheck.commands.cli import build_parser
+    from knapcheck.commands.fuzz_command import _plan
     from knapcheck.fuzz.instances import families
-    from knapcheck.fuzz_command import _plan
 
     arguments = ["fuzz", "--time", "1s", "--db", str(tmp_path / "db"), "--out", str(tmp_path / "out"), "--targets", "full_table"]
     plan = _plan(build_parser("fuzz").parse_args(arguments))

@@ -13,8 +13,8 @@ import pytest
 from campaigns import report
 from torch_copies import SPLIT, SPLIT_HALVES_EXCHANGED, write_copy
 
-from knapcheck.cli import main
-from knapcheck.exit_status import FAILED, OK, USAGE
+from knapcheck.commands.cli import main
+from knapcheck.commands.exit_status import FAILED, OK, USAGE
 from knapcheck.fuzz.campaign.events import Found, Replayed, decode, encode
 from knapcheck.fuzz.campaign.state import CHANGED, FindingsBook
 from knapcheck.fuzz.campaign.store import FailureStore, StoredFailure

@@ -33,8 +33,8 @@ from planted.chatty import CHATTER
 from planted.misbehaving import HANG_AFTER_SECONDS
 from test_store import BAD_FILES
 
-from knapcheck.cli import main
-from knapcheck.exit_status import INCOMPLETE, INTERRUPTED, OK, FAILED, TERMINATED, USAGE
+from knapcheck.commands.cli import main
+from knapcheck.commands.exit_status import FAILED, INCOMPLETE, INTERRUPTED, OK, TERMINATED, USAGE
 from knapcheck.fuzz.campaign import cluster as campaign_cluster
 from knapcheck.fuzz.campaign.store import FailureStore, group_name
 from knapcheck.fuzz.checking.differential import check

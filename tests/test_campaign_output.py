@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from knapcheck.exit_status import INCOMPLETE, INTERRUPTED, OK, FAILED
+from knapcheck.commands.exit_status import FAILED, INCOMPLETE, INTERRUPTED, OK
+from knapcheck.commands.fuzz_command import exit_status
 from knapcheck.fuzz.campaign.run import CampaignResult, Progress
 from knapcheck.fuzz.campaign.state import Finding
 from knapcheck.fuzz.campaign.store import StoredFailure
 from knapcheck.fuzz.campaign.unit_ledger import LostUnit
 from knapcheck.fuzz.checking import gate
 from knapcheck.fuzz.checking.differential import CheckResult, check, instance_id, with_baseline
-from knapcheck.fuzz_command import exit_status
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports.campaign_report import progress_line, progress_view, render_json
 from knapcheck.solvers.contract import Instance

@@ -11,7 +11,7 @@ import pytest
 import redis
 from campaigns import EAGER_PLANT, EAGER_SIGNATURE, PLANT_FAMILY, report, stored_signatures
 
-from knapcheck.cli import main
+from knapcheck.commands.cli import main
 
 REDIS_SERVER = shutil.which("redis-server")
 

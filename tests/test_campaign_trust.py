@@ -33,7 +33,7 @@ from campaigns import (
 from distributed import Client, Queue
 from tls_files import make_tls_files
 
-from knapcheck.exit_status import INCOMPLETE, OK, USAGE
+from knapcheck.commands.exit_status import INCOMPLETE, OK, USAGE
 from knapcheck.fuzz.campaign.cluster import campaign_cluster
 from knapcheck.fuzz.campaign.store import FailureStore, StoredFailure, record_name
 from knapcheck.fuzz.checking.differential import check

@@ -5,8 +5,10 @@ it passed the gate."""
 import json
 from dataclasses import replace
 
-from knapcheck import exit_status
-from knapcheck.cli import main
+from torch_copies import write_copy
+
+from knapcheck.commands import exit_status
+from knapcheck.commands.cli import main
 from knapcheck.fuzz.campaign.promotion import promote
 from knapcheck.fuzz.campaign.store import StoredFailure
 from knapcheck.fuzz.checking.defects import CAUSES
@@ -15,7 +17,6 @@ from knapcheck.fuzz.corpus.cause_owners import OWNERS, function_of, untrusted
 from knapcheck.fuzz.corpus.regression import RegressionCase, read_regression_corpus
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
-from torch_copies import write_copy
 
 INSTANCE = Instance((0.0001, 0.0001), (1_000_000.0, 1.0), 0.0002)
 """Both items fit; integer runtimes, float32-exact: outside torch's float32 defect's reach."""

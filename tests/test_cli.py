@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from knapcheck import exit_status
-from knapcheck.cli import COMMANDS, build_parser, main
 import knapcheck.fuzz.checking.check
+from knapcheck.commands import exit_status
+from knapcheck.commands.cli import COMMANDS, build_parser, main
 from knapcheck.fuzz.checking.differential import size_allows
-from knapcheck.fuzz.instances import families
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.instances import families
 from knapcheck.oracles.result import OracleResult
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
@@ -93,7 +93,7 @@ def test_a_named_upstream_target_that_fails_fails_the_check(capsys):
 
 
 def test_without_targets_only_our_failures_fail_the_check(monkeypatch, capsys):
-    monkeypatch.setattr("knapcheck.targets.DEFAULT_TARGETS", ("full_table", "torch:dp_knapsack_sliding_hirschberg"))
+    monkeypatch.setattr("knapcheck.commands.targets.DEFAULT_TARGETS", ("full_table", "torch:dp_knapsack_sliding_hirschberg"))
     assert main(["check", "--families", "tiny", "--per-family", "1"]) == exit_status.OK
     out = capsys.readouterr().out
     assert "torch:dp_knapsack_sliding_hirschberg: OVER_BUDGET" in out
@@ -121,7 +121,7 @@ def test_a_target_that_cannot_be_loaded_is_a_usage_error_before_any_work(tmp_pat
 def test_a_bare_file_names_its_functions_named_like_torchs_solvers(tmp_path, capsys):
     """`report --candidate knapsack.py`, as the pytest plugin takes it: every function of the file
     named like one of torch's solvers, read from its syntax without running it."""
-    from knapcheck.targets import entries_for
+    from knapcheck.commands.targets import entries_for
 
     source = tmp_path / "knapsack.py"
     source.write_text("def dp_knapsack(m, r, c):\n    return 0.0, [], list(range(len(m)))\n"
@@ -207,7 +207,7 @@ def test_help_of_every_command_imports_no_torch_and_shows_examples_and_exit_stat
     """Printing help used to import torch (3.5 s); families were dumped into every usage line."""
     script = (
         "import contextlib, io, sys, json\n"
-        "from knapcheck.cli import main\n"
+        "from knapcheck.commands.cli import main\n"
         "helps = {}\n"
         "for command in sys.argv[1:]:\n"
         "    text = io.StringIO()\n"

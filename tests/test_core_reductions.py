@@ -13,7 +13,10 @@ from collections import Counter
 
 import pytest
 
-from knapcheck.solvers.core import expansion as core_expansion, items as core_items, search as core_search, surrogate as core_surrogate
+from knapcheck.solvers.core import expansion as core_expansion
+from knapcheck.solvers.core import items as core_items
+from knapcheck.solvers.core import search as core_search
+from knapcheck.solvers.core import surrogate as core_surrogate
 from knapcheck.solvers.core.arith import ratios
 from knapcheck.solvers.core.expansion import DIVISIBILITY, GROUP_PAIRING, PAIRING, REDUCTIONS, SURROGATE, TWO_EFFICIENCIES
 from knapcheck.solvers.core.items import BREAK_FIELDS, CURSORS, arrange

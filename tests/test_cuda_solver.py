@@ -107,8 +107,8 @@ def test_gpu_kernels_match_the_torch_rows_on_long_rows(dtype, max_weight):
 
 
 def test_the_gpu_bench_says_why_it_has_no_rows_without_a_gpu(capsys, monkeypatch):
-    from knapcheck.cli import main
+    from knapcheck.commands.cli import main
 
-    monkeypatch.setattr("knapcheck.bench_command._cuda_available", lambda: False)
+    monkeypatch.setattr("knapcheck.commands.bench_command._cuda_available", lambda: False)
     assert main(["bench", "--device", "cuda"]) == 0
     assert "no CUDA device" in capsys.readouterr().out

@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from torch_copies import write_copy
 
-from knapcheck import exit_status
-from knapcheck.cli import main
+from knapcheck.commands import exit_status
+from knapcheck.commands.cli import main
 from knapcheck.fuzz.checking.check import DETERMINISM_MAX_ITEMS, determinism_positions, run_check
 from knapcheck.fuzz.checking.differential import answers_differ, check
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
@@ -22,7 +23,6 @@ from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.isolation import hash_seeds
 from knapcheck.solvers.isolation.outcome import CRASHED, RETURNED, Outcome
 from knapcheck.solvers.registry import promise_basis, resolve_one
-from torch_copies import write_copy
 
 ALTERNATING = "planted.nondeterministic:alternating_tie_break"
 TIE = Instance((0.0001, 0.0001), (1.0, 1.0), 0.0001)
@@ -78,7 +78,8 @@ def test_check_calls_exact_targets_twice_and_reports_nondeterminism_with_a_repro
 def test_a_different_optimal_set_is_information_never_a_failure(tmp_path, empty_corpus):
     out = tmp_path / "report"
     status = main(["report", "--candidate", "planted.nondeterministic:last_optimal",
-                   "--baseline", "planted.nondeterministic:first_optimal", "--families", "tiny", "exhaustive_small", "large_capacity", "--per-family", "2",
+                   "--baseline", "planted.nondeterministic:first_optimal",
+                   "--families", "tiny", "exhaustive_small", "large_capacity", "--per-family", "2",
                    "--regressions", str(empty_corpus), "--bench-repeats", "0", "--out", str(out)])
     assert status == exit_status.OK
     data = json.loads((out / "report.json").read_text())["correctness"]

@@ -7,8 +7,8 @@ default instances drew one: whether a check found it was left to the sampling.
 import json
 from itertools import product
 
-from knapcheck import exit_status
-from knapcheck.cli import main
+from knapcheck.commands import exit_status
+from knapcheck.commands.cli import main
 from knapcheck.fuzz.instances import enumerated, families
 from knapcheck.solvers.contract import SCALE
 

@@ -12,15 +12,15 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from knapcheck.fuzz.checking.differential import size_allows
-from knapcheck.fuzz.instances import pisinger
-from knapcheck.fuzz.instances import families
+from knapcheck.fuzz.instances import families, pisinger
 from knapcheck.fuzz.instances.pisinger import generate
 from knapcheck.oracles.brute_force import MAX_ITEMS as BRUTE_FORCE_ITEMS
 from knapcheck.oracles.brute_force import brute_force
 from knapcheck.oracles.exact import set_value, set_weight
 from knapcheck.solvers import expanding_core as expanding_core_module
 from knapcheck.solvers.contract import SCALE, Instance, exact_scale
-from knapcheck.solvers.core import search as core_search, states as core_states
+from knapcheck.solvers.core import search as core_search
+from knapcheck.solvers.core import states as core_states
 from knapcheck.solvers.expanding_core import expanding_core
 from knapcheck.solvers.full_table import full_table
 from knapcheck.solvers.registry import resolve_one

@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from shared_runs import run_once
+from torch_copies import ITEM_REUSE, SPLIT, write_copy
 
 from knapcheck.fuzz.instances import enumerated
 from knapcheck.solvers.specs import torch_solver_names
-from shared_runs import run_once
-from torch_copies import ITEM_REUSE, SPLIT, write_copy
 
 TIME_LIMIT = 600
 EXPORTED = "test_ac_knapsack_solvers.py"

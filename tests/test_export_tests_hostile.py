@@ -13,7 +13,7 @@ import tokenize
 
 import pytest
 
-from knapcheck.cli import main
+from knapcheck.commands.cli import main
 from knapcheck.fuzz.checking import export_plan
 from knapcheck.reports import pytorch_tests
 

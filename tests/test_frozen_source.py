@@ -10,8 +10,8 @@ import json
 
 from torch_copies import SPLIT, torch_source, write_copy
 
-from knapcheck import exit_status
-from knapcheck.cli import main
+from knapcheck.commands import exit_status
+from knapcheck.commands.cli import main
 
 SLIDING = "dp_knapsack_sliding_hirschberg"
 

@@ -49,7 +49,7 @@ def test_a_candidate_is_paired_with_the_baseline_of_its_function_name_else_the_o
 def test_only_the_baselines_some_candidate_is_compared_with_are_run(tmp_path, monkeypatch):
     """`report --candidate pr/knapsack.py:dp_knapsack --baseline torch` used to run and shrink all
     four of torch's solvers, three of which decide nothing."""
-    from knapcheck.cli import main
+    from knapcheck.commands.cli import main
 
     torch = [entry(f"torch:{name}") for name in ("greedy_knapsack", "ilp_knapsack", "dp_knapsack", "dp_knapsack_sliding_hirschberg")]
     assert [b.name for b in counterparts([entry("/pr/knapsack.py:dp_knapsack"), entry("/pr/knapsack.py:greedy_knapsack")], torch)] == [

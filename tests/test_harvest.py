@@ -5,7 +5,7 @@ import json
 import pytest
 import torch
 
-from knapcheck.cli import main
+from knapcheck.commands.cli import main
 from knapcheck.fuzz.corpus.harvest_records import FORMAT, load_harvested, read_harvested_file
 from knapcheck.fuzz.harvest.compile_runs import BACKEND, check_budgets
 

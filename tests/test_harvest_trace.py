@@ -19,7 +19,7 @@ from dataclasses import replace
 import pytest
 import torch
 
-from knapcheck.cli import main
+from knapcheck.commands.cli import main
 from knapcheck.fuzz.checking.differential import check
 from knapcheck.fuzz.corpus.harvest_records import read_harvested_file
 from knapcheck.fuzz.corpus.instance_files import read_instances

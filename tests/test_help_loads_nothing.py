@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from knapcheck.cli import COMMANDS
+from knapcheck.commands.cli import COMMANDS
 
 HEAVY = ("torch", "hypothesis", "ortools", "numpy", "numba", "scipy", "dask", "distributed", "redis", "rich", "triton")
 CORPUS = Path(importlib.util.find_spec("knapcheck.fuzz.corpus").submodule_search_locations[0]).resolve()
@@ -25,7 +25,7 @@ PROBE = """\
 import contextlib, io, json, sys
 opened = []
 sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" and isinstance(args[0], str) else None)
-from knapcheck.cli import main
+from knapcheck.commands.cli import main
 shown = io.StringIO()
 with contextlib.redirect_stdout(shown):
     try:

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from knapcheck.commands.solver_log import solver_log
 from knapcheck.fuzz.checking.differential import check
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
-from knapcheck.solver_log import solver_log
 from knapcheck.solvers.registry import resolve_one
 
 PLANTED = Path(__file__).parent / "planted"

@@ -1,6 +1,10 @@
-"""The import graph: data flows one way (solvers <- oracles <- fuzz <- measure <- reports <- knapcheck), no cycle.
+"""The import graph: data flows one way (solvers <- oracles <- fuzz <- measure <- reports <- commands <-
+the package's public modules), no cycle.
 
-Inside ``solvers`` and ``fuzz`` the sub-packages are stages that import one way too (``STAGES``).
+The repository's root is the package ``knapcheck`` and each folder the sub-package of its name, so the
+graph is read from the tree alone: every first-party import inside the package is relative, and an
+absolute ``knapcheck.`` import there fails (a reader of the tree could not resolve it). Inside
+``solvers`` and ``fuzz`` the sub-packages are stages that import one way too (``STAGES``).
 
 Every import counts, those inside functions too: a lazy import is still a dependency. A package's
 ``__init__`` re-exports its modules, so edges into a package itself are not followed for cycles.
@@ -12,30 +16,45 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ["solvers", "oracles", "fuzz", "measure", "reports", "knapcheck"]
-"""The repository's folders, lowest first; each installs as ``knapcheck.FOLDER`` (``knapcheck/`` as ``knapcheck``)."""
+LAYERS = ["solvers", "oracles", "fuzz", "measure", "reports", "commands", ""]
+"""The package's folders, lowest first, then its own modules at the root (``""``: ``knapcheck.testing``,
+``knapcheck.strategies``, ``knapcheck.pytest_plugin``, ``knapcheck.__main__``)."""
+NOT_THE_PACKAGE = {"tests", "studies", "scripts", "docs", "build"}
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[0] != "knapcheck":
-        parts.insert(0, "knapcheck")
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+def package_files() -> dict[str, Path]:
+    """Every module of the package, by its import name, read from the tree."""
+    files = {}
+    for path in [*ROOT.glob("*.py"), *(p for layer in LAYERS if layer for p in (ROOT / layer).rglob("*.py"))]:
+        parts = ["knapcheck", *path.relative_to(ROOT).with_suffix("").parts]
+        files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return files
 
 
 def layer_of(module: str) -> int:
-    """``knapcheck.solvers.contract`` is in the layer ``solvers``; ``knapcheck.cli`` in ``knapcheck``."""
-    folder = module.split(".")[1] if module.count(".") else ""
-    return LAYERS.index(folder) if folder in LAYERS[:-1] else LAYERS.index("knapcheck")
+    """``knapcheck.solvers.contract`` is in the layer ``solvers``; ``knapcheck.testing`` in the root's."""
+    parts = module.split(".")
+    folder = parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in LAYERS) else ""
+    return LAYERS.index(folder)
 
 
-def project_imports(path: Path, modules: set[str]) -> set[str]:
+def resolved(module: str, path: Path, node: ast.ImportFrom) -> str:
+    """The absolute name of a relative import's module, as the interpreter resolves it."""
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    base = package[:len(package) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def project_imports(module: str, path: Path, modules: set[str]) -> set[str]:
     """The project modules a file imports (``from pkg import mod`` names the module mod)."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        elif isinstance(node, ast.ImportFrom) and node.level > 0:
+            source = resolved(module, path, node)
+            names = [f"{source}.{alias.name}" for alias in node.names] + [source]
+        elif isinstance(node, ast.ImportFrom) and node.module:
             names = [f"{node.module}.{alias.name}" for alias in node.names] + [node.module]
         else:
             continue
@@ -47,14 +66,27 @@ def project_imports(path: Path, modules: set[str]) -> set[str]:
     return found
 
 
+FILES = package_files()
+
+
 def import_graph() -> dict[str, set[str]]:
-    files = {module_name(p): p for layer in LAYERS for p in (ROOT / layer).rglob("*.py")}
-    modules = set(files)
-    return {name: project_imports(path, modules) - {name} for name, path in files.items()}
+    modules = set(FILES)
+    return {name: project_imports(name, path, modules) - {name} for name, path in FILES.items()}
+
+
+def absolute_first_party_imports(path: Path) -> list[int]:
+    """Lines of ``path`` that import ``knapcheck`` by its absolute name."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "knapcheck" for a in node.names):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "knapcheck":
+            lines.append(node.lineno)
+    return lines
 
 
 GRAPH = import_graph()
-PACKAGES = {"knapcheck", *(f"knapcheck.{layer}" for layer in LAYERS[:-1])}
+PACKAGES = {"knapcheck", *(f"knapcheck.{layer}" for layer in LAYERS if layer)}
 STAGES = {
     "knapcheck.solvers": [{"files"}, {"cache", "core", "dp"}, {""}, {"isolation"}],
     "knapcheck.fuzz": [{"corpus"}, {"instances"}, {"checking"}, {"campaign", "harvest"}],
@@ -70,7 +102,21 @@ MOST_MODULES = 14
 def test_imports_never_reach_a_higher_layer(module):
     layer = layer_of(module)
     upward = sorted(m for m in GRAPH[module] if layer_of(m) > layer)
-    assert not upward, f"{module} imports {upward}, above its layer {LAYERS[layer]}"
+    assert not upward, f"{module} imports {upward}, above its layer {LAYERS[layer] or 'the root'}"
+
+
+@pytest.mark.parametrize("module", sorted(GRAPH))
+def test_first_party_imports_are_relative_so_the_tree_resolves_them(module):
+    lines = absolute_first_party_imports(FILES[module])
+    assert not lines, f"{module} imports knapcheck by its absolute name on lines {lines}: import it relatively"
+
+
+def test_the_tree_shows_the_import_graph_between_folders():
+    """The structure a plain read of the tree shows: many arrows between folders, every one resolved."""
+    between = {(a, b) for a, targets in GRAPH.items() for b in targets if layer_of(a) != layer_of(b)}
+    assert len(between) >= 60, f"only {len(between)} import arrows between folders"
+    folders = {path.parent.name for path in ROOT.glob("*/__init__.py")}
+    assert folders - NOT_THE_PACKAGE == {layer for layer in LAYERS if layer}, sorted(folders)
 
 
 def test_no_import_cycle():

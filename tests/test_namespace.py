@@ -14,8 +14,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-
-from knapcheck.fuzz.campaign.store import FailureStore, SCHEMA_VERSION, group_name, record_name
+from knapcheck.fuzz.campaign.store import SCHEMA_VERSION, FailureStore, group_name, record_name
 from knapcheck.fuzz.checking.known import replay
 from knapcheck.fuzz.checking.signature import Signature
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
@@ -80,10 +79,14 @@ def test_the_wheel_installs_knapcheck_and_nothing_else_at_the_top(tmp_path):
     (wheel,) = tmp_path.glob("knapcheck-*.whl")
     top = {name.split("/")[0] for name in zipfile.ZipFile(wheel).namelist()}
     assert {t for t in top if not t.endswith(".dist-info")} == {"knapcheck"}
-    names = zipfile.ZipFile(wheel).namelist()
-    assert "knapcheck/solvers/full_table.py" in names and "knapcheck/measure/bench.py" in names
-    assert not any(name.startswith("knapcheck/studies") for name in names), "studies are not installed"
-    assert "knapcheck/fuzz/corpus/regressions.json" in names
+    names = set(zipfile.ZipFile(wheel).namelist())
+    folders = ["solvers", "oracles", "fuzz", "measure", "reports", "commands"]
+    tree = {f"knapcheck/{path.relative_to(ROOT)}" for path in
+            [*ROOT.glob("*.py"), *(p for folder in folders for p in (ROOT / folder).rglob("*.py"))]
+            if "__pycache__" not in path.parts}
+    assert tree - names == set(), "every module of the tree is installed (a sub-package missing from pyproject's list is not)"
+    assert not any(name.split("/")[1] in {"tests", "studies", "scripts", "docs"} for name in names), "only the package installs"
+    assert {"knapcheck/fuzz/corpus/regressions.json", "knapcheck/py.typed"} <= names
 
 
 def test_outside_the_repository_only_knapcheck_is_importable(tmp_path):

@@ -1,4 +1,4 @@
-"""No command writes through a symbolic link or over a file it did not write (knapcheck.output_checks).
+"""No command writes through a symbolic link or over a file it did not write (knapcheck.commands.output_checks).
 
 Each command is run with a symbolic link, and then with a file of the user's, where one of its
 outputs goes: it refuses in one line, exit status 2, before any work, and the file stays as it
@@ -11,11 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from knapcheck.cli import main
-from knapcheck.output_checks import (
-    CHECK_JSON, HARVESTED, REPORT_HTML, REPORT_JSON, REPORT_MARKDOWN, OutputTaken, writable_file, write_output,
+from knapcheck.commands.cli import main
+from knapcheck.commands.output_checks import (
+    CHECK_JSON,
+    HARVESTED,
+    REPORT_HTML,
+    REPORT_JSON,
+    REPORT_MARKDOWN,
+    OutputTaken,
+    writable_file,
+    write_output,
 )
-from knapcheck.usage import UsageError
+from knapcheck.commands.usage import UsageError
 
 REPOSITORY = Path(__file__).parent.parent
 USERS = "the user's own file\n"
@@ -97,9 +104,9 @@ def test_a_command_run_again_replaces_its_own_outputs(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("kind, path", [
-    (REPORT_MARKDOWN, "reports/published/torch-2.13.0/report.md"),
-    (REPORT_JSON, "reports/published/torch-2.13.0/report.json"),
-    (REPORT_HTML, "reports/published/torch-2.13.0/report.html"),
+    (REPORT_MARKDOWN, "docs/published/torch-2.13.0/report.md"),
+    (REPORT_JSON, "docs/published/torch-2.13.0/report.json"),
+    (REPORT_HTML, "docs/published/torch-2.13.0/report.html"),
     (HARVESTED, "fuzz/corpus/harvested/mlp.json"),
 ])
 def test_the_files_knapcheck_wrote_are_told_as_its_own(kind, path):

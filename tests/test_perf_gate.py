@@ -11,8 +11,8 @@ import math
 
 import pytest
 
-from knapcheck import exit_status
-from knapcheck.cli import main
+from knapcheck.commands import exit_status
+from knapcheck.commands.cli import main
 from knapcheck.measure.paired import BASELINE, CANDIDATE, STOP_FAILURE, STOP_TIGHT, BenchFailure, PairResult, RowComparison
 from knapcheck.measure.perf_gate import PerformanceLimits, growth, performance_failures, worst
 from knapcheck.measure.ratio_interval import RatioEstimate

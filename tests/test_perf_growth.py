@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from knapcheck import exit_status
-from knapcheck.cli import main
-from knapcheck.measure.paired import GATE_SIZES
 from torch_copies import write_copy
+
+from knapcheck.commands import exit_status
+from knapcheck.commands.cli import main
+from knapcheck.measure.paired import GATE_SIZES
 
 GREEDY_RECOMPUTABLE_BY_SCAN = (
     "    return total_runtime, items_to_save, items_to_allow_recomputing\n",

@@ -7,8 +7,7 @@ import math
 import pytest
 
 from knapcheck.fuzz.checking.check import run_check
-from knapcheck.fuzz.instances import pisinger
-from knapcheck.fuzz.instances import families
+from knapcheck.fuzz.instances import families, pisinger
 from knapcheck.fuzz.instances.pisinger import CLASSES, H, R
 from knapcheck.fuzz.instances.strategies import sample
 from knapcheck.solvers.registry import resolve

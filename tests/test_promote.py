@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from campaigns import environment
 
-from knapcheck.cli import main
+from knapcheck.commands.cli import main
 from knapcheck.fuzz.campaign.promotion import case_of, holding_case, promote
 from knapcheck.fuzz.campaign.store import FailureStore, StoredFailure
 from knapcheck.fuzz.checking.differential import check

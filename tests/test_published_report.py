@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 import torch
-
 from reproductions import assert_each_fails
 
 PUBLISHED = Path(__file__).resolve().parent.parent / "reports" / "published"

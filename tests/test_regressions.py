@@ -7,14 +7,12 @@ unexpected pass that fails the suite, so the case gets retired on purpose rather
 
 from __future__ import annotations
 
-
 import pytest
 
 from knapcheck.fuzz.checking.differential import check, size_allows
 from knapcheck.fuzz.checking.known import replay
 from knapcheck.fuzz.corpus.regression import RegressionCase, load_regression_corpus
 from knapcheck.solvers.registry import ours
-
 
 
 class StillDefective(AssertionError):

@@ -13,15 +13,15 @@ from dataclasses import replace
 
 import pytest
 from test_export_tests import exported, run_swapped_in_turn  # noqa: F401 (exported is a fixture)
+from torch_copies import SPLIT_IN_HELPER, torch_source, width_named_split_fix
 
-from knapcheck import exit_status
-from knapcheck.cli import main
+from knapcheck.commands import exit_status
+from knapcheck.commands.cli import main
 from knapcheck.fuzz.checking.defects import CAUSES
 from knapcheck.fuzz.checking.differential import check
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.solvers.registry import resolve_one
 from knapcheck.solvers.specs import torch_solver_names
-from torch_copies import SPLIT_IN_HELPER, torch_source, width_named_split_fix
 
 
 @pytest.fixture(scope="module")

@@ -30,8 +30,8 @@ from torch_copies import (
     write_copy,
 )
 
-from knapcheck import exit_status
-from knapcheck.cli import main
+from knapcheck.commands import exit_status
+from knapcheck.commands.cli import main
 from knapcheck.fuzz.checking.by_cause import Causes
 from knapcheck.fuzz.checking.differential import check_against
 from knapcheck.fuzz.checking.float32_exact import float32_exact

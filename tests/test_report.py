@@ -8,11 +8,12 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from reproductions import assert_each_fails
 
-from knapcheck.cli import main
-from knapcheck.durations import duration
-from knapcheck.fuzz.checking.candidate_run import run_candidate
 import knapcheck.fuzz.checking.check
+from knapcheck.commands.cli import main
+from knapcheck.commands.durations import duration
+from knapcheck.fuzz.checking.candidate_run import run_candidate
 from knapcheck.fuzz.checking.differential import check
 from knapcheck.measure.paired import PairResult, RowComparison
 from knapcheck.oracles.result import OracleResult
@@ -24,7 +25,6 @@ from knapcheck.reports.reproduction import snippet
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 from knapcheck.solvers.registry import register, resolve, unregister
-from reproductions import assert_each_fails
 
 TORCH_SOLVERS = ["torch:dp_knapsack", "torch:dp_knapsack_sliding_hirschberg"]
 

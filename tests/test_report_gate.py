@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from knapcheck import exit_status
-from knapcheck.cli import main
+from knapcheck.commands import exit_status
+from knapcheck.commands.cli import main
 from knapcheck.fuzz.checking.candidate_run import CandidateRun
 from knapcheck.fuzz.checking.differential import CheckResult
 from knapcheck.fuzz.corpus.regression import load_regression_corpus

@@ -9,7 +9,6 @@ that prints as a forged report ("Gate: passed", a fence, a table row, ``<script>
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -19,14 +18,13 @@ from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
+from reproductions import assert_each_fails
 
-from knapcheck import exit_status
-from knapcheck.cli import main
+from knapcheck.commands import exit_status
+from knapcheck.commands.cli import main
 from knapcheck.reports.svg_plot import line_chart, wrapped
 from knapcheck.reports.tables import SCROLLS
 from knapcheck.solvers import specs
-
-from reproductions import assert_each_fails
 
 PLANTED = Path(__file__).resolve().parent / "planted"
 ODD_DIRECTORY = "pr`s |<i>*x*"

@@ -4,9 +4,18 @@ HiGHS, under scipy's milp in torch's ilp_knapsack, writes to file descriptor 1 f
 land in the middle of `knapcheck check`'s output (14 lines in a default check).
 """
 
+import json
+import os
 import re
+import stat
+import subprocess
+import sys
+from pathlib import Path
 
-from knapcheck.cli import main
+import pytest
+
+from knapcheck.commands.cli import main
+from knapcheck.commands.solver_log import LOG_LIMIT
 
 
 def test_solver_chatter_goes_to_the_log_not_stdout(tmp_path, capfd):
@@ -23,17 +32,6 @@ def test_an_empty_default_log_is_removed(capfd):
     main(["check", "--targets", "full_table", "--families", "tiny", "--per-family", "1"])
     assert "what the solvers printed" not in capfd.readouterr().err
 
-
-import json
-import os
-import stat
-import subprocess
-import sys
-from pathlib import Path
-
-import pytest
-
-from knapcheck.solver_log import LOG_LIMIT
 
 PLANTED = Path(__file__).parent / "planted"
 INSTANCE = {"memory": [0.1, 0.2], "runtimes": [1.0, 2.0], "max_memory": 0.2}
@@ -79,7 +77,8 @@ def test_a_device_is_refused_in_one_line_and_left_alone(tmp_path):
         pytest.skip("making a device node needs root")
     run = solve(QUIET, full, tmp_path)
     assert run.returncode == 2
-    assert run.stderr.strip().splitlines() == [f"knapcheck solve: --solver-log {full}: not a regular file (expected a file to append to, or {os.devnull})"]
+    expected = f"knapcheck solve: --solver-log {full}: not a regular file (expected a file to append to, or {os.devnull})"
+    assert run.stderr.strip().splitlines() == [expected]
     assert stat.S_ISCHR(full.stat().st_mode)
 
 

@@ -5,9 +5,10 @@ the code the spec names, proves which code ran."""
 from pathlib import Path
 
 import pytest
+from torch_copies import write_copy
 
-from knapcheck import exit_status
-from knapcheck.cli import main
+from knapcheck.commands import exit_status
+from knapcheck.commands.cli import main
 from knapcheck.fuzz.checking.by_cause import Causes
 from knapcheck.fuzz.checking.differential import check
 from knapcheck.fuzz.checking.known import same_solver
@@ -16,7 +17,6 @@ from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports.reproduction import import_lines
 from knapcheck.solvers import registry, specs
 from knapcheck.solvers.contract import Instance
-from torch_copies import write_copy
 
 INSTANCE = Instance((0.0001, 0.0002), (1.0, 2.0), 0.0003)
 """Both items fit: the optimum saves both, 3.0."""

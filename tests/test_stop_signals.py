@@ -18,8 +18,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from knapcheck.exit_status import INTERRUPTED, TERMINATED
-from knapcheck.stop_signals import REPEAT_SECONDS, StopRequest, Terminated
+from knapcheck.commands.exit_status import INTERRUPTED, TERMINATED
+from knapcheck.commands.stop_signals import REPEAT_SECONDS, StopRequest, Terminated
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED = ROOT / "tests" / "planted" / "misbehaving.py"

@@ -14,11 +14,6 @@ instance by instance. A heuristic made worse passes, saying by how much, unless 
 import json
 
 import pytest
-
-from knapcheck import exit_status
-from knapcheck.cli import main
-from knapcheck.fuzz.checking.float32_exact import float32_exact
-from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from reproductions import assert_fails_on_the_candidate_alone, baseline_and_candidate_errors
 from torch_copies import (
     DP_ASCENDING_MEMORY,
@@ -32,6 +27,11 @@ from torch_copies import (
     SPLIT_FIX,
     write_copy,
 )
+
+from knapcheck.commands import exit_status
+from knapcheck.commands.cli import main
+from knapcheck.fuzz.checking.float32_exact import float32_exact
+from knapcheck.fuzz.corpus.regression import load_regression_corpus
 
 FUNCTIONS = ("greedy_knapsack", "ilp_knapsack", "dp_knapsack", "dp_knapsack_sliding_hirschberg")
 

@@ -16,21 +16,21 @@ so that they share one run of the instances.
 import json
 
 import pytest
-from test_torch_copies import assert_reproduces_the_copys_own_defect, regressions
 from shared_runs import run_once
+from test_torch_copies import assert_reproduces_the_copys_own_defect, regressions
 from torch_copies import (
     RUNTIMES_FLOAT16,
     SPLIT_BY_WEIGHT,
-    SPLIT_IN_HELPER,
-    SPLIT_QUOTED,
     SPLIT_HALVES_EXCHANGED,
+    SPLIT_IN_HELPER,
     SPLIT_LAST_BEST,
+    SPLIT_QUOTED,
     SPLIT_ROUNDED_UP,
     write_copy,
 )
 
-from knapcheck import exit_status
-from knapcheck.cli import main
+from knapcheck.commands import exit_status
+from knapcheck.commands.cli import main
 
 SLIDING = "dp_knapsack_sliding_hirschberg"
 MOVED = {"halves_exchanged": SPLIT_HALVES_EXCHANGED, "last_best_split": SPLIT_LAST_BEST,

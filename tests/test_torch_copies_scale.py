@@ -14,12 +14,6 @@ import json
 import math
 
 import pytest
-
-from knapcheck import exit_status
-from knapcheck.cli import build_parser, main
-from knapcheck.fuzz.instances import enumerated, families, limits
-from knapcheck.inputs import checked_families
-from knapcheck.solvers.contract import Instance, exact_runtimes
 from reproductions import assert_fails_on_the_candidate_alone, baseline_and_candidate_errors
 from shared_runs import run_once
 from test_export_tests import exported, run_swapped_in_turn  # noqa: F401 (exported is a fixture)
@@ -34,6 +28,12 @@ from torch_copies import (
     sliding_profile_capped,
     write_copy,
 )
+
+from knapcheck.commands import exit_status
+from knapcheck.commands.cli import build_parser, main
+from knapcheck.commands.inputs import checked_families
+from knapcheck.fuzz.instances import enumerated, families, limits
+from knapcheck.solvers.contract import Instance, exact_runtimes
 
 pytest_plugins = ["pytester"]
 
@@ -99,7 +99,7 @@ def test_check_and_report_reach_every_shape_at_scale_by_default(monkeypatch):
         raise Stop
 
     for command_module in ("check_command", "report_command"):
-        monkeypatch.setattr(f"knapcheck.{command_module}.checked_families", choose)
+        monkeypatch.setattr(f"knapcheck.commands.{command_module}.checked_families", choose)
     commands = [["check"], ["report", "--candidate", "torch:dp_knapsack", "--out", "unused"]]
     for command in commands:
         with pytest.raises(Stop):

@@ -16,7 +16,6 @@ from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.registry import torch_entries
 
 
-
 @pytest.mark.parametrize("entry", torch_entries(), ids=lambda e: e.name)
 def test_upstream_solver_answers_a_plain_instance_validly(entry):
     found = check(entry, Instance((0.3, 0.3, 0.4), (1.0, 1.0, 1.5), 0.6))

@@ -4,11 +4,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from planted import wrong_answers
 
 from knapcheck.oracles.brute_force import brute_force
 from knapcheck.oracles.result import OracleResult
 from knapcheck.oracles.verdict import Verdict, judge
-from planted import wrong_answers
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.isolation import outcome as outcomes
 

@@ -15,7 +15,7 @@ import sys
 import pytest
 from packaging.requirements import Requirement
 
-from knapcheck.cli import main
+from knapcheck.commands.cli import main
 from knapcheck.solvers import registry
 
 REASON = "needs triton, which is not installed (knapcheck[cuda] installs it)"
@@ -90,7 +90,7 @@ def test_naming_cuda_without_triton_is_one_usage_line(without_triton, args):
 
 def test_the_gpu_bench_without_triton_is_one_usage_line(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "triton", None)
-    monkeypatch.setattr("knapcheck.bench_command._cuda_available", lambda: True)
+    monkeypatch.setattr("knapcheck.commands.bench_command._cuda_available", lambda: True)
     assert main(["bench", "--device", "cuda", "--baselines"]) == 2
     assert capsys.readouterr().err.strip() == f"knapcheck bench: --device cuda: the cuda solver {REASON}"
 

@@ -44,10 +44,10 @@ from distributed import Client, LocalCluster, WorkerPlugin
 from distributed.security import Security
 from distributed.utils import get_mp_context
 
-from knapcheck.fuzz.corpus.reader import regular_file_problem
-from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.isolation.output_capture import STDERR, STDOUT, CappedLog, redirect
-from knapcheck.solvers.isolation.worker import start_workers, stop_workers
+from ...solvers.entry import SolverEntry
+from ...solvers.isolation.output_capture import STDERR, STDOUT, CappedLog, redirect
+from ...solvers.isolation.worker import start_workers, stop_workers
+from ..corpus.reader import regular_file_problem
 
 LOCAL_CONFIG = {
     "distributed.scheduler.allowed-failures": 0,

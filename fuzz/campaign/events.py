@@ -15,15 +15,15 @@ import json
 from dataclasses import dataclass
 from typing import ClassVar, Union
 
-from knapcheck.fuzz.checking.differential import NOT_RUN, Check
-from knapcheck.fuzz.checking.overshoot import Overshoots
-from knapcheck.fuzz.checking.plain_check import check_from_plain, check_to_plain, overshoots_from_plain, overshoots_to_plain
-from knapcheck.fuzz.checking.signature import Signature
-from knapcheck.fuzz.corpus.reader import MAX_BYTES, InvalidJson, parse_json
-from knapcheck.fuzz.corpus.schema import INSTANCE, SchemaError, boolean, checked_later, mapping_of, natural, obj, one_of, string
-from knapcheck.oracles.verdict import Verdict
-from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.entry import SolverEntry
+from ...oracles.verdict import Verdict
+from ...solvers.contract import Instance
+from ...solvers.entry import SolverEntry
+from ..checking.differential import NOT_RUN, Check
+from ..checking.overshoot import Overshoots
+from ..checking.plain_check import check_from_plain, check_to_plain, overshoots_from_plain, overshoots_to_plain
+from ..checking.signature import Signature
+from ..corpus.reader import MAX_BYTES, InvalidJson, parse_json
+from ..corpus.schema import INSTANCE, SchemaError, boolean, checked_later, mapping_of, natural, obj, one_of, string
 
 VERDICT = one_of(*(v.value for v in Verdict))
 Entries = dict[str, SolverEntry]

@@ -20,7 +20,7 @@ from typing import Iterable
 
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
-from knapcheck.fuzz.corpus.reader import UnreadableFile, read_bytes
+from ..corpus.reader import UnreadableFile, read_bytes
 
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 REDIS_TIMEOUT_SECONDS = 5.0

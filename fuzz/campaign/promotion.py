@@ -15,13 +15,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from knapcheck.fuzz.campaign.store import StoredFailure
-from knapcheck.fuzz.corpus.atomic_write import write_atomically
-from knapcheck.fuzz.checking.known import matching_case
-from knapcheck.fuzz.checking.shrink import complexity
-from knapcheck.fuzz.corpus.file_lock import exclusive_lock
-from knapcheck.fuzz.corpus.regression import SCHEMA_VERSION, RegressionCase, read_regression_corpus
-from knapcheck.solvers.registry import ours
+from ...solvers.registry import ours
+from ..checking.known import matching_case
+from ..checking.shrink import complexity
+from ..corpus.atomic_write import write_atomically
+from ..corpus.file_lock import exclusive_lock
+from ..corpus.regression import SCHEMA_VERSION, RegressionCase, read_regression_corpus
+from .store import StoredFailure
 
 
 def case_of(stored: StoredFailure) -> RegressionCase:

@@ -8,7 +8,8 @@ families in turn, and a shrinking unit for the first failure of each new signatu
 baselines, each target is judged against its counterpart (``knapcheck.fuzz.checking.gate.pair``) on every
 instance, and its failures are told apart by their differential signature (target, verdict,
 baseline verdict); the gate (``knapcheck.fuzz.checking.gate.decide``) decides the run's outcome, as it
-does for `check` and `report`. Units report to it through a Dask queue; it alone writes the failure store, each finding the moment it arrives (``FailureStore``
+does for `check` and `report`. Units report to it through a Dask queue; it alone writes the
+failure store, each finding the moment it arrives (``FailureStore``
 writes atomically), and only then says so. A unit whose worker died is retried, careful, and
 counted; one that keeps killing workers is given up and reported (``knapcheck.fuzz.campaign.unit_ledger``).
 
@@ -49,21 +50,21 @@ from typing import Callable, Iterator
 from distributed import Event, Queue
 from distributed.scheduler import KilledWorker
 
-from knapcheck.fuzz.campaign.cluster import TlsFiles, campaign_cluster, warm_up_workers
-from knapcheck.fuzz.campaign.events import Disagreement, Found, MalformedEvent, Replayed, Started, Tally, Trying, decode
-from knapcheck.fuzz.campaign.state import Finding, FindingsBook, Tallies, Troubles
-from knapcheck.fuzz.campaign.store import BadFile, FailureStore
-from knapcheck.fuzz.corpus.atomic_write import write_atomically
-from knapcheck.fuzz.campaign.unit_ledger import LostUnit, UnitLedger
-from knapcheck.fuzz.campaign.units import FUZZ, LIST, REPLAY, Setup, Unit, run_unit
-from knapcheck.fuzz.checking.differential import Check, CheckResult, instance_id
-from knapcheck.fuzz.checking.gate import Decision, decide, pair
-from knapcheck.fuzz.checking.signature import Signature
-from knapcheck.fuzz.corpus.regression import RegressionCase
-from knapcheck.fuzz.instances import families
-from knapcheck.oracles.verdict import Verdict
-from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.isolation.worker import DEFAULT_TIME_LIMIT, STARTUP_TIME_LIMIT
+from ...oracles.verdict import Verdict
+from ...solvers.entry import SolverEntry
+from ...solvers.isolation.worker import DEFAULT_TIME_LIMIT, STARTUP_TIME_LIMIT
+from ..checking.differential import Check, CheckResult, instance_id
+from ..checking.gate import Decision, decide, pair
+from ..checking.signature import Signature
+from ..corpus.atomic_write import write_atomically
+from ..corpus.regression import RegressionCase
+from ..instances import families
+from .cluster import TlsFiles, campaign_cluster, warm_up_workers
+from .events import Disagreement, Found, MalformedEvent, Replayed, Started, Tally, Trying, decode
+from .state import Finding, FindingsBook, Tallies, Troubles
+from .store import BadFile, FailureStore
+from .unit_ledger import LostUnit, UnitLedger
+from .units import FUZZ, LIST, REPLAY, Setup, Unit, run_unit
 
 DEFAULT_CALL_LIMIT = DEFAULT_TIME_LIMIT
 """Seconds one isolated call may take (``--call-limit``)."""

@@ -19,14 +19,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from knapcheck.fuzz.campaign.events import Tally
-from knapcheck.fuzz.campaign.store import StoredFailure, record_name
-from knapcheck.fuzz.checking.differential import Check
-from knapcheck.fuzz.checking.gate import CANDIDATE, KNOWN, NEW, REGRESSION, SHARED, VISIBLE, status
-from knapcheck.fuzz.checking.known import known_case
-from knapcheck.fuzz.checking.overshoot import Overshoots
-from knapcheck.fuzz.checking.signature import Signature
-from knapcheck.fuzz.corpus.regression import RegressionCase
+from ..checking.differential import Check
+from ..checking.gate import CANDIDATE, KNOWN, NEW, REGRESSION, SHARED, VISIBLE, status
+from ..checking.known import known_case
+from ..checking.overshoot import Overshoots
+from ..checking.signature import Signature
+from ..corpus.regression import RegressionCase
+from .events import Tally
+from .store import StoredFailure, record_name
 
 FIXED, CHANGED, UNTARGETED, UNCHECKED = "fixed", "changed", "untargeted", "unchecked"
 FAILING = (REGRESSION, NEW, SHARED, KNOWN)

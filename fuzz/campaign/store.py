@@ -37,14 +37,14 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from knapcheck.fuzz.checking.differential import NOT_RUN, Check, instance_id
-from knapcheck.fuzz.checking.signature import Signature
-from knapcheck.fuzz.corpus.atomic_write import write_atomically
-from knapcheck.fuzz.corpus.reader import InvalidJson, UnreadableFile, parse_json, read_bytes
-from knapcheck.fuzz.corpus.schema import INSTANCE, boolean, obj, one_of, string
-from knapcheck.oracles.verdict import Verdict
-from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.specs import current_name
+from ...oracles.verdict import Verdict
+from ...solvers.contract import Instance
+from ...solvers.specs import current_name
+from ..checking.differential import NOT_RUN, Check, instance_id
+from ..checking.signature import Signature
+from ..corpus.atomic_write import write_atomically
+from ..corpus.reader import InvalidJson, UnreadableFile, parse_json, read_bytes
+from ..corpus.schema import INSTANCE, boolean, obj, one_of, string
 
 SCHEMA_VERSION = 1
 STALE_TEMPORARY_SECONDS = 3600

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from knapcheck.fuzz.campaign.units import Unit
+from .units import Unit
 
 MAX_ATTEMPTS = 3
 

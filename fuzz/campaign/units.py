@@ -48,25 +48,25 @@ from typing import Callable
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
 from hypothesis import strategies as st
 
-from knapcheck.fuzz.campaign.events import Disagreement, Event, Found, Replayed, Started, Tally, Trying, encode
-from knapcheck.fuzz.campaign.example_database import open_database
-from knapcheck.fuzz.campaign.store import record_name
-from knapcheck.fuzz.checking.by_cause import Causes
-from knapcheck.fuzz.checking.instance_decision import decided, run_on
-from knapcheck.fuzz.checking.chunk_calls import call_all, next_chunk_size
-from knapcheck.fuzz.checking.differential import Check, check_against, judged
-from knapcheck.fuzz.checking.metamorphic import images
-from knapcheck.fuzz.checking.overshoot import Overshoots
-from knapcheck.fuzz.checking.plain_check import check_from_plain, check_to_plain
-from knapcheck.fuzz.checking.shrink import minimal_reproduction
-from knapcheck.fuzz.checking.signature import Signature
-from knapcheck.fuzz.corpus.regression import RegressionCase
-from knapcheck.fuzz.instances import families
-from knapcheck.fuzz.instances.seeded_draws import BACKEND
-from knapcheck.oracles.optimum import optimum
-from knapcheck.oracles.result import OracleResult
-from knapcheck.solvers.contract import SCALE, Instance
-from knapcheck.solvers.entry import SolverEntry
+from ...oracles.optimum import optimum
+from ...oracles.result import OracleResult
+from ...solvers.contract import SCALE, Instance
+from ...solvers.entry import SolverEntry
+from ..checking.by_cause import Causes
+from ..checking.chunk_calls import call_all, next_chunk_size
+from ..checking.differential import Check, check_against, judged
+from ..checking.instance_decision import decided, run_on
+from ..checking.metamorphic import images
+from ..checking.overshoot import Overshoots
+from ..checking.plain_check import check_from_plain, check_to_plain
+from ..checking.shrink import minimal_reproduction
+from ..checking.signature import Signature
+from ..corpus.regression import RegressionCase
+from ..instances import families
+from ..instances.seeded_draws import BACKEND
+from .events import Disagreement, Event, Found, Replayed, Started, Tally, Trying, encode
+from .example_database import open_database
+from .store import record_name
 
 FUZZ, LIST, REPLAY, SHRINK = "fuzz", "list", "replay", "shrink"
 DRAWN_TOGETHER = 16

@@ -34,18 +34,18 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from itertools import combinations
 
-from knapcheck.fuzz.checking.defects import CAUSES, Catalogue, catalogue, explaining, leaving, possible_causes, with_causes
-from knapcheck.fuzz.checking.differential import Check, Repaired, check, check_against, size_allows, with_baseline
-from knapcheck.fuzz.checking.frozen_source import change_note
-from knapcheck.fuzz.checking.gate import is_regression, is_shared, valid
-from knapcheck.fuzz.checking.repair_fit import RepairFit
-from knapcheck.fuzz.checking.repaired import Intervention, intervention, variant
-from knapcheck.fuzz.checking.shrink import minimal_reproduction
-from knapcheck.fuzz.checking.source_repair import Applied
-from knapcheck.fuzz.corpus.regression import RegressionCase
-from knapcheck.solvers import specs
-from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.entry import SolverEntry
+from ...solvers import specs
+from ...solvers.contract import Instance
+from ...solvers.entry import SolverEntry
+from ..corpus.regression import RegressionCase
+from .defects import CAUSES, Catalogue, catalogue, explaining, leaving, possible_causes, with_causes
+from .differential import Check, Repaired, check, check_against, size_allows, with_baseline
+from .frozen_source import change_note
+from .gate import is_regression, is_shared, valid
+from .repair_fit import RepairFit
+from .repaired import Intervention, intervention, variant
+from .shrink import minimal_reproduction
+from .source_repair import Applied
 
 
 class Causes:

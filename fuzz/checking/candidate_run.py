@@ -18,15 +18,15 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from knapcheck.fuzz.checking.check import run_check
-from knapcheck.fuzz.checking.differential import Check, CheckResult
-from knapcheck.fuzz.checking.gate import BASELINE, CANDIDATE, Decision, decide, pair
-from knapcheck.fuzz.corpus.regression import RegressionCase
-from knapcheck.fuzz.instances.families import names
-from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.isolation.worker import start_workers
-from knapcheck.solvers.registry import with_isolation
+from ...solvers.contract import Instance
+from ...solvers.entry import SolverEntry
+from ...solvers.isolation.worker import start_workers
+from ...solvers.registry import with_isolation
+from ..corpus.regression import RegressionCase
+from ..instances.families import names
+from .check import run_check
+from .differential import Check, CheckResult
+from .gate import BASELINE, CANDIDATE, Decision, decide, pair
 
 
 @dataclass

@@ -20,11 +20,17 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from knapcheck.fuzz.checking.by_cause import Causes
-from knapcheck.fuzz.checking.chunk_calls import ChunkCalls, Lanes, next_chunk_size
-from knapcheck.fuzz.checking.comparison import Comparison
-from knapcheck.fuzz.instances import families
-from knapcheck.fuzz.checking.differential import (
+from ...oracles.optimum import optimum
+from ...oracles.result import OracleResult
+from ...oracles.verdict import Verdict
+from ...solvers.contract import Instance
+from ...solvers.entry import SolverEntry
+from ..corpus.regression import RegressionCase
+from ..instances import families
+from .by_cause import Causes
+from .chunk_calls import ChunkCalls, Lanes, next_chunk_size
+from .comparison import Comparison
+from .differential import (
     Check,
     CheckResult,
     Signature,
@@ -34,17 +40,11 @@ from knapcheck.fuzz.checking.differential import (
     digest,
     judged,
 )
-from knapcheck.fuzz.checking.frozen_source import changed_since, read_at_start
-from knapcheck.fuzz.checking.gate import is_regression, pair, record
-from knapcheck.fuzz.checking.instance_decision import decided, run_on
-from knapcheck.fuzz.checking.known import known_case
-from knapcheck.fuzz.checking.shrink import complexity
-from knapcheck.fuzz.corpus.regression import RegressionCase
-from knapcheck.oracles.optimum import optimum
-from knapcheck.oracles.result import OracleResult
-from knapcheck.oracles.verdict import Verdict
-from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.entry import SolverEntry
+from .frozen_source import changed_since, read_at_start
+from .gate import is_regression, pair, record
+from .instance_decision import decided, run_on
+from .known import known_case
+from .shrink import complexity
 
 CHECK_SHARE = 0.6
 """Under a time budget, the share spent checking; the rest goes to shrinking the failures found."""
@@ -122,7 +122,8 @@ def run_check(
         sources.append((name, "enumerated" if family.enumerated else "sampled", family.draw(per_family, seed_value)))
     sources += [(name, "stored", list(instances)) for name, instances in (stored or {}).items()]
     read = read_at_start(targets)
-    run = _Run(entries, counterparts, baselines, Causes(baselines, known_cases, read=read, stopped=lambda: bool(stop_requested())), time_budget, progress, stop_requested,
+    causes = Causes(baselines, known_cases, read=read, stopped=lambda: bool(stop_requested()))
+    run = _Run(entries, counterparts, baselines, causes, time_budget, progress, stop_requested,
                lambda result: advanced(result, sum(len(instances) for _, _, instances in sources)))
     run.result.sources = [Source(name, kind, len(instances), digest(instances)) for name, kind, instances in sources]
     with Lanes() as lanes:

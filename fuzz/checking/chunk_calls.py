@@ -17,12 +17,12 @@ from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable, Sequence
 
-from knapcheck.fuzz.checking.differential import call, determinism_calls
-from knapcheck.oracles.result import OracleResult
-from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.isolation.outcome import Outcome
-from knapcheck.solvers.isolation.running import run_many
+from ...oracles.result import OracleResult
+from ...solvers.contract import Instance
+from ...solvers.entry import SolverEntry
+from ...solvers.isolation.outcome import Outcome
+from ...solvers.isolation.running import run_many
+from .differential import call, determinism_calls
 
 CHUNK_SECONDS = 0.5
 """About how long one chunk of instances may take (``next_chunk_size``)."""

@@ -26,10 +26,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
-from knapcheck.fuzz.checking.differential import Check
-from knapcheck.fuzz.checking.float32_exact import float32_exact, onto_float32_grid
-from knapcheck.fuzz.checking.known import off_grid, same_solver
-from knapcheck.fuzz.checking.source_repair import (
+from ...oracles.exact import set_value
+from ...solvers.contract import SCALE, UNIT_ROUNDOFF, Instance
+from ...solvers.isolation.answer import Answer, plain_answer
+from ..corpus.regression import RegressionCase
+from .differential import Check
+from .float32_exact import float32_exact, onto_float32_grid
+from .known import off_grid, same_solver
+from .source_repair import (
     Repair,
     add_keyword,
     guards_empty_input,
@@ -40,10 +44,6 @@ from knapcheck.fuzz.checking.source_repair import (
     replace_keyword_values,
     replace_line,
 )
-from knapcheck.fuzz.corpus.regression import RegressionCase
-from knapcheck.oracles.exact import set_value
-from knapcheck.solvers.contract import SCALE, UNIT_ROUNDOFF, Instance
-from knapcheck.solvers.isolation.answer import Answer, plain_answer
 
 MIP_REL_GAP = 1e-4
 """HiGHS' default ``mip_rel_gap`` (scipy's milp passes it on unless told otherwise)."""

@@ -17,16 +17,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
-from knapcheck.fuzz.checking.comparison import Comparison
-from knapcheck.fuzz.checking.overshoot import Overshoots
-from knapcheck.oracles.optimum import optimum
-from knapcheck.oracles.result import OracleResult
-from knapcheck.oracles.verdict import Judgement, Verdict, judge
-from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.isolation import hash_seeds
-from knapcheck.solvers.isolation.outcome import Outcome
-from knapcheck.solvers.isolation.running import run
+from ...oracles.optimum import optimum
+from ...oracles.result import OracleResult
+from ...oracles.verdict import Judgement, Verdict, judge
+from ...solvers.contract import Instance
+from ...solvers.entry import SolverEntry
+from ...solvers.isolation import hash_seeds
+from ...solvers.isolation.outcome import Outcome
+from ...solvers.isolation.running import run
+from .comparison import Comparison
+from .overshoot import Overshoots
 
 NOT_RUN = "NOT_RUN"
 """The baseline verdict on an instance its counterpart was not run on (a size its entry does not accept)."""

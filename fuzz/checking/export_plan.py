@@ -22,17 +22,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from knapcheck.fuzz.checking.chunk_calls import MAX_CHUNK
-from knapcheck.fuzz.checking.differential import Check, judged
-from knapcheck.fuzz.corpus.regression import RegressionCase
-from knapcheck.fuzz.instances import enumerated, limits, scale
-from knapcheck.oracles.optimum import optimum
-from knapcheck.oracles.result import OracleResult
-from knapcheck.oracles.verdict import Verdict
-from knapcheck.solvers.contract import SCALE, Instance, float_tolerance
-from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.isolation.running import run_many
-from knapcheck.solvers.registry import torch_entries
+from ...oracles.optimum import optimum
+from ...oracles.result import OracleResult
+from ...oracles.verdict import Verdict
+from ...solvers.contract import SCALE, Instance, float_tolerance
+from ...solvers.entry import SolverEntry
+from ...solvers.isolation.running import run_many
+from ...solvers.registry import torch_entries
+from ..corpus.regression import RegressionCase
+from ..instances import enumerated, limits, scale
+from .chunk_calls import MAX_CHUNK
+from .differential import Check, judged
 
 KIND_OF = {
     Verdict.REJECTED: "raised",
@@ -282,7 +282,7 @@ def exported_against() -> str:
 def build_plan(cases: Sequence[RegressionCase], source: str, progress: Callable[[str], None] = lambda m: None) -> ExportPlan:
     """The export plan of a corpus's upstream cases on the installed torch. ValueError for a case that
     cannot be exported (see ``upstream_cases``) or an outcome a test file cannot expect."""
-    from knapcheck.solvers.isolation.worker import send_worker_output_to
+    from ...solvers.isolation.worker import send_worker_output_to
 
     entries = torch_entries()
     judge = _Judge(entries, progress)

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from knapcheck.fuzz.checking.repaired import source_digest
-from knapcheck.solvers.entry import SolverEntry
+from ...solvers.entry import SolverEntry
+from .repaired import source_digest
 
 
 def read_at_start(entries: Iterable[SolverEntry]) -> dict[str, str]:

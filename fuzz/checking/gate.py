@@ -25,12 +25,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from knapcheck.fuzz.checking.comparison import Comparison
-from knapcheck.fuzz.checking.differential import Check
-from knapcheck.oracles.exact import set_value
-from knapcheck.oracles.verdict import Verdict
-from knapcheck.solvers import specs
-from knapcheck.solvers.entry import SolverEntry
+from ...oracles.exact import set_value
+from ...oracles.verdict import Verdict
+from ...solvers import specs
+from ...solvers.entry import SolverEntry
+from .comparison import Comparison
+from .differential import Check
 
 CANDIDATE = "candidate"
 BASELINE = "baseline"

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from knapcheck.fuzz.checking.by_cause import Causes
-from knapcheck.fuzz.checking.differential import Check, size_allows, with_baseline
-from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.entry import SolverEntry
+from ...solvers.contract import Instance
+from ...solvers.entry import SolverEntry
+from .by_cause import Causes
+from .differential import Check, size_allows, with_baseline
 
 
 def run_on(entries: Iterable[SolverEntry], instance: Instance) -> list[SolverEntry]:

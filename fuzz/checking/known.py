@@ -5,7 +5,8 @@ same torch function: a copy of ``knapsack.py:dp_knapsack`` matches ``torch:dp_kn
 the same verdict and the same cause. The cause is read from the instance, as the traits its
 minimal reproduction needs (``cause_traits``): an empty problem, a zero-weight item, a negative
 runtime, memory off the quantization grid, runtimes float32 cannot add exactly
-(``knapcheck.fuzz.checking.float32_exact``), a capacity past 4 096 units. Minimal reproductions of one defect share their traits; the corpus's cases of
+(``knapcheck.fuzz.checking.float32_exact``), a capacity past 4 096 units. Minimal reproductions
+of one defect share their traits; the corpus's cases of
 different causes of one (solver, verdict) differ in theirs. Two defects of one solver with one
 verdict and the same traits are told apart only against a baseline (``knapcheck.fuzz.checking.gate``).
 """
@@ -15,12 +16,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from knapcheck.fuzz.checking.differential import Check, check
-from knapcheck.fuzz.checking.float32_exact import float32_exact
-from knapcheck.fuzz.corpus.regression import RegressionCase
-from knapcheck.solvers import specs
-from knapcheck.solvers.contract import SCALE, Instance
-from knapcheck.solvers.registry import resolve_one
+from ...solvers import specs
+from ...solvers.contract import SCALE, Instance
+from ...solvers.registry import resolve_one
+from ..corpus.regression import RegressionCase
+from .differential import Check, check
+from .float32_exact import float32_exact
 
 GRID_TOLERANCE = 1e-6
 """How far memory * SCALE may be from an integer and still lie on the quantization grid (float error)."""

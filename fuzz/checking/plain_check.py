@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from fractions import Fraction
 
-from dataclasses import replace
-
-from knapcheck.fuzz.checking.defects import CAUSES
-from knapcheck.fuzz.checking.differential import Check, Repaired, with_baseline
-from knapcheck.fuzz.corpus.schema import (
+from ...oracles.result import OracleResult
+from ...oracles.verdict import Judgement, Verdict
+from ...solvers.contract import Instance
+from ...solvers.entry import SolverEntry
+from ...solvers.isolation.answer import Answer
+from ...solvers.isolation.outcome import Outcome
+from ..corpus.schema import (
     INSTANCE,
     SchemaError,
     boolean,
@@ -41,13 +44,9 @@ from knapcheck.fuzz.corpus.schema import (
     string,
     whole,
 )
-from knapcheck.fuzz.checking.overshoot import OvershootSample, Overshoots
-from knapcheck.oracles.result import OracleResult
-from knapcheck.oracles.verdict import Judgement, Verdict
-from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.isolation.answer import Answer
-from knapcheck.solvers.isolation.outcome import Outcome
+from .defects import CAUSES
+from .differential import Check, Repaired, with_baseline
+from .overshoot import Overshoots, OvershootSample
 
 REPR_CHARACTERS = 2000
 """How much of an answer's repr travels."""

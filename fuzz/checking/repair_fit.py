@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from knapcheck.fuzz.checking.differential import Check, check
-from knapcheck.fuzz.checking.gate import valid
-from knapcheck.fuzz.instances import families
-from knapcheck.oracles.optimum import optimum
-from knapcheck.oracles.result import OracleResult
-from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.entry import SolverEntry
+from ...oracles.optimum import optimum
+from ...oracles.result import OracleResult
+from ...solvers.contract import Instance
+from ...solvers.entry import SolverEntry
+from ..instances import families
+from .differential import Check, check
+from .gate import valid
 
 FIT_FAMILIES = ("tiny", "tight_budget", "zero_items", "heavy_items", "duplicates_ties")
 """Small instances of every shape the catalogued defects hinge on: tight budgets (a unit more or

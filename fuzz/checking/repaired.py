@@ -23,15 +23,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from knapcheck.fuzz.checking.defects import Cause, catalogue
-from knapcheck.fuzz.checking.source_repair import Applied, Repair, function_lines, repaired
-from knapcheck.fuzz.corpus.atomic_write import write_atomically
-from knapcheck.fuzz.corpus.regression import RegressionCase
-from knapcheck.solvers import specs
-from knapcheck.solvers.cache import content_names
-from knapcheck.solvers.cache.user_directory import keep, private_directory
-from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.files.reader import UnreadableFile, read_text
+from ...solvers import specs
+from ...solvers.cache import content_names
+from ...solvers.cache.user_directory import keep, private_directory
+from ...solvers.entry import SolverEntry
+from ...solvers.files.reader import UnreadableFile, read_text
+from ..corpus.atomic_write import write_atomically
+from ..corpus.regression import RegressionCase
+from .defects import Cause, catalogue
+from .source_repair import Applied, Repair, function_lines, repaired
 
 
 @dataclass(frozen=True)

@@ -20,11 +20,11 @@ from hypothesis import Phase, find
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
-from knapcheck.fuzz.checking.differential import Check, check_against, size_allows
-from knapcheck.fuzz.instances import families
-from knapcheck.fuzz.instances.seeded_draws import seeded_settings
-from knapcheck.oracles.verdict import Verdict
-from knapcheck.solvers.contract import SCALE, Instance
+from ...oracles.verdict import Verdict
+from ...solvers.contract import SCALE, Instance
+from ..instances import families
+from ..instances.seeded_draws import seeded_settings
+from .differential import Check, check_against, size_allows
 
 MAX_ATTEMPTS = 3000
 HYPOTHESIS_EXAMPLES = 100

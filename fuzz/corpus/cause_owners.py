@@ -13,7 +13,7 @@ catalogue, which takes none.
 
 from __future__ import annotations
 
-from knapcheck.solvers import specs
+from ...solvers import specs
 
 OWNERS: dict[str, frozenset[str]] = {
     "float32": frozenset({"dp_knapsack", "dp_knapsack_sliding_hirschberg"}),

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from knapcheck.fuzz.corpus.reader import UnreadableFile, read_json
-from knapcheck.fuzz.corpus.schema import INSTANCE, all_of, integer, list_of, number, obj, string
-from knapcheck.solvers.contract import Instance
+from ...solvers.contract import Instance
+from .reader import UnreadableFile, read_json
+from .schema import INSTANCE, all_of, integer, list_of, number, obj, string
 
 CORPUS_DIR = Path(__file__).parent / "harvested"
 LARGE_CORPUS_DIR = Path(__file__).parent / "harvested_large"

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from knapcheck.fuzz.corpus.harvest_records import harvested_records, is_harvested
-from knapcheck.fuzz.corpus.reader import UnreadableFile, read_json
-from knapcheck.fuzz.corpus.schema import INSTANCE, SchemaError
-from knapcheck.solvers.contract import Instance
+from ...solvers.contract import Instance
+from .harvest_records import harvested_records, is_harvested
+from .reader import UnreadableFile, read_json
+from .schema import INSTANCE, SchemaError
 
 WHAT = "instance file"
 

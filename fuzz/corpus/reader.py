@@ -20,13 +20,13 @@ import json
 import re
 from pathlib import Path
 
-from knapcheck.fuzz.corpus.schema import Schema, SchemaError
-from knapcheck.solvers.files.reader import (
+from ...solvers.files.reader import (
     MAX_BYTES,
     UnreadableFile,
     read_bytes,
     regular_file_problem,
 )
+from .schema import Schema, SchemaError
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "InvalidJson", "UnreadableFile", "parse_json", "read_bytes", "read_json",
            "regular_file_problem", "too_deep"]

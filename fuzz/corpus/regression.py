@@ -17,11 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from knapcheck.fuzz.corpus.cause_owners import untrusted
-from knapcheck.fuzz.corpus.reader import UnreadableFile, read_json
-from knapcheck.fuzz.corpus.schema import INSTANCE, boolean, list_of, obj, one_of, string
-from knapcheck.oracles.verdict import Verdict
-from knapcheck.solvers.contract import Instance
+from ...oracles.verdict import Verdict
+from ...solvers.contract import Instance
+from .cause_owners import untrusted
+from .reader import UnreadableFile, read_json
+from .schema import INSTANCE, boolean, list_of, obj, one_of, string
 
 SCHEMA_VERSION = 1
 REGRESSION_CORPUS = Path(__file__).parent / "regressions.json"

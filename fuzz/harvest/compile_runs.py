@@ -12,10 +12,10 @@ from __future__ import annotations
 import math
 from typing import Callable, Sequence
 
-from knapcheck.fuzz.corpus.harvest_records import Harvested
-from knapcheck.fuzz.harvest.models import build
-from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.torch_plugin import use_solver
+from ...solvers.contract import Instance
+from ...solvers.torch_plugin import use_solver
+from ..corpus.harvest_records import Harvested
+from .models import build
 
 BACKEND = "aot_eager_decomp_partition"
 RECORDING_SOLVER = "torch:dp_knapsack"

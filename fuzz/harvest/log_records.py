@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
-from knapcheck.fuzz.corpus import reader
-from knapcheck.solvers.files.reader import UnreadableFile, open_stream
+from ...solvers.files.reader import UnreadableFile, open_stream
+from ..corpus import reader
 
 MAX_LINE_BYTES = 256 * 1024 * 1024
 """The longest line read (a ``min_cut_information`` payload is one line: about 2.3 MB for a 24-block transformer)."""

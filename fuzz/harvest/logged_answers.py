@@ -14,16 +14,16 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from knapcheck.fuzz.checking.differential import check
-from knapcheck.fuzz.checking.overshoot import relative_overshoot
-from knapcheck.fuzz.corpus.harvest_records import Harvested
-from knapcheck.fuzz.harvest.logged_knapsacks import TraceHarvest
-from knapcheck.oracles.optimum import optimum
-from knapcheck.oracles.result import OracleResult
-from knapcheck.oracles.verdict import Judgement, Verdict, judge, real_memory_slack
-from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.isolation.outcome import RETURNED, Outcome
-from knapcheck.solvers.registry import resolve_one
+from ...oracles.optimum import optimum
+from ...oracles.result import OracleResult
+from ...oracles.verdict import Judgement, Verdict, judge, real_memory_slack
+from ...solvers.contract import Instance
+from ...solvers.isolation.outcome import RETURNED, Outcome
+from ...solvers.registry import resolve_one
+from ..checking.differential import check
+from ..checking.overshoot import relative_overshoot
+from ..corpus.harvest_records import Harvested
+from .logged_knapsacks import TraceHarvest
 
 COMPARED = ("expanding_core", "budget_safe")
 FAMILY = "trace"

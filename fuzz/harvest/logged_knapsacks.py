@@ -36,9 +36,9 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from knapcheck.fuzz.corpus.harvest_records import Harvested, TraceOrigin, TraceRegion
-from knapcheck.fuzz.harvest.log_records import TraceError, TraceRecord, parse_json, read_records
-from knapcheck.solvers.contract import Instance
+from ...solvers.contract import Instance
+from ..corpus.harvest_records import Harvested, TraceOrigin, TraceRegion
+from .log_records import TraceError, TraceRecord, parse_json, read_records
 
 ARTIFACT = "min_cut_information"
 CACHE_HIT = "aotautograd_cache_hit"

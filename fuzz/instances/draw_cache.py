@@ -31,8 +31,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
-from knapcheck.solvers.cache.user_directory import keep, private_directory
-from knapcheck.solvers.contract import Instance
+from ...solvers.cache.user_directory import keep, private_directory
+from ...solvers.contract import Instance
 
 OFF = "off"
 VARIABLE = "KNAPCHECK_DRAW_CACHE"
@@ -96,7 +96,7 @@ def _signature(secret: bytes, name: str, instances: list) -> str:
 
 
 def _read(path: Path, name: str, count: int, secret: bytes) -> list[Instance] | None:
-    from knapcheck.fuzz.corpus.reader import read_json
+    from ..corpus.reader import read_json
 
     if not path.exists():
         return None

@@ -13,8 +13,8 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import combinations_with_replacement, product
 
-from knapcheck.fuzz.instances import scale, sizes
-from knapcheck.solvers.contract import SCALE, Instance
+from ...solvers.contract import SCALE, Instance
+from . import scale, sizes
 
 SMALL_MAX_ITEMS = 3
 SMALL_WEIGHTS = (0, 1, 2, 3)

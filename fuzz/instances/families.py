@@ -15,8 +15,8 @@ import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from knapcheck.fuzz.instances import enumerated, sizes
-from knapcheck.solvers.contract import Instance
+from ...solvers.contract import Instance
+from . import enumerated, sizes
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -48,7 +48,7 @@ class Family:
         the whole list of an enumerated family."""
         if self.listing is not None:
             return list(self.listing())
-        from knapcheck.fuzz.instances import draw_cache, strategies
+        from . import draw_cache, strategies
 
         return draw_cache.cached_draw(self.name, count, seed_value,
                                       lambda: strategies.sample(self.instances(), count, seed_value))
@@ -79,7 +79,7 @@ def _limits(name: str) -> Callable[[], Sequence[Instance]]:
     """The boundary family ``name`` of ``knapcheck.fuzz.instances.limits``, listed when first asked."""
 
     def listing() -> Sequence[Instance]:
-        from knapcheck.fuzz.instances import limits
+        from . import limits
 
         return limits.listing(name)
 
@@ -90,7 +90,7 @@ def _pisinger_class(name: str) -> Callable[[], SearchStrategy[Instance]]:
     """Pisinger's class ``name`` (``knapcheck.fuzz.instances.pisinger.CLASSES``) as instances, imported when it first draws."""
 
     def strategy() -> SearchStrategy[Instance]:
-        from knapcheck.fuzz.instances import pisinger, strategies
+        from . import pisinger, strategies
 
         return strategies.from_raw(pisinger.CLASSES[name])()
 

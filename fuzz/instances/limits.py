@@ -30,7 +30,7 @@ import math
 from functools import lru_cache
 from typing import NamedTuple
 
-from knapcheck.solvers.contract import SCALE, Instance
+from ...solvers.contract import SCALE, Instance
 
 TABLE_LIMITS = (2**15, 2**16, 2**20, 2**24)
 """Limits of int16 and uint16 weights and of tables or profiles a solver might cap: torch's float32

@@ -21,8 +21,8 @@ from typing import Callable
 
 from hypothesis import strategies as st
 
-from knapcheck.fuzz.instances.sizes import PISINGER_MAX_ITEMS as MAX_ITEMS
-from knapcheck.fuzz.instances.sizes import PISINGER_SIMILAR_WEIGHTS_MAX_ITEMS as SIMILAR_WEIGHTS_MAX_ITEMS
+from .sizes import PISINGER_MAX_ITEMS as MAX_ITEMS
+from .sizes import PISINGER_SIMILAR_WEIGHTS_MAX_ITEMS as SIMILAR_WEIGHTS_MAX_ITEMS
 
 R = 1000
 """Data range of weights and profits, in quantized units."""

@@ -18,9 +18,9 @@ import random
 
 from hypothesis import strategies as st
 
-from knapcheck.fuzz.instances import scale
-from knapcheck.fuzz.instances.sizes import HUGE_CAPACITY_MAX_ITEMS, MANY_ITEMS_MAX_ITEMS, RUNTIME_SPAN_MAX_ITEMS
-from knapcheck.solvers.contract import SCALE, Instance
+from ...solvers.contract import SCALE, Instance
+from . import scale
+from .sizes import HUGE_CAPACITY_MAX_ITEMS, MANY_ITEMS_MAX_ITEMS, RUNTIME_SPAN_MAX_ITEMS
 
 STEPS = 1000
 CAPACITY_SKEW = 2

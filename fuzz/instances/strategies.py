@@ -20,11 +20,11 @@ from typing import Callable
 from hypothesis import given, seed
 from hypothesis import strategies as st
 
-from knapcheck.fuzz.corpus.harvest_records import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
-from knapcheck.fuzz.instances.pisinger import Raw
-from knapcheck.fuzz.instances.seeded_draws import seeded_settings
-from knapcheck.fuzz.instances.sizes import FLOAT32_LIMITS_MAX_ITEMS, MAX_ITEMS, QUANTIZATION_MAX_ITEMS
-from knapcheck.solvers.contract import SCALE, Instance
+from ...solvers.contract import SCALE, Instance
+from ..corpus.harvest_records import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
+from .pisinger import Raw
+from .seeded_draws import seeded_settings
+from .sizes import FLOAT32_LIMITS_MAX_ITEMS, MAX_ITEMS, QUANTIZATION_MAX_ITEMS
 
 MAX_UNITS = 400
 

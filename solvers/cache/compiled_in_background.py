@@ -35,7 +35,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from knapcheck.solvers.cache.user_directory import cannot_keep, keep, private_directory
+from .user_directory import cannot_keep, keep, private_directory
 
 LOOK_SECONDS = 0.5
 """How often a process that found the cache cold looks for the mark again."""

@@ -12,7 +12,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from knapcheck.solvers.files.reader import UnreadableFile, read_bytes
+from ..files.reader import UnreadableFile, read_bytes
 
 PREFIX = "repaired_"
 _NAMED = re.compile(rf"{PREFIX}([0-9a-f]{{16}})\.py")

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from numba.extending import register_jitable
 
-from knapcheck.solvers.core.arith import floor_bound, integers, rate_of, ratio, ratios, threshold_of
-from knapcheck.solvers.core.items import (
+from .arith import floor_bound, integers, rate_of, ratio, ratios, threshold_of
+from .items import (
     BREAK_FIELDS,
     CURSORS,
     LEFT_COUNT,
@@ -47,7 +47,7 @@ from knapcheck.solvers.core.items import (
     next_add,
     next_remove,
 )
-from knapcheck.solvers.core.reductions import (
+from .reductions import (
     FIRST_CORE,
     GROUP_LIMIT,
     best_group_pairing,
@@ -57,7 +57,7 @@ from knapcheck.solvers.core.reductions import (
     group_positions,
     next_goal,
 )
-from knapcheck.solvers.core.states import BITS, FIELDS, PROFIT, WEIGHT, checkpoint_due, copy_field, merge, recover, step_bit
+from .states import BITS, FIELDS, PROFIT, WEIGHT, checkpoint_due, copy_field, merge, recover, step_bit
 
 DIVISIBILITY = 1
 PAIRING = 2
@@ -168,8 +168,10 @@ def expand(weights, profits, capacity, lower, upper, state_limit, reductions):
             x = best_pairing(w, p, left_last, right_first, at, states, count, brk[2], adding, best, bound)
         else:
             forced = False
-            can_add = at[NEXT_ADD] <= at[SORTED_LAST] or at[RIGHT_COUNT] > 0 and next_add(w, p, key, idx, right_first, right_last, at, brk, goal, scale)
-            can_remove = at[NEXT_REMOVE] >= at[SORTED_FIRST] or at[LEFT_COUNT] > 0 and next_remove(w, p, key, idx, left_first, left_last, at, brk, goal, scale)
+            can_add = at[NEXT_ADD] <= at[SORTED_LAST] or at[RIGHT_COUNT] > 0 and next_add(
+                w, p, key, idx, right_first, right_last, at, brk, goal, scale)
+            can_remove = at[NEXT_REMOVE] >= at[SORTED_FIRST] or at[LEFT_COUNT] > 0 and next_remove(
+                w, p, key, idx, left_first, left_last, at, brk, goal, scale)
             if not can_add and not can_remove:
                 break
             adding = can_add and (adding_turn or not can_remove)
@@ -204,8 +206,10 @@ def expand(weights, profits, capacity, lower, upper, state_limit, reductions):
         # The first core is enumerated whole (the next items are not the bounds' yet); after it,
         # the merge drops the states whose bound cannot reach the goal.
         pruning = stage >= FIRST_CORE
-        can_add = pruning and (at[NEXT_ADD] <= at[SORTED_LAST] or at[RIGHT_COUNT] > 0 and next_add(w, p, key, idx, right_first, right_last, at, brk, goal, scale))
-        can_remove = pruning and (at[NEXT_REMOVE] >= at[SORTED_FIRST] or at[LEFT_COUNT] > 0 and next_remove(w, p, key, idx, left_first, left_last, at, brk, goal, scale))
+        can_add = pruning and (at[NEXT_ADD] <= at[SORTED_LAST] or at[RIGHT_COUNT] > 0 and next_add(
+            w, p, key, idx, right_first, right_last, at, brk, goal, scale))
+        can_remove = pruning and (at[NEXT_REMOVE] >= at[SORTED_FIRST] or at[LEFT_COUNT] > 0 and next_remove(
+            w, p, key, idx, left_first, left_last, at, brk, goal, scale))
         t = at[NEXT_ADD]
         s = at[NEXT_REMOVE]
         add_rate = rate_of(p[t], w[t]) if can_add else rate_of(0, 1)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from numba.extending import register_jitable
 
-from knapcheck.solvers.core.arith import before, descending, integers, may_improve, ratios
+from .arith import before, descending, integers, may_improve, ratios
 
 NEXT_ADD = 0
 NEXT_REMOVE = 1

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from numba.extending import register_jitable
 
-from knapcheck.solvers.core.arith import gcd, integers
+from .arith import gcd, integers
 
 WORK_PER_ITEM = 64
 """The programme runs only where each efficiency's distinct multipliers times their sum are at most

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from numba.extending import register_jitable
 
-from knapcheck.solvers.core.arith import gcd, integers, rate_of, threshold_of
-from knapcheck.solvers.core.items import NEXT_ADD, NEXT_REMOVE, SORTED_FIRST, SORTED_LAST, may_flip, unreached_left, unreached_right
-from knapcheck.solvers.core.states import BITS, FIELDS, PROFIT, WEIGHT, heaviest_within, merge
+from .arith import gcd, integers, rate_of, threshold_of
+from .items import NEXT_ADD, NEXT_REMOVE, SORTED_FIRST, SORTED_LAST, may_flip, unreached_left, unreached_right
+from .states import BITS, FIELDS, PROFIT, WEIGHT, heaviest_within, merge
 
 
 @register_jitable
@@ -227,7 +227,8 @@ def best_group_pairing(w, p, positions, right, states, count, capacity, best, bo
             base_w += w[x]
             base_p += p[x]
         none = rate_of(0, 1)
-        kept, _, _, _, _ = merge(group, kept, w[x], p[x], 1 << m, other, beyond, 0, False, False, none, threshold_of(0, none, 0, 0), False, none, threshold_of(0, none, 0, 0))
+        kept, _, _, _, _ = merge(group, kept, w[x], p[x], 1 << m, other, beyond, 0, False, False, none,
+                                 threshold_of(0, none, 0, 0), False, none, threshold_of(0, none, 0, 0))
         group, other = other, group
     found = -1
     found_bits = 0

@@ -41,10 +41,10 @@ from pathlib import Path
 import numba
 from numba.extending import register_jitable
 
-from knapcheck.solvers.core.arith import integers
-from knapcheck.solvers.core.expansion import NO_LIMIT, REDUCTIONS, SURROGATE, TWO_EFFICIENCIES, expand
-from knapcheck.solvers.core.proportional import two_efficiencies
-from knapcheck.solvers.core.surrogate import surrogate_bound
+from .arith import integers
+from .expansion import NO_LIMIT, REDUCTIONS, SURROGATE, TWO_EFFICIENCIES, expand
+from .proportional import two_efficiencies
+from .surrogate import surrogate_bound
 
 SURROGATE_STATES = 2000
 """States beyond which the first expansion stops for the surrogate relaxation."""
@@ -57,7 +57,7 @@ HELPERS = (
     "surrogate.py",
     "proportional.py",
 )
-HELPERS_DIGEST = "8929e98b661bbaee79d93729f5e3ffd4f04f3f53fce86e49562bae20f5cf88c3"
+HELPERS_DIGEST = "2eae53adaeaf3731d006ae1826d64847cba2195fa8e6d2fcac7fa3b572bc26ee"
 """sha256 of the helper modules' sources (``helpers_digest()``), updated with every change to them."""
 
 

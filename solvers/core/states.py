@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from numba.extending import register_jitable
 
-from knapcheck.solvers.core.arith import integers, reaches
+from .arith import integers, reaches
 
 WINDOW = 62
 """Core steps each state remembers (bits of a non-negative int64)."""

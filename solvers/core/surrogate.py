@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from numba.extending import register_jitable
 
-from knapcheck.solvers.core.arith import ascending, floor_bound, integers, more_efficient
-from knapcheck.solvers.core.expansion import NO_LIMIT, SURROGATE, expand
-from knapcheck.solvers.core.items import SMALL_RANGE
+from .arith import ascending, floor_bound, integers, more_efficient
+from .expansion import NO_LIMIT, SURROGATE, expand
+from .items import SMALL_RANGE
 
 
 @register_jitable

@@ -30,7 +30,7 @@ from typing import Sequence
 
 import torch
 
-from knapcheck.solvers.dp.rows import TorchRows
+from .rows import TorchRows
 
 if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")
@@ -189,7 +189,8 @@ class TritonRows(TorchRows):
     Triton kernels above (its forward pass is TorchRows', calling the row updates per group).
 
     ``max_span`` sets the group kernel's window and ``stream_block`` the streaming kernel's block
-    (powers of two; small values exercise the halo and multi-program paths on small rows in tests). ``group=False`` streams every item in its own launch: the
+    (powers of two; small values exercise the halo and multi-program paths on small rows in tests).
+    ``group=False`` streams every item in its own launch: the
     one-item-per-launch baseline the benchmark compares with.
     """
 

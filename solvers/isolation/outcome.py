@@ -11,9 +11,9 @@ import traceback
 from dataclasses import dataclass
 from typing import Sequence
 
-from knapcheck.solvers.contract import Instance, ProblemTooLarge, Solver
-from knapcheck.solvers.isolation import answer as reading
-from knapcheck.solvers.isolation.answer import Answer, clipped, exception_text, plain_answer
+from ..contract import Instance, ProblemTooLarge, Solver
+from . import answer as reading
+from .answer import Answer, clipped, exception_text, plain_answer
 
 RETURNED = "returned"
 RAISED = "raised"

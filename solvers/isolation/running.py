@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.isolation import hash_seeds
-from knapcheck.solvers.isolation.outcome import Outcome, call_in_process
-from knapcheck.solvers.isolation.worker import call_isolated, call_isolated_many
+from ..contract import Instance
+from ..entry import SolverEntry
+from . import hash_seeds
+from .outcome import Outcome, call_in_process
+from .worker import call_isolated, call_isolated_many
 
 
 def run(entry: SolverEntry, instance: Instance, *, other_process: bool = False) -> Outcome:

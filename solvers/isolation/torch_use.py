@@ -18,8 +18,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from knapcheck.solvers import specs
-from knapcheck.solvers.files.reader import UnreadableFile, read_bytes
+from .. import specs
+from ..files.reader import UnreadableFile, read_bytes
 
 
 def uses_torch(spec_text: str) -> bool:

@@ -33,8 +33,8 @@ import signal
 import time
 from pathlib import Path
 
-from knapcheck.solvers.isolation import lifetime
-from knapcheck.solvers.isolation.outcome import CRASHED, OUT_OF_MEMORY
+from . import lifetime
+from .outcome import CRASHED, OUT_OF_MEMORY
 
 TASK_LIMIT = 1024
 """Processes (sampling) or tasks, threads included (cgroups), one worker's tree may hold."""

@@ -15,13 +15,13 @@ from __future__ import annotations
 import json
 import math
 import select
-from array import array
 import socket
 import time
+from array import array
 
-from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.isolation.answer import INDEX_LIMIT, TEXT_LIMIT, Answer, clipped
-from knapcheck.solvers.isolation.outcome import KINDS, RETURNED, Outcome
+from ..contract import Instance
+from .answer import INDEX_LIMIT, TEXT_LIMIT, Answer, clipped
+from .outcome import KINDS, RETURNED, Outcome
 
 _HEADER = 8
 _TEXT_CHARACTERS = 6 * (TEXT_LIMIT + 100)

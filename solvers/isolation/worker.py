@@ -45,13 +45,13 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from knapcheck.solvers import specs
-from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.entry import SolverEntry
-from knapcheck.solvers.isolation import hash_seeds, lifetime, tree_caps, wire, zygotes
-from knapcheck.solvers.isolation.answer import clipped, exception_text, in_worker
-from knapcheck.solvers.isolation.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
-from knapcheck.solvers.isolation.torch_use import uses_torch
+from .. import specs
+from ..contract import Instance
+from ..entry import SolverEntry
+from . import hash_seeds, lifetime, tree_caps, wire, zygotes
+from .answer import clipped, exception_text, in_worker
+from .outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
+from .torch_use import uses_torch
 
 DEFAULT_TIME_LIMIT = 60.0
 """Seconds one call may take before its worker is killed and the call is TIMED_OUT."""
@@ -344,7 +344,7 @@ def send_worker_output_to(descriptor: int | None) -> None:
 
 INTRA_OP_THREADS = "1"
 """torch's intra-op threads (``OMP_NUM_THREADS``) in each worker, and in a command's own process
-(``knapcheck.cli``), unless the user's environment sets them. A check runs a worker per target
+(``knapcheck.commands.cli``), unless the user's environment sets them. A check runs a worker per target
 beside the process that judges: with two threads each they were several times more threads than
 cores, and an operation's threads waited for one another through whole time slices (the README's
 main job on 2 cores: 68 s with torch's default of one thread per core, 55 s with one).

@@ -41,7 +41,7 @@ import socket
 import sys
 import traceback
 
-from knapcheck.solvers.isolation.zygotes import PACKET_BYTES
+from .zygotes import PACKET_BYTES
 
 _PR_SET_PDEATHSIG = 1
 
@@ -81,7 +81,7 @@ def _import(control: socket.socket, with_torch: bool) -> None:
         if with_torch:
             import torch  # noqa: F401
 
-        from knapcheck.solvers.isolation import worker  # noqa: F401
+        from . import worker  # noqa: F401
     except BaseException as exc:
         control.send(json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode())
         os._exit(1)
@@ -111,7 +111,7 @@ def _fork(control: socket.socket, request: dict, descriptors: list[int]) -> int:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-        from knapcheck.solvers.isolation.worker import serve
+        from .worker import serve
 
         sys.argv = ["-c", str(zygote), "3", *request["fork"]]
         serve(*sys.argv[1:])

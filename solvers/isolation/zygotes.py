@@ -30,7 +30,7 @@ import threading
 import time
 from typing import Mapping
 
-from knapcheck.solvers.isolation import lifetime
+from . import lifetime
 
 STARTUP_TIME_LIMIT = 120.0
 """Seconds a zygote may take to import torch and say it is ready."""

@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from knapcheck.usage import UsageError
+from .usage import UsageError
 
 if TYPE_CHECKING:
-    from knapcheck.solvers.entry import SolverEntry
+    from ..solvers.entry import SolverEntry
 
 DEFAULT_TARGETS = ("ours", "torch")
 SPEC_FORMS = "ours, torch, torch:NAME, FILE.py:NAME, FILE.py (its functions named like torch's), module:NAME or a registered name"
@@ -34,7 +34,7 @@ promises:
 def entries_for(specs: list[str] | None, option: str) -> list[SolverEntry]:
     """The registry entries the specs given to ``option`` name (``ours``: every solver of ours; a
     bare ``FILE.py``: its functions named like torch's), each once, in order."""
-    from knapcheck.solvers.registry import ours, resolve_all
+    from ..solvers.registry import ours, resolve_all
 
     specs = specs or list(DEFAULT_TARGETS)
     expanded: list[str] = []
@@ -56,7 +56,7 @@ def targets_and_baselines(
     """The entries the specs of ``option`` and of ``--baseline`` name, keeping only the baselines
     some target is compared with (``knapcheck.fuzz.checking.gate.counterparts``); a target without a single
     counterpart is a UsageError."""
-    from knapcheck.fuzz.checking.gate import counterparts
+    from ..fuzz.checking.gate import counterparts
 
     targets = entries_for(target_specs, option)
     baselines = entries_for(baseline_specs, "--baseline") if baseline_specs else []
@@ -74,10 +74,10 @@ def prepare_workers(target_specs: list[str] | None, baseline_specs: list[str] | 
     solvers that runs in this process (unless ``all_isolated``: a report isolates every target).
     ``load_targets`` forks the workers; a spec that turns out wrong costs only a zygote, which ends
     with this process."""
-    from knapcheck.solvers.catalog import OURS
-    from knapcheck.solvers.isolation import hash_seeds, zygotes
-    from knapcheck.solvers.isolation.torch_use import uses_torch
-    from knapcheck.solvers.isolation.worker import worker_environment
+    from ..solvers.catalog import OURS
+    from ..solvers.isolation import hash_seeds, zygotes
+    from ..solvers.isolation.torch_use import uses_torch
+    from ..solvers.isolation.worker import worker_environment
 
     in_process = set() if all_isolated else {entry.name for entry in OURS if not entry.isolate}
     given = [*(target_specs or DEFAULT_TARGETS), *(baseline_specs or [])]
@@ -92,8 +92,8 @@ def prepare_workers(target_specs: list[str] | None, baseline_specs: list[str] | 
 def functions_of_files(specs: list[str], option: str) -> list[str]:
     """The specs, a bare ``FILE.py`` made into ``FILE.py:NAME`` for each function it defines that is
     named like one of torch's solvers (read from its syntax tree, without running it)."""
-    from knapcheck.fuzz.corpus.reader import read_bytes
-    from knapcheck.solvers.registry import TORCH_SOLVER_NAMES
+    from ..fuzz.corpus.reader import read_bytes
+    from ..solvers.registry import TORCH_SOLVER_NAMES
 
     expanded = []
     for spec in specs:
@@ -132,7 +132,7 @@ def load_targets(entries: list[SolverEntry], *, determinism: bool = False) -> No
     """Load every entry's solver now: isolated ones in their worker processes (started side by
     side, with ``determinism`` the second workers of exact ones too), the others here. UsageError
     naming each one that cannot be loaded."""
-    from knapcheck.solvers.isolation.worker import start_workers
+    from ..solvers.isolation.worker import start_workers
 
     isolated = [e for e in entries if e.isolate]
     problems = [

@@ -6,11 +6,11 @@ import argparse
 import json
 from pathlib import Path
 
-from knapcheck import exit_status
-from knapcheck.output_checks import writable_file
-from knapcheck.solver_log import default_path, solver_log
-from knapcheck.targets import SPEC_FORMS, entries_for, load_targets, promise_help
-from knapcheck.usage import UsageError
+from . import exit_status
+from .output_checks import writable_file
+from .solver_log import default_path, solver_log
+from .targets import SPEC_FORMS, entries_for, load_targets, promise_help
+from .usage import UsageError
 
 EXAMPLES = """\
 examples:
@@ -46,10 +46,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from knapcheck.fuzz.checking.differential import check
-    from knapcheck.fuzz.corpus.instance_files import read_instances
-    from knapcheck.oracles.optimum import optimum
-    from knapcheck.reports.solve_report import render_json, render_text
+    from ..fuzz.checking.differential import check
+    from ..fuzz.corpus.instance_files import read_instances
+    from ..oracles.optimum import optimum
+    from ..reports.solve_report import render_json, render_text
 
     try:
         instances = read_instances(args.file)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from knapcheck import exit_status
-from knapcheck.output_checks import OutputKind, writable_file, write_output
-from knapcheck.targets import SPEC_FORMS, entries_for, prepare_workers
-from knapcheck.usage import UsageError
+from . import exit_status
+from .output_checks import OutputKind, writable_file, write_output
+from .targets import SPEC_FORMS, entries_for, prepare_workers
+from .usage import UsageError
 
 EXAMPLES = """\
 examples:
@@ -42,13 +42,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     prepare_workers([args.solver], None, all_isolated=True)
-    from knapcheck.fuzz.checking.by_cause import Causes
-    from knapcheck.fuzz.checking.defects import CAUSES
-    from knapcheck.fuzz.checking.repaired import repaired_file
-    from knapcheck.inputs import stored_instances
-    from knapcheck.reports.repairs import applied_text
-    from knapcheck.solvers.registry import with_isolation
-    from knapcheck.solvers.specs import shown_path
+    from ..fuzz.checking.by_cause import Causes
+    from ..fuzz.checking.defects import CAUSES
+    from ..fuzz.checking.repaired import repaired_file
+    from ..reports.repairs import applied_text
+    from ..solvers.registry import with_isolation
+    from ..solvers.specs import shown_path
+    from .inputs import stored_instances
 
     cases = stored_instances(args.regressions, []).cases
     entries = [with_isolation(entry) for entry in entries_for([args.solver], "SPEC")]

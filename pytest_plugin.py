@@ -38,11 +38,11 @@ import pytest
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from knapcheck.fuzz.checking.differential import Check
-    from knapcheck.fuzz.corpus.regression import RegressionCase
-    from knapcheck.oracles.result import OracleResult
-    from knapcheck.solvers.contract import Instance
-    from knapcheck.solvers.entry import SolverEntry
+    from .fuzz.checking.differential import Check
+    from .fuzz.corpus.regression import RegressionCase
+    from .oracles.result import OracleResult
+    from .solvers.contract import Instance
+    from .solvers.entry import SolverEntry
 
 DEFAULT_PER_FAMILY = 10
 """Instances drawn from each sampled family unless --knapcheck-per-family says otherwise."""
@@ -115,11 +115,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _plan(config: pytest.Config) -> Plan:
     """The options read into a Plan; pytest.UsageError (one line) for anything wrong with them."""
-    from knapcheck.fuzz.checking.gate import pair
-    from knapcheck.fuzz.instances import families
-    from knapcheck.solvers.registry import resolve_all
-    from knapcheck.targets import entries_for, functions_of_files
-    from knapcheck.usage import UsageError
+    from .commands.targets import entries_for, functions_of_files
+    from .commands.usage import UsageError
+    from .fuzz.checking.gate import pair
+    from .fuzz.instances import families
+    from .solvers.registry import resolve_all
 
     per_family, seed = config.getoption("knapcheck_per_family"), config.getoption("knapcheck_seed")
     if per_family < 1:
@@ -143,7 +143,7 @@ def _plan(config: pytest.Config) -> Plan:
 
 class _SolverLog:
     """Where the targets' workers print: one log per pytest run, capped as a command's solver log is
-    (``knapcheck.solver_log``), never pytest's own output.
+    (``knapcheck.commands.solver_log``), never pytest's own output.
 
     The process pytest was started in makes the log (or checks the file --knapcheck-solver-log
     names) and tells pytest-xdist's workers its path as they start. Every process that runs tests
@@ -153,8 +153,8 @@ class _SolverLog:
     """
 
     def __init__(self, config: pytest.Config) -> None:
-        from knapcheck.solver_log import LOG_LIMIT, capped_worker_output, default_path, open_log
-        from knapcheck.usage import UsageError
+        from .commands.solver_log import LOG_LIMIT, capped_worker_output, default_path, open_log
+        from .commands.usage import UsageError
 
         worker = getattr(config, "workerinput", None)
         given = worker[LOG_KEY] if worker else config.getoption("knapcheck_solver_log")
@@ -186,7 +186,7 @@ class _SolverLog:
         return f"knapcheck: what the targets printed is in {self.path}{truncated}"
 
     def remove_if_unused(self) -> None:
-        from knapcheck.solver_log import remove_if_empty
+        from .commands.solver_log import remove_if_empty
 
         if self.owner and self.created:
             remove_if_empty(self.path)
@@ -215,7 +215,7 @@ class _Session:
         node.workerinput[LOG_KEY] = str(self.log.path)
 
     def pytest_sessionfinish(self) -> None:
-        from knapcheck.solvers.isolation.worker import stop_workers
+        from .solvers.isolation.worker import stop_workers
 
         stop_workers()
         self.log.close()
@@ -241,7 +241,7 @@ class _Session:
 
 def _label(entry: SolverEntry, targets: tuple[SolverEntry, ...]) -> str:
     """A target's node name: its function name when no other target has it, else its full name."""
-    from knapcheck.fuzz.checking.gate import function_name
+    from .fuzz.checking.gate import function_name
 
     name = function_name(entry) or entry.name
     return name if sum(function_name(t) == name for t in targets) == 1 else entry.name.replace("::", ":")
@@ -261,8 +261,8 @@ class Suite(pytest.Collector):
         self.plan = plan
 
     def collect(self):
-        from knapcheck.fuzz.corpus.regression import read_regression_corpus
-        from knapcheck.fuzz.instances import families
+        from .fuzz.corpus.regression import read_regression_corpus
+        from .fuzz.instances import families
 
         plan = self.plan
         if not self.config.option.collectonly:
@@ -284,7 +284,7 @@ class Suite(pytest.Collector):
 
     def _load(self) -> None:
         """Every target and baseline loaded now, so one that cannot be is a collection error, said once."""
-        from knapcheck.solvers.isolation.worker import start_workers
+        from .solvers.isolation.worker import start_workers
 
         entries = [*self.plan.targets, *self.plan.counterparts.values()]
         unloadable = start_workers([e for e in entries if e.isolate], second_for_exact=True)
@@ -308,7 +308,7 @@ class TargetTests(pytest.Collector):
     """One target's tests: a test per instance of each source, then one per corpus case."""
 
     def __init__(self, *, entry, counterpart, sources, cases, oracles, **kwargs) -> None:
-        from knapcheck.fuzz.checking.by_cause import Causes
+        from .fuzz.checking.by_cause import Causes
 
         super().__init__(**kwargs)
         self.entry = entry
@@ -319,7 +319,7 @@ class TargetTests(pytest.Collector):
         self.causes = Causes([counterpart] if counterpart is not None else [], cases)
 
     def collect(self):
-        from knapcheck.fuzz.checking.check import determinism_positions
+        from .fuzz.checking.check import determinism_positions
 
         for family, instances in self.sources:
             twice = determinism_positions(instances)
@@ -339,7 +339,7 @@ class _Oracles:
         self._found: dict[Instance, OracleResult] = {}
 
     def __call__(self, instance: Instance) -> OracleResult:
-        from knapcheck.oracles.optimum import optimum
+        from .oracles.optimum import optimum
 
         if instance not in self._found:
             self._found[instance] = optimum(instance)
@@ -364,18 +364,18 @@ class InstanceTest(pytest.Item):
         on the entries ``run_on`` it), the gate's status read as an outcome: a pass, a failure that
         counts fails, one that does not (shared with the baseline, a known defect of it made visible)
         is an expected failure, and an instance past what the target promises to solve is skipped."""
-        from knapcheck.fuzz.checking import gate
-        from knapcheck.fuzz.checking.instance_decision import decided, run_on
-        from knapcheck.fuzz.checking.defects import describe
-        from knapcheck.fuzz.checking.differential import check, determinism_calls
-        from knapcheck.oracles.verdict import Verdict
-        from knapcheck.reports.repairs import repaired_sentence
+        from .fuzz.checking import gate
+        from .fuzz.checking.defects import describe
+        from .fuzz.checking.differential import check, determinism_calls
+        from .fuzz.checking.instance_decision import decided, run_on
+        from .oracles.verdict import Verdict
+        from .reports.repairs import repaired_sentence
 
         tests: TargetTests = self.parent
         target, counterpart = tests.entry, tests.counterpart
         entries = run_on([target] if counterpart is None else [target, counterpart], self.instance)
         if target not in entries:
-            from knapcheck.solvers.specs import shown
+            from .solvers.specs import shown
 
             weights, capacity = self.instance.quantized(target.rounding)
             pytest.skip(f"not run: {shown(target.name)} does not promise to solve {len(weights)} items of capacity {capacity}"
@@ -413,10 +413,10 @@ def failure_message(done: Check, test: str, cases: Sequence[RegressionCase] = ()
     """The verdict on the instance of ``test`` (``tiny[3]``, ``corpus[ID]``), what was wrong, the
     baseline's verdict on the instance, and the reproduction. Without a baseline, the corpus case
     that explains the failure, if one does (``knapcheck.fuzz.checking.known``)."""
-    from knapcheck.fuzz.checking import gate
-    from knapcheck.fuzz.checking.known import known_case
-    from knapcheck.reports.repairs import repaired_sentence
-    from knapcheck.reports.reproduction import snippet
+    from .fuzz.checking import gate
+    from .fuzz.checking.known import known_case
+    from .reports.repairs import repaired_sentence
+    from .reports.reproduction import snippet
 
     returned = done.outcome.answer if done.outcome.returned else done.outcome.error
     status = ""

@@ -12,10 +12,10 @@ import re
 import sys
 from pathlib import Path
 
-from knapcheck import exit_status
-from knapcheck.output_checks import REGRESSION_CORPUS, writable_file
-from knapcheck.reports.words import counted
-from knapcheck.usage import UsageError
+from ..reports.words import counted
+from . import exit_status
+from .output_checks import REGRESSION_CORPUS, writable_file
+from .usage import UsageError
 
 CORPUS_IN_REPOSITORY = Path("fuzz") / "corpus" / "regressions.json"
 
@@ -49,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def repository_corpus(start: Path) -> Path | None:
     """The corpus of the knapcheck repository that holds ``start``, if it is inside one."""
-    from knapcheck.fuzz.corpus.reader import UnreadableFile, read_bytes
+    from ..fuzz.corpus.reader import UnreadableFile, read_bytes
 
     for directory in [start, *start.parents]:
         corpus = directory / CORPUS_IN_REPOSITORY
@@ -78,9 +78,9 @@ def target_corpus(named: Path | None) -> tuple[Path, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from knapcheck.fuzz.campaign.promotion import false_claim, promote
-    from knapcheck.fuzz.campaign.store import FailureStore
-    from knapcheck.fuzz.corpus.regression import load_regression_corpus
+    from ..fuzz.campaign.promotion import false_claim, promote
+    from ..fuzz.campaign.store import FailureStore
+    from ..fuzz.corpus.regression import load_regression_corpus
 
     if not (args.db / "failures").is_dir():
         raise UsageError(f"--db {args.db} holds no failure store (no {args.db / 'failures'})")

@@ -9,7 +9,7 @@ number, as shells report it). A second signal stops it at once, without a report
 unless it comes within ``REPEAT_SECONDS`` of the first: ``timeout`` sends its SIGTERM to the
 command and then to the command's whole process group, which includes the command again.
 Every other command stops at once on either signal, with one line and the same exit statuses
-(``knapcheck.cli``), running its clean-up on the way (workers, temporary files) as Ctrl-C always did.
+(``knapcheck.commands.cli``), running its clean-up on the way (workers, temporary files) as Ctrl-C always did.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-from knapcheck import exit_status
+from . import exit_status
 
 REPEAT_SECONDS = 1.0
 """A signal this soon after the first is the same request, not a second one."""

@@ -16,11 +16,11 @@ import signal
 import sys
 import traceback
 
-from knapcheck import exit_status
-from knapcheck.output_checks import OutputTaken
-from knapcheck.solvers.isolation.worker import INTRA_OP_THREADS
-from knapcheck.stop_signals import STATUSES, raise_terminated, stopped_by
-from knapcheck.usage import ArgumentParser, UsageError
+from ..solvers.isolation.worker import INTRA_OP_THREADS
+from . import exit_status
+from .output_checks import OutputTaken
+from .stop_signals import STATUSES, raise_terminated, stopped_by
+from .usage import ArgumentParser, UsageError
 
 COMMANDS = {
     "check": ("check_command", "cross-check solvers against the exact oracles"),
@@ -42,7 +42,7 @@ Run `knapcheck COMMAND --help` for a command's options, examples and exit status
 
 def version_text() -> str:
     """knapcheck's version and those of torch and ortools, read without importing them."""
-    from knapcheck.reports.environment import installed_version, knapcheck_version
+    from ..reports.environment import installed_version, knapcheck_version
 
     versions = [f"knapcheck {knapcheck_version()}"]
     versions += [f"{name} {installed_version(name) or 'not installed'}" for name in ("torch", "ortools")]
@@ -74,7 +74,7 @@ def build_parser(command: str | None) -> ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (module_name, summary) in COMMANDS.items():
         if name == command:
-            module = importlib.import_module(f"knapcheck.{module_name}")
+            module = importlib.import_module(f".{module_name}", __package__)
             module.add_arguments(commands.add_parser(
                 name, help=summary, description=module.DESCRIPTION, epilog=module.epilog(),
                 formatter_class=argparse.RawDescriptionHelpFormatter,

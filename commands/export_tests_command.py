@@ -6,10 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from knapcheck import exit_status
-from knapcheck.output_checks import EXPORTED_TESTS, writable_file, write_output
-from knapcheck.reports.words import counted
-from knapcheck.usage import UsageError
+from ..reports.words import counted
+from . import exit_status
+from .output_checks import EXPORTED_TESTS, writable_file, write_output
+from .usage import UsageError
 
 EXAMPLES = """\
 examples:
@@ -43,11 +43,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from knapcheck.fuzz.checking.export_plan import build_plan, upstream_cases
-    from knapcheck.fuzz.corpus.regression import REGRESSION_CORPUS
-    from knapcheck.inputs import trusted_cases
-    from knapcheck.reports.environment import knapcheck_version
-    from knapcheck.reports.pytorch_tests import render_test_file
+    from ..fuzz.checking.export_plan import build_plan, upstream_cases
+    from ..fuzz.corpus.regression import REGRESSION_CORPUS
+    from ..reports.environment import knapcheck_version
+    from ..reports.pytorch_tests import render_test_file
+    from .inputs import trusted_cases
 
     writable_file(args.out, "--out", EXPORTED_TESTS)
     corpus = Path(args.regressions or REGRESSION_CORPUS)

@@ -14,7 +14,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from knapcheck.usage import UsageError
+from .usage import UsageError
 
 CORPUS_SOURCE = "regression corpus"
 
@@ -22,7 +22,7 @@ CORPUS_SOURCE = "regression corpus"
 def family_list() -> str:
     """The family names, once, for a help epilog (argparse would repeat choices in every usage line),
     and which of them are enumerated."""
-    from knapcheck.fuzz.instances import families
+    from ..fuzz.instances import families
 
     names = textwrap.fill(", ".join(families.names()), width=96, initial_indent="  ", subsequent_indent="  ")
     listed = ", ".join(families.names(enumerated=True))
@@ -33,7 +33,7 @@ def family_list() -> str:
 
 def checked_families(names: list[str] | None) -> list[str]:
     """The families asked for (all by default); UsageError naming an unknown one."""
-    from knapcheck.fuzz.instances import families
+    from ..fuzz.instances import families
 
     known = families.names()
     if names is None:
@@ -67,7 +67,7 @@ class StoredInstances:
 
     def description(self, family_names: list[str], per_family: int) -> str:
         """Where the instances came from, in one line."""
-        from knapcheck.fuzz.instances import families
+        from ..fuzz.instances import families
 
         listed = [name for name in family_names if families.get(name).enumerated]
         parts = [f"{len(family_names) - len(listed)} families x {per_family} sampled"]
@@ -81,7 +81,7 @@ class StoredInstances:
 def trusted_cases(corpus: Path) -> list:
     """The corpus's cases that can be trusted; one line on stderr for each one quarantined
     (``knapcheck.fuzz.corpus.regression.RegressionCorpus``). ValueError when it cannot be read."""
-    from knapcheck.fuzz.corpus.regression import read_regression_corpus
+    from ..fuzz.corpus.regression import read_regression_corpus
 
     read = read_regression_corpus(corpus)
     for line in read.notes():
@@ -92,8 +92,8 @@ def trusted_cases(corpus: Path) -> list:
 def stored_instances(regressions: Path | None, files: list[Path]) -> StoredInstances:
     """The corpus's instances (the packaged corpus when ``regressions`` is None) and the files'. A
     corpus case whose cause cannot be trusted is left out, one line on stderr for each."""
-    from knapcheck.fuzz.corpus.instance_files import read_instances
-    from knapcheck.fuzz.corpus.regression import REGRESSION_CORPUS
+    from ..fuzz.corpus.instance_files import read_instances
+    from ..fuzz.corpus.regression import REGRESSION_CORPUS
 
     corpus = REGRESSION_CORPUS if regressions is None else regressions
     try:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from knapcheck import exit_status
-
+from . import exit_status
 
 DESCRIPTION = (
     "List our registered solvers and the installed torch's: exact or heuristic, device,"
@@ -22,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from knapcheck.solvers.registry import registered, torch_entries
+    from ..solvers.registry import registered, torch_entries
 
     for entry in registered() + torch_entries():
         kind = "exact" if entry.exact else "heuristic"

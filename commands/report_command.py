@@ -15,15 +15,15 @@ import sys
 import textwrap
 from pathlib import Path
 
-from knapcheck import exit_status
-from knapcheck.durations import SYNTAX, duration
-from knapcheck.inputs import add_instance_arguments, checked_families, family_list, stored_instances
-from knapcheck.measure.paired import DEFAULT_MAX_ROUNDS, DEFAULT_TIME_LIMIT
-from knapcheck.output_checks import REPORT_HTML, REPORT_JSON, REPORT_MARKDOWN, writable_directory, write_output
-from knapcheck.solver_log import solver_log
-from knapcheck.stop_signals import stop_requests
-from knapcheck.targets import SPEC_FORMS, load_targets, prepare_workers, promise_help, targets_and_baselines
-from knapcheck.usage import UsageError, non_negative_int, positive_int
+from ..measure.paired import DEFAULT_MAX_ROUNDS, DEFAULT_TIME_LIMIT
+from . import exit_status
+from .durations import SYNTAX, duration
+from .inputs import add_instance_arguments, checked_families, family_list, stored_instances
+from .output_checks import REPORT_HTML, REPORT_JSON, REPORT_MARKDOWN, writable_directory, write_output
+from .solver_log import solver_log
+from .stop_signals import stop_requests
+from .targets import SPEC_FORMS, load_targets, prepare_workers, promise_help, targets_and_baselines
+from .usage import UsageError, non_negative_int, positive_int
 
 EXAMPLES = """\
 examples:
@@ -170,10 +170,10 @@ def command_line(args: argparse.Namespace) -> str:
 
 def benchmark(args: argparse.Namespace, regression, log: Path, progress, stop_requested=lambda: ""):
     """Each candidate solver against the baseline solver it is compared with, and the performance rule."""
-    from knapcheck.fuzz.checking.candidate_run import CANDIDATE
-    from knapcheck.measure.paired import measure_pair
-    from knapcheck.measure.perf_gate import PerformanceLimits, performance_failures
-    from knapcheck.reports.performance_report import Performance
+    from ..fuzz.checking.candidate_run import CANDIDATE
+    from ..measure.paired import measure_pair
+    from ..measure.perf_gate import PerformanceLimits, performance_failures
+    from ..reports.performance_report import Performance
 
     limits = PerformanceLimits(args.max_slowdown, args.max_memory)
     if not args.bench_repeats:
@@ -201,10 +201,10 @@ def run(args: argparse.Namespace) -> int:
     prepare_workers(args.candidate, args.baseline, all_isolated=True)
     import json
 
-    from knapcheck.fuzz.checking.candidate_run import run_candidate
-    from knapcheck.reports.environment import environment
-    from knapcheck.reports.regression_report import Report, render_html, render_json, render_markdown
-    from knapcheck.solvers.registry import with_isolation
+    from ..fuzz.checking.candidate_run import run_candidate
+    from ..reports.environment import environment
+    from ..reports.regression_report import Report, render_html, render_json, render_markdown
+    from ..solvers.registry import with_isolation
 
     checked_limits(args)
     family_names = checked_families(args.families)
@@ -223,7 +223,8 @@ def run(args: argparse.Namespace) -> int:
         performance = benchmark(args, regression, log, progress, stop.requested)
     changed = "; ".join(f"{name}: {why}" for name, why in regression.result.sources_changed.items())
     report = Report(command_line(args), regression, environment(), performance, strict=args.strict,
-                    max_quality_loss=args.max_quality_loss, stopped_by=stop.reason or (changed and "left incomplete (a candidate's file changed during the run)"))
+                    max_quality_loss=args.max_quality_loss,
+                    stopped_by=stop.reason or (changed and "left incomplete (a candidate's file changed during the run)"))
     markdown = render_markdown(report)
     print(markdown)
     write_output(out / "report.md", markdown, REPORT_MARKDOWN)

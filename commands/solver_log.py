@@ -22,10 +22,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
-from knapcheck.usage import UsageError
+from .usage import UsageError
 
 if TYPE_CHECKING:
-    from knapcheck.solvers.isolation.output_capture import CappedLog
+    from ..solvers.isolation.output_capture import CappedLog
 
 LOG_LIMIT = 32 * 2**20
 """Bytes of solver output one command (or one pytest run) keeps."""
@@ -74,8 +74,8 @@ def capped_worker_output(descriptor: int, limit: int = LOG_LIMIT) -> Iterator[Ca
     """Within the block, workers write their stdout and stderr to ``descriptor`` (which the log
     then owns), at most ``limit`` bytes of it; afterwards the workers are stopped, so that the copy
     is complete, and the log is closed."""
-    from knapcheck.solvers.isolation.output_capture import CappedLog
-    from knapcheck.solvers.isolation.worker import send_worker_output_to
+    from ..solvers.isolation.output_capture import CappedLog
+    from ..solvers.isolation.worker import send_worker_output_to
 
     log = CappedLog(descriptor, limit)
     send_worker_output_to(log.writer)

@@ -7,9 +7,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from knapcheck import exit_status
-from knapcheck.output_checks import HARVESTED, writable_directory, write_output
-from knapcheck.usage import UsageError
+from . import exit_status
+from .output_checks import HARVESTED, writable_directory, write_output
+from .usage import UsageError
 
 DEFAULT_BUDGETS = "0.02,0.05,0.1,0.2,0.3,0.4,0.5,0.6"
 
@@ -69,7 +69,7 @@ def parse_budgets(text: str) -> list[float]:
 
 
 def write_files(files: dict[str, str], out: Path) -> None:
-    """Write each harvested file into ``out``, checked first (``knapcheck.output_checks``): knapcheck
+    """Write each harvested file into ``out``, checked first (``knapcheck.commands.output_checks``): knapcheck
     replaces its own files, never anyone else's, and writes through no link."""
     writable_directory(out, "--out", dict.fromkeys(files, HARVESTED))
     for name, text in files.items():
@@ -80,9 +80,9 @@ def write_files(files: dict[str, str], out: Path) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.trace is not None:
         return run_trace(args)
-    from knapcheck.fuzz.corpus.harvest_records import file_name, harvested_files
-    from knapcheck.fuzz.harvest.compile_runs import check_budgets, harvest
-    from knapcheck.fuzz.harvest.models import MODELS
+    from ..fuzz.corpus.harvest_records import file_name, harvested_files
+    from ..fuzz.harvest.compile_runs import check_budgets, harvest
+    from ..fuzz.harvest.models import MODELS
 
     unknown = [name for name in args.model if name not in MODELS]
     if unknown:
@@ -109,11 +109,11 @@ def _progress(message: str) -> None:
 def run_trace(args: argparse.Namespace) -> int:
     """Read every log first: any bad one, or a file of the outputs that may not be replaced, is a line
     on stderr and exit 2, before anything is written."""
-    from knapcheck.fuzz.corpus.harvest_records import harvested_files
-    from knapcheck.fuzz.harvest.log_records import TraceError, trace_files
-    from knapcheck.fuzz.harvest.logged_answers import judge_trace
-    from knapcheck.fuzz.harvest.logged_knapsacks import harvest_trace, unique_models
-    from knapcheck.reports.trace_summary import render_text
+    from ..fuzz.corpus.harvest_records import harvested_files
+    from ..fuzz.harvest.log_records import TraceError, trace_files
+    from ..fuzz.harvest.logged_answers import judge_trace
+    from ..fuzz.harvest.logged_knapsacks import harvest_trace, unique_models
+    from ..reports.trace_summary import render_text
 
     if args.budgets is not None:
         raise UsageError("--budgets: only with --model (a trace's budgets are those its run used)")

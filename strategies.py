@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from knapcheck.fuzz.instances import families as _families
-from knapcheck.solvers.contract import Instance
+from .fuzz.instances import families as _families
+from .solvers.contract import Instance
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from knapcheck.usage import UsageError
+from .usage import UsageError
 
 _MARK_BYTES = 4096
 """How much of an existing file is read to tell whether knapcheck wrote it (JSON is read whole)."""
@@ -58,7 +58,7 @@ def json_object_with(*keys: str, **values: str) -> Callable[[bytes], bool]:
     knapcheck's own outputs may hold."""
 
     def recognize(data: bytes) -> bool:
-        from knapcheck.fuzz.corpus.reader import too_deep
+        from ..fuzz.corpus.reader import too_deep
 
         try:
             text = data.decode("utf-8")
@@ -97,7 +97,7 @@ def _probe(directory: Path) -> None:
 def _problem(path: Path, kind: OutputKind | None) -> str:
     """Why ``path`` cannot take the output (empty when it can): what is there, unless it is nothing
     or, for ``kind``, knapcheck's own earlier output of that kind. ``kind`` None: a log, appended to."""
-    from knapcheck.fuzz.corpus.reader import UnreadableFile, read_bytes
+    from ..fuzz.corpus.reader import UnreadableFile, read_bytes
 
     try:
         status = os.lstat(path)

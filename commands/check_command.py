@@ -7,14 +7,13 @@ import sys
 import time
 from pathlib import Path
 
-from knapcheck import exit_status
-from knapcheck.inputs import add_instance_arguments, checked_families, family_list, stored_instances
-from knapcheck.output_checks import CHECK_JSON, writable_file, write_output
-from knapcheck.solver_log import default_path, solver_log
-from knapcheck.stop_signals import stop_requests
-from knapcheck.targets import (SPEC_FORMS, add_targets_argument, load_targets, prepare_workers, promise_help,
-                               targets_and_baselines)
-from knapcheck.usage import non_negative_int, positive_int
+from . import exit_status
+from .inputs import add_instance_arguments, checked_families, family_list, stored_instances
+from .output_checks import CHECK_JSON, writable_file, write_output
+from .solver_log import default_path, solver_log
+from .stop_signals import stop_requests
+from .targets import SPEC_FORMS, add_targets_argument, load_targets, prepare_workers, promise_help, targets_and_baselines
+from .usage import non_negative_int, positive_int
 
 EXAMPLES = """\
 examples:
@@ -75,8 +74,8 @@ def gated(entries: list, named: bool) -> list[str]:
 
 def gate_line(names: list[str], decision, named: bool, result=None) -> str:
     """The gate's outcome, and what each target fixes of its baseline's failures."""
-    from knapcheck.reports.check_report import fixed_parts, fixes, still_there
-    from knapcheck.solvers.specs import shown
+    from ..reports.check_report import fixed_parts, fixes, still_there
+    from ..solvers.specs import shown
 
     who = "the named targets" if named else "our solvers (upstream's are shown, not counted: name them with --targets)"
     problems = [" ".join([shown(f.solver.name), *(s for s in f.differential_signature[1:] if s)]) for f in decision.failing]
@@ -99,7 +98,7 @@ PLAIN_PROGRESS_SECONDS = 10.0
 def _shown_every(display, seconds: float):
     """What ``run_check`` calls after each chunk: the live view on a terminal (redrawn at most ten
     times a second), else a plain line every ``seconds``."""
-    from knapcheck.reports.check_progress import progress_line, progress_view
+    from ..reports.check_progress import progress_line, progress_view
 
     every = 0.1 if display.live else seconds
     shown = [time.monotonic()]
@@ -117,10 +116,10 @@ def run(args: argparse.Namespace) -> int:
     prepare_workers(args.targets, args.baseline)
     import json
 
-    from knapcheck.fuzz.checking.check import run_check
-    from knapcheck.fuzz.checking.gate import decide
-    from knapcheck.reports.check_report import fixes_json, render_json, render_text
-    from knapcheck.reports.progress_display import ProgressDisplay
+    from ..fuzz.checking.check import run_check
+    from ..fuzz.checking.gate import decide
+    from ..reports.check_report import fixes_json, render_json, render_text
+    from ..reports.progress_display import ProgressDisplay
 
     family_names = checked_families(args.families)
     if args.json:

@@ -7,11 +7,11 @@ import sys
 import textwrap
 from pathlib import Path
 
-from knapcheck import exit_status
-from knapcheck.durations import SYNTAX, duration
-from knapcheck.output_checks import BENCH_JSON, writable_file, write_output
-from knapcheck.usage import UsageError, positive_int
-from knapcheck.measure import bench
+from ..measure import bench
+from . import exit_status
+from .durations import SYNTAX, duration
+from .output_checks import BENCH_JSON, writable_file, write_output
+from .usage import UsageError, positive_int
 
 EXAMPLES = """\
 examples:
@@ -104,11 +104,11 @@ def chosen_rows(names: list[str] | None, gpu: bool) -> list:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from knapcheck.targets import entries_for
-    from knapcheck.reports.bench_table import bench_json, bench_tables, tables_markdown
-    from knapcheck.reports.environment import environment
-    from knapcheck.solvers.registry import ours, resolve_one
-    from knapcheck.solvers.variants import DP_ONLY
+    from ..reports.bench_table import bench_json, bench_tables, tables_markdown
+    from ..reports.environment import environment
+    from ..solvers.registry import ours, resolve_one
+    from ..solvers.variants import DP_ONLY
+    from .targets import entries_for
 
     gpu = args.device == "cuda"
     rows = chosen_rows(args.rows, gpu)
@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--device cuda: the cuda solver {missing}")
     entries = [e for e in measured if e.name not in {b.name for b in baselines}] + baselines
     if gpu:
-        from knapcheck.measure import gpu_bench
+        from ..measure import gpu_bench
 
         bandwidth = gpu_bench.copy_bandwidth()
     result = bench.run_bench(

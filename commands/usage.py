@@ -1,9 +1,9 @@
 """Command-line mistakes: one line on stderr and exit status 2, never a traceback.
 
-A command raises ``UsageError`` for a mistake in its arguments or inputs; ``knapcheck.cli`` prints
+A command raises ``UsageError`` for a mistake in its arguments or inputs; ``knapcheck.commands.cli`` prints
 it as one line. ``ArgumentParser`` makes argparse's own errors one line too; ``positive_int`` and
 ``non_negative_int`` are argparse types for counts. Outputs are checked before any work by
-``knapcheck.output_checks``.
+``knapcheck.commands.output_checks``.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from knapcheck import exit_status
+from . import exit_status
 
 
 class UsageError(Exception):
-    """A mistake in a command's arguments or inputs; ``knapcheck.cli`` prints it as one line."""
+    """A mistake in a command's arguments or inputs; ``knapcheck.commands.cli`` prints it as one line."""
 
 
 class ArgumentParser(argparse.ArgumentParser):

@@ -1,6 +1,6 @@
 """`knapcheck fuzz`: a fuzz campaign on a Dask cluster, every failure stored as it is found.
 
-Exit status (``knapcheck.exit_status``), decided by the one gate rule (``knapcheck.fuzz.checking.gate``): 0
+Exit status (``knapcheck.commands.exit_status``), decided by the one gate rule (``knapcheck.fuzz.checking.gate``): 0
 ran as asked and the gate passed; 1 the gate failed: with ``--baseline``, a regression of a target
 (a failure its baseline does not share on the same instance); without, a failure of one of our
 solvers; or an oracle was shown wrong (then no verdict of the run can be trusted); 2 a bad
@@ -8,7 +8,7 @@ option (an unwritable --db, --store or --out, an unreachable Redis or scheduler,
 cannot be loaded, a TLS file that is not a regular file), said in one line before any work; 3
 workers or units were lost, a finding could not be stored, an event was refused or the scheduler
 was lost (the report, written all the same, says which); 130 interrupted by Ctrl-C, 143 terminated
-by SIGTERM (the report, marked partial, is written first: ``knapcheck.stop_signals``).
+by SIGTERM (the report, marked partial, is written first: ``knapcheck.commands.stop_signals``).
 """
 
 from __future__ import annotations
@@ -20,20 +20,20 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from knapcheck import exit_status as statuses
-from knapcheck.durations import duration
-from knapcheck.exit_status import FAILED, INCOMPLETE, INTERRUPTED, OK, TERMINATED
-from knapcheck.inputs import checked_families, family_list, stored_instances
-from knapcheck.output_checks import CAMPAIGN_JSON, CAMPAIGN_MARKDOWN, writable_directory, write_output
-from knapcheck.solvers.isolation.worker import DEFAULT_TIME_LIMIT as DEFAULT_CALL_LIMIT
-from knapcheck.stop_signals import stop_requests, stopped_by
-from knapcheck.targets import SPEC_FORMS, add_targets_argument, load_targets, promise_help, targets_and_baselines
-from knapcheck.usage import UsageError, positive_int
+from ..solvers.isolation.worker import DEFAULT_TIME_LIMIT as DEFAULT_CALL_LIMIT
+from . import exit_status as statuses
+from .durations import duration
+from .exit_status import FAILED, INCOMPLETE, INTERRUPTED, OK, TERMINATED
+from .inputs import checked_families, family_list, stored_instances
+from .output_checks import CAMPAIGN_JSON, CAMPAIGN_MARKDOWN, writable_directory, write_output
+from .stop_signals import stop_requests, stopped_by
+from .targets import SPEC_FORMS, add_targets_argument, load_targets, promise_help, targets_and_baselines
+from .usage import UsageError, positive_int
 
 if TYPE_CHECKING:
-    from knapcheck.fuzz.campaign.cluster import TlsFiles
-    from knapcheck.fuzz.campaign.run import CampaignPlan, CampaignResult
-    from knapcheck.solvers.entry import SolverEntry
+    from ..fuzz.campaign.cluster import TlsFiles
+    from ..fuzz.campaign.run import CampaignPlan, CampaignResult
+    from ..solvers.entry import SolverEntry
 
 LOG = "campaign.log"
 """In --out: what the campaign's processes print besides the progress (solver chatter, Dask's log)."""
@@ -122,9 +122,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _plan(args: argparse.Namespace) -> CampaignPlan:
     """The campaign the arguments ask for, every target loaded and every output checked before any work
     (UsageError otherwise); no directory is created for a campaign whose targets cannot run."""
-    from knapcheck.fuzz.campaign.example_database import check_redis, directory_of, is_redis
-    from knapcheck.fuzz.campaign.run import CampaignPlan
-    from knapcheck.fuzz.instances import families
+    from ..fuzz.campaign.example_database import check_redis, directory_of, is_redis
+    from ..fuzz.campaign.run import CampaignPlan
+    from ..fuzz.instances import families
 
     family_names = checked_families(args.families) if args.families else families.names(enumerated=False)
     cases = stored_instances(args.regressions, []).cases
@@ -166,7 +166,7 @@ def _plan(args: argparse.Namespace) -> CampaignPlan:
 
 def _tls(args: argparse.Namespace) -> TlsFiles:
     """The scheduler's TLS files, checked; UsageError in one line for a bad address or file."""
-    from knapcheck.fuzz.campaign.cluster import TlsFiles
+    from ..fuzz.campaign.cluster import TlsFiles
 
     tls = TlsFiles(args.tls_ca_file, args.tls_cert, args.tls_key)
     if args.scheduler is not None and "://" not in args.scheduler:
@@ -184,9 +184,9 @@ def _load_isolated(entries: list[SolverEntry]) -> None:
     before any work: one that cannot be loaded is a usage error, not a campaign of verdicts about
     code that never ran. (Ours and torch's are known to the registry already.) The workers are
     stopped again: the campaign's workers start their own."""
-    from knapcheck.solvers import specs
-    from knapcheck.solvers.isolation.worker import stop_workers
-    from knapcheck.solvers.registry import with_isolation
+    from ..solvers import specs
+    from ..solvers.isolation.worker import stop_workers
+    from ..solvers.registry import with_isolation
 
     named = [with_isolation(e) for e in entries if not e.ours and specs.parse(e.spec).kind in ("file", "module")]
     try:
@@ -196,11 +196,11 @@ def _load_isolated(entries: list[SolverEntry]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from knapcheck.fuzz.campaign.cluster import CampaignCannotStart
-    from knapcheck.fuzz.campaign.run import run_campaign
-    from knapcheck.reports.campaign_report import progress_line, progress_view
-    from knapcheck.reports.progress_display import ProgressDisplay
-    from knapcheck.solvers.isolation.output_capture import STDERR, STDOUT, captured
+    from ..fuzz.campaign.cluster import CampaignCannotStart
+    from ..fuzz.campaign.run import run_campaign
+    from ..reports.campaign_report import progress_line, progress_view
+    from ..reports.progress_display import ProgressDisplay
+    from ..solvers.isolation.output_capture import STDERR, STDOUT, captured
 
     plan = _plan(args)
     terminal = os.fdopen(os.dup(sys.stderr.fileno()), "w", buffering=1)
@@ -225,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(out: Path, result: CampaignResult) -> int:
-    from knapcheck.reports.campaign_report import failing_summary, render_json, render_markdown
+    from ..reports.campaign_report import failing_summary, render_json, render_markdown
 
     markdown, report = out / "campaign.md", out / "campaign.json"
     written = True

@@ -24,11 +24,11 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from knapcheck.solvers.contract import Instance
+from .solvers.contract import Instance
 
 if TYPE_CHECKING:
-    from knapcheck.fuzz.checking.differential import Check
-    from knapcheck.solvers.entry import SolverEntry
+    from .fuzz.checking.differential import Check
+    from .solvers.entry import SolverEntry
 
 __all__ = ["SolverFailure", "assert_optimal", "assert_valid", "check"]
 
@@ -58,12 +58,12 @@ def check(solver: Callable | str, instance, *, exact: bool | None = None) -> Che
     ``exact``: what the solver promises (default: True for a callable, a spec's own promise)."""
     from dataclasses import replace
 
-    from knapcheck.fuzz.checking import differential
-    from knapcheck.solvers.isolation.outcome import call_in_process
+    from .fuzz.checking import differential
+    from .solvers.isolation.outcome import call_in_process
 
     given = _instance(instance)
     if isinstance(solver, str):
-        from knapcheck.solvers.registry import resolve_one
+        from .solvers.registry import resolve_one
 
         entry = resolve_one(solver)
         return differential.check(entry if exact is None else replace(entry, exact=exact), given, "given")
@@ -74,7 +74,7 @@ def check(solver: Callable | str, instance, *, exact: bool | None = None) -> Che
 
 
 def _assert(solver: Callable | str, instance, *, exact: bool) -> None:
-    from knapcheck.oracles.verdict import Verdict
+    from .oracles.verdict import Verdict
 
     done = check(solver, instance, exact=exact)
     if done.failed or done.verdict is Verdict.UNVERIFIED:
@@ -98,7 +98,7 @@ def _spec_of(solver: Callable) -> str | None:
     """A spec that imports this very callable again: ``torch:NAME`` for torch's solvers, ``module:NAME``
     for a module inside a package, ``FILE.py:NAME`` for a top-level module (a test file); None when
     nothing does (a lambda, a closure, a method)."""
-    from knapcheck.solvers.specs import TORCH_KNAPSACK_MODULE
+    from .solvers.specs import TORCH_KNAPSACK_MODULE
 
     name = getattr(solver, "__qualname__", "")
     module = sys.modules.get(getattr(solver, "__module__", None) or "")
@@ -117,7 +117,7 @@ def _spec_of(solver: Callable) -> str | None:
 
 
 def _entry_of(solver: Callable, exact: bool) -> SolverEntry:
-    from knapcheck.solvers.entry import SolverEntry
+    from .solvers.entry import SolverEntry
 
     spec = _spec_of(solver)
     name = spec or getattr(solver, "__name__", type(solver).__name__)
@@ -125,7 +125,7 @@ def _entry_of(solver: Callable, exact: bool) -> SolverEntry:
 
 
 def _message(done: Check, *, importable: bool) -> str:
-    from knapcheck.reports.reproduction import import_lines, snippet
+    from .reports.reproduction import import_lines, snippet
 
     returned = done.outcome.answer if done.outcome.returned else done.outcome.error
     reproduction = snippet(done)

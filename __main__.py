@@ -1,0 +1,5 @@
+import sys
+
+from .commands.cli import main
+
+sys.exit(main())

@@ -1,5 +1,0 @@
-import sys
-
-from knapcheck.cli import main
-
-sys.exit(main())
