@@ -87,7 +87,7 @@ def test_each_function_of_an_unchanged_copy_passes_where_its_size_limits_are_rea
     past = {name: sum(not size_allows(entry, instance) for instance in instances) for name, entry in entries.items()}
     assert past["dp_knapsack"] and past["dp_knapsack_sliding_hirschberg"], "the family reaches the size limits"
     result = run(pytester, "--knapcheck-target", "knapsack.py", "--knapcheck-baseline", "torch",
-                 "--knapcheck-families", "weight_limits", "-rs")
+                 "--knapcheck-families", "weight_limits", "-k", "weight_limits", "-rs")
     outcomes = result.parseoutcomes()
     assert result.ret == 0, result.stdout.str()[-3000:]
     assert outcomes.get("failed", 0) == 0 and outcomes["skipped"] == sum(past.values())
