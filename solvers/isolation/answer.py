@@ -29,8 +29,9 @@ import math
 import numbers
 import reprlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from dataclasses import dataclass
+from typing import Any, SupportsInt, TypeGuard, cast
 
 TEXT_LIMIT = 2000
 """Characters kept of any text a target supplies: an error message, the way an answer prints."""
@@ -142,34 +143,37 @@ def _read(returned: object, n: int) -> Answer:
         if isinstance(exc, _LyingLength):
             problem += f": {exc}"
         return Answer(None, None, None, problem=problem, shown=shown(returned))
+    read_saved: list[int] | None
+    read_recomputable: list[int] | None
     try:
-        indices = _indices(saved, "saved", n), _indices(recomputable, "recomputable", n)
+        read_saved, read_recomputable = _indices(saved, "saved", n), _indices(recomputable, "recomputable", n)
         problem = ""
     except _Unreadable as exc:
-        indices, problem = (None, None), str(exc)
+        read_saved, read_recomputable, problem = None, None, str(exc)
     try:
         number, value_problem = _value(value), ""
     except _Unreadable as exc:
         number, value_problem = None, str(exc)
     if not (problem or value_problem):
-        return Answer(number, *indices)
-    return Answer(number, *indices, problem=problem, value_problem=value_problem, shown=shown(returned))
+        return Answer(number, read_saved, read_recomputable)
+    return Answer(number, read_saved, read_recomputable, problem=problem, value_problem=value_problem, shown=shown(returned))
 
 
-def _items(values: object, expected: int, name: str) -> list:
+def _items(values: object, expected: int, name: str) -> list[object]:
     """The items of a tuple or list, from its own storage, when it holds ``expected`` of them."""
     kind = type(values)
-    base = tuple if issubclass(kind, tuple) else list if issubclass(kind, list) else None
+    base: type[Sequence[object]] | None = tuple if issubclass(kind, tuple) else list if issubclass(kind, list) else None
     if base is None:
         raise _Unreadable(f"{name} is a {_type_name(values)}")
-    size = base.__len__(values)
+    stored = cast(Sequence[object], values)  # its type subclasses tuple or list (above), whatever isinstance() would say
+    size = base.__len__(stored)
     if size != expected:
         raise _Unreadable(f"{name} holds {size} items")
-    _check_length(values, size, name)
-    return list(base.__getitem__(values, slice(None)))
+    _check_length(stored, size, name)
+    return list(base.__getitem__(stored, slice(None)))
 
 
-def _check_length(values: object, size: int, name: str) -> None:
+def _check_length(values: Sized, size: int, name: str) -> None:
     """``len()`` of a container must agree with the items it holds (a caller may trust either)."""
     try:
         claimed = len(values)
@@ -190,12 +194,14 @@ def _indices(values: object, name: str, n: int) -> list[int]:
     kind = type(values)
     if issubclass(kind, (str, bytes, bytearray)):
         raise _Unreadable(f"{name} must be a sequence of indices, got {_type_name(values)} {shown(values, 60)}")
+    items: Sequence[object]
     if issubclass(kind, (list, tuple)):
-        base = list if issubclass(kind, list) else tuple
-        size = base.__len__(values)
+        base: type[Sequence[object]] = list if issubclass(kind, list) else tuple
+        stored = cast(Sequence[object], values)  # its type subclasses list or tuple (above), whatever isinstance() would say
+        size = base.__len__(stored)
         _check_size(size, name, n)
-        _check_length(values, size, name)
-        items = base.__getitem__(values, slice(None))
+        _check_length(stored, size, name)
+        items = base.__getitem__(stored, slice(None))
     elif _module_type(values, "numpy", "ndarray") or _module_type(values, "torch", "Tensor") or _looks_like_an_array(values):
         items = _array_items(values, name, n)
     elif isinstance(values, Sequence):
@@ -204,8 +210,9 @@ def _indices(values: object, name: str, n: int) -> list[int]:
         raise _Unreadable(
             f"{name} must be a sequence (a list, a tuple, a 1-D numpy array or torch tensor), got {_type_name(values)}"
         )
-    if set(map(type, items)) <= {int} and (not items or -INDEX_LIMIT < min(items) and max(items) < INDEX_LIMIT):
-        return list(items)
+    exact = cast(Sequence[int], items)  # relied on only once each item's type is found to be exactly int
+    if set(map(type, items)) <= {int} and (not exact or -INDEX_LIMIT < min(exact) and max(exact) < INDEX_LIMIT):
+        return list(exact)
     return [_index(item) for item in items]
 
 
@@ -221,8 +228,9 @@ def _looks_like_an_array(values: object) -> bool:
         return False
 
 
-def _array_items(values: object, name: str, n: int) -> list:
-    """A 1-D array's items as Python numbers (``tolist()``)."""
+def _array_items(values: Any, name: str, n: int) -> list[object]:
+    """A 1-D array's items as Python numbers (``tolist()``). ``values`` is any object that may act as
+    an array (hence Any): each attribute it lacks or call that fails is caught below."""
     try:
         ndim = values.ndim
         if ndim != 1:
@@ -239,9 +247,9 @@ def _array_items(values: object, name: str, n: int) -> list:
     return items
 
 
-def _iterated(values: object, name: str, n: int) -> list:
+def _iterated(values: Sequence[object], name: str, n: int) -> list[object]:
     """Up to n + 1 items of a sequence, by iterating it."""
-    items = []
+    items: list[object] = []
     try:
         for item in values:
             items.append(item)
@@ -261,12 +269,13 @@ def _stray(item: object) -> _Unreadable:
 
 def _index(item: object) -> int:
     kind = type(item)
+    index: int
     if kind is int:
-        index = item
+        index = cast(int, item)  # its type is int
     elif kind is bool:
         raise _stray(item)
     elif issubclass(kind, int):
-        index = int.__index__(item)
+        index = int.__index__(cast(int, item))  # its type subclasses int
     elif _numpy_integer(item):
         index = int(item)
     elif _module_type(item, "torch", "Tensor"):
@@ -279,12 +288,14 @@ def _index(item: object) -> int:
     return index
 
 
-def _numpy_integer(item: object) -> bool:
+def _numpy_integer(item: object) -> TypeGuard[SupportsInt]:
     numpy = sys.modules.get("numpy")
     return numpy is not None and type(item).__module__ == "numpy" and isinstance(item, numpy.integer)
 
 
-def _tensor_integer(item: object) -> int:
+def _tensor_integer(item: Any) -> int:
+    """A 0-d integer tensor's value; ``item`` is typed Any as it may be a torch tensor or a target's
+    stand-in for one: whatever it lacks or fails at makes it a stray."""
     try:
         dtype = item.dtype
         if item.ndim != 0 or dtype.is_floating_point or dtype.is_complex or str(dtype) == "torch.bool":
@@ -302,15 +313,16 @@ def _tensor_integer(item: object) -> int:
 def _value(value: object) -> float:
     """The reported total as a finite float."""
     kind = type(value)
+    number: float
     if kind is float:
-        number = value
+        number = cast(float, value)  # its type is float
     elif kind is bool or not (isinstance(value, numbers.Real) or _module_type(value, "torch", "Tensor")):
         raise _Unreadable(f"the reported value must be a real number, got {_type_name(value)} {shown(value, 60)}")
     elif _module_type(value, "torch", "Tensor"):
         number = _tensor_number(value)
     else:
         try:
-            number = float(value)
+            number = float(cast(numbers.Real, value))  # a numbers.Real: neither a bool nor a tensor (above)
         except OverflowError:
             raise _Unreadable(f"the reported value {shown(value, 60)} is beyond float64's range") from None
         except TARGETS_OWN as exc:
@@ -324,7 +336,9 @@ def _value(value: object) -> float:
     return number
 
 
-def _tensor_number(value: object) -> float:
+def _tensor_number(value: Any) -> float:
+    """A 0-d real tensor's value as a float; ``value`` is typed Any as a target's tensor may misbehave:
+    whatever it lacks or fails at is _Unreadable."""
     try:
         dtype = value.dtype
         if value.ndim != 0 or dtype.is_complex or str(dtype) == "torch.bool":
