@@ -12,7 +12,7 @@ import math
 import numbers
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
-from typing import Callable, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence, cast
 
 SCALE = 10_000
 """Upstream's quantization scale: weight = round(memory * SCALE)."""
@@ -100,10 +100,11 @@ def sequence_items(values: object, name: str) -> list:
     fails to be read (its ``tolist()``, ``__iter__`` or ``__len__`` raising).
     """
     if _read(lambda: hasattr(values, "ndim") and hasattr(values, "tolist"), name):
-        ndim = _read(lambda: values.ndim, name)
+        array: Any = values  # anything with ndim and tolist: each use goes through _read, which names any failure
+        ndim = _read(lambda: array.ndim, name)
         if ndim != 1:
             raise ValueError(f"{name} must be one-dimensional, got a {ndim}-dimensional {type(values).__name__}")
-        return _read(lambda: list(values.tolist()), name)
+        return _read(lambda: list(array.tolist()), name)
     if isinstance(values, (str, bytes, bytearray)) or not isinstance(values, SequenceABC):
         raise ValueError(
             f"{name} must be a sequence (a list, a tuple, a 1-D numpy array or torch tensor), got {type(values).__name__}"
@@ -165,7 +166,7 @@ def _plain_floats(
     try:
         memory = list(map(float, memory))
         runtimes = list(map(float, runtimes))
-        max_memory = float(max_memory)
+        max_memory = float(cast(float, max_memory))  # a float or an int (its type, above)
         # Sums of non-negative memories bound every product; a finite runtime sum means no inf or
         # nan; n times the largest runtime bounds the positive runtimes' total.
         if (memory and min(memory) < 0) or not math.isfinite(sum(memory) * SCALE) or not math.isfinite(sum(runtimes)):
@@ -246,14 +247,18 @@ def plain_arrays(memory: object, runtimes: object, max_memory: object):
     or tuples of Python floats and ints and ``max_memory`` is one: read whole, not item by item, and
     not checked (a caller that uses them checks their values, or takes ``validate``'s path). None
     otherwise, and when an int is beyond float64's range."""
-    if type(memory) not in _PLAIN_SEQUENCES or type(runtimes) not in _PLAIN_SEQUENCES or len(memory) != len(runtimes):
+    if type(memory) not in _PLAIN_SEQUENCES or type(runtimes) not in _PLAIN_SEQUENCES:
         return None
-    if type(max_memory) not in _PLAIN_TYPES or not set(map(type, memory)).union(map(type, runtimes)) <= _PLAIN_TYPES:
+    memory_items, runtime_items = cast(Sequence[object], memory), cast(Sequence[object], runtimes)  # lists or tuples (above)
+    if len(memory_items) != len(runtime_items):
+        return None
+    if type(max_memory) not in _PLAIN_TYPES or not set(map(type, memory_items)).union(map(type, runtime_items)) <= _PLAIN_TYPES:
         return None
     import numpy as np
 
     try:
-        return np.array(memory, dtype=np.float64), np.array(runtimes, dtype=np.float64), float(max_memory)
+        # max_memory is a float or an int (its type, above).
+        return np.array(memory, dtype=np.float64), np.array(runtimes, dtype=np.float64), float(cast(float, max_memory))
     except OverflowError:
         return None
 
