@@ -348,15 +348,16 @@ def leaving(instance: Instance, causes: Iterable[Cause]) -> Instance | None:
     """The instance taken out of the reach of every defect that has a trait (snapping memory to the
     grid may make an item's memory 0, so the defects are left again until none reaches it); None
     when one of them gives no way out."""
-    traits = [c for c in causes if c.trait is not None]
+    traits = [(c, c.trait) for c in causes if c.trait is not None]
     for _ in range(len(traits) + 1):
-        reaching = [c for c in traits if c.trait(instance)]
+        reaching = [c for c, trait in traits if trait(instance)]
         if not reaching:
             return instance
         for cause in reaching:
-            instance = cause.leave(instance) if cause.leave is not None else None
-            if instance is None:
+            left = cause.leave(instance) if cause.leave is not None else None
+            if left is None:
                 return None
+            instance = left
     return None
 
 

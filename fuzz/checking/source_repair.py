@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, cast
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,15 @@ class Site:
     end: int
     text: str
     function: str
+
+
+class _Located(Protocol):
+    """A parsed node's position: what ast.parse gives each statement, expression and keyword, its end included."""
+
+    lineno: int
+    col_offset: int
+    end_lineno: int
+    end_col_offset: int
 
 
 class Scope:
@@ -74,10 +84,11 @@ class Scope:
         return self._starts[line - 1] + len(text.encode("utf-8")[:column].decode("utf-8", errors="ignore"))
 
     def span(self, node: ast.AST) -> tuple[int, int]:
-        return self.offset(node.lineno, node.col_offset), self.offset(node.end_lineno, node.end_col_offset)
+        located = cast(_Located, node)  # a statement, an expression or a keyword of the parsed source
+        return self.offset(located.lineno, located.col_offset), self.offset(located.end_lineno, located.end_col_offset)
 
     def indentation(self, node: ast.AST) -> str:
-        line = self._lines[node.lineno - 1]
+        line = self._lines[cast(_Located, node).lineno - 1]  # a statement of the parsed source
         return line[: len(line) - len(line.lstrip(" \t"))]
 
     def line_of(self, offset: int) -> int:
@@ -113,7 +124,7 @@ def _expression(code: str) -> ast.expr:
 
 
 Finder = Callable[[Scope], "list[Site] | str"]
-Condition = Callable[[Scope, ast.AST], str]
+Condition = Callable[[Scope, ast.stmt], str]
 """What an edit asks of the code around a match: '' where it holds, else why not."""
 
 
@@ -258,7 +269,13 @@ def _insert(expects: str, is_anchor: Callable[[ast.AST], bool], lines: Sequence[
         if isinstance(found, str):
             return found
         (node, _, function), = found
-        statement = node if isinstance(node, ast.stmt) else _statement_of(scope, node)[0]
+        if isinstance(node, ast.stmt):
+            statement = node
+        else:
+            held = _statement_of(scope, node)
+            if held is None:  # a call in the function's decorators or defaults: no statement to insert above
+                return f"`{expects}` is in no statement of it"
+            statement = held[0]
         there = already(scope, statement) if already is not None else (
             "its first line is in it already" if _matches(scope, first) else "")
         if there:
@@ -332,7 +349,7 @@ def function_lines(source: str, function: str) -> tuple[int, int] | str:
     node = _top_level(tree, function)
     if node is None:
         return f"the file defines no top-level function {function!r}"
-    return min([node.lineno, *(d.lineno for d in node.decorator_list)]), node.end_lineno
+    return min([node.lineno, *(d.lineno for d in node.decorator_list)]), cast(_Located, node).end_lineno  # parsed: it has its end
 
 
 def _hunks(scope: Scope, sites: list[Site]) -> tuple[Hunk, ...]:
@@ -403,11 +420,15 @@ def _overlap(a: Site, b: Site) -> bool:
     return a.start < b.end and b.start < a.end
 
 
-def _assignments(function: ast.AST, name: str) -> Iterator[ast.AST]:
+def _assignments(function: ast.AST, name: str) -> Iterator[ast.Assign | ast.AugAssign | ast.AnnAssign | ast.For]:
     """The statements of ``function`` that bind ``name``: assignments (tuples too), augmented ones, loops."""
     for node in ast.walk(function):
-        targets = (node.targets if isinstance(node, ast.Assign) else [node.target]
-                   if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)) else [])
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)):
+            targets = [node.target]
+        else:
+            continue
         if any(isinstance(t, ast.Name) and t.id == name for target in targets for t in ast.walk(target)):
             yield node
 
@@ -422,7 +443,7 @@ def _adds_one(node: ast.AST, name: str) -> bool:
             and ((named(value.left) and one(value.right)) or (one(value.left) and named(value.right))))
 
 
-def minuend_is_the_width(scope: Scope, statement: ast.AST) -> str:
+def minuend_is_the_width(scope: Scope, statement: ast.stmt) -> str:
     """Where ``x = width - split`` subtracts from a name, that name holds the profile's width there:
     the last binding of it before the statement, in its function, adds one to it (``capacity =
     capacity + 1``), or the name is a parameter (a helper's: its caller decides, and the repair's
