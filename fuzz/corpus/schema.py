@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Callable
+from typing import Callable, NoReturn, cast
 
 Schema = Callable[[object, str], None]
 
@@ -32,7 +32,7 @@ def shown(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _fail(where: str, expected: str, value: object) -> None:
+def _fail(where: str, expected: str, value: object) -> NoReturn:
     raise SchemaError(f"{where or 'the document'} is malformed: expected {expected}, got {shown(value)}")
 
 
@@ -68,7 +68,7 @@ def whole(value: object, where: str) -> None:
 def natural(value: object, where: str) -> None:
     """An integer >= 0."""
     integer(value, where)
-    if value < 0:
+    if cast(int, value) < 0:  # an int: integer() refused anything else
         _fail(where, "an integer >= 0", value)
 
 
