@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import ClassVar, Union
+from typing import Any, ClassVar, Union, cast
 
 from ...oracles.verdict import Verdict
 from ...solvers.contract import Instance
@@ -168,7 +168,7 @@ class Disagreement:
 
 
 Event = Union[Started, Trying, Tally, Found, Replayed, Disagreement]
-KINDS: dict[str, type] = {kind.KIND: kind for kind in (Started, Trying, Tally, Found, Replayed, Disagreement)}
+KINDS: dict[str, type[Event]] = {kind.KIND: kind for kind in (Started, Trying, Tally, Found, Replayed, Disagreement)}
 ENVELOPE = obj({"kind": string})
 
 
@@ -184,7 +184,7 @@ def decode(item: object, entries: Entries) -> Event:
     if len(item) > MAX_BYTES:
         raise MalformedEvent(f"{len(item)} characters, more than the {MAX_BYTES} an event may have")
     try:
-        data = parse_json(item, ENVELOPE)
+        data = cast(dict[str, Any], parse_json(item, ENVELOPE))  # ENVELOPE is an object's schema
     except InvalidJson as exc:
         raise MalformedEvent(str(exc)) from None
     kind = KINDS.get(data["kind"])

@@ -36,6 +36,7 @@ import re
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, cast
 
 from ...oracles.verdict import Verdict
 from ...solvers.contract import Instance
@@ -166,7 +167,7 @@ class StoredFailure:
 def parse_record(data: bytes, path: Path | None = None) -> StoredFailure:
     """A stored file's bytes as a StoredFailure; UnreadableRecord saying what is wrong otherwise."""
     try:
-        record = parse_json(data, RECORD)
+        record = cast(dict[str, Any], parse_json(data, RECORD))  # RECORD is an object's schema
     except InvalidJson as exc:
         raise UnreadableRecord(str(exc)) from None
     try:

@@ -24,6 +24,7 @@ import math
 import re
 from dataclasses import replace
 from fractions import Fraction
+from typing import Any, cast
 
 from ...oracles.result import OracleResult
 from ...oracles.verdict import Judgement, Verdict
@@ -181,20 +182,21 @@ def check_from_plain(data: object, entries: dict[str, SolverEntry], where: str =
     """A check that ``check_to_plain`` wrote, of a solver in ``entries`` (its counterpart and the
     baseline's check too); SchemaError (a ValueError) naming the field otherwise."""
     CHECK(data, where)
-    done = _from_plain(data, entries, where)
-    if "counterpart" not in data:
+    checked = cast(dict[str, Any], data)  # CHECK is an object's schema
+    done = _from_plain(checked, entries, where)
+    if "counterpart" not in checked:
         return done
-    counterpart = _entry(data["counterpart"], entries, f"{where}.counterpart")
-    plain_baseline = data.get("baseline")
+    counterpart = _entry(checked["counterpart"], entries, f"{where}.counterpart")
+    plain_baseline = checked.get("baseline")
     baseline = None
     if plain_baseline is not None:
         baseline = _from_plain(plain_baseline, entries, f"{where}.baseline")
         if baseline.solver.name != counterpart.name or baseline.instance != done.instance:
             raise SchemaError(f"{where}.baseline is malformed: not the counterpart's check of the same instance")
-    plain_repaired = data.get("repaired")
+    plain_repaired = checked.get("repaired")
     repaired = None if plain_repaired is None else Repaired(
         tuple(plain_repaired["repairs"]), Verdict(plain_repaired["verdict"]), plain_repaired["detail"], plain_repaired["decided"])
-    return replace(with_baseline(done, counterpart, baseline), causes=tuple(data.get("causes", ())), repaired=repaired)
+    return replace(with_baseline(done, counterpart, baseline), causes=tuple(checked.get("causes", ())), repaired=repaired)
 
 
 def _entry(name: str, entries: dict[str, SolverEntry], where: str) -> SolverEntry:
@@ -240,7 +242,7 @@ def overshoots_to_plain(overshoots: Overshoots) -> list[dict]:
 def overshoots_from_plain(data: object, entries: dict[str, SolverEntry], where: str = "overshoots") -> Overshoots:
     OVERSHOOTS(data, where)
     found = Overshoots()
-    for index, plain in enumerate(data):
+    for index, plain in enumerate(cast(list[Any], data)):  # OVERSHOOTS is a list's schema
         if plain["solver"] not in entries:
             raise SchemaError(f"{where}[{index}].solver is malformed: not a target of this campaign")
         sample = OvershootSample(within=plain["within"], worst=real_from_plain(plain["worst"]))

@@ -20,6 +20,7 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, TypeGuard
 
 from ...solvers.contract import Instance
 from .reader import UnreadableFile, read_json
@@ -213,7 +214,7 @@ def harvested_files(records: list[Harvested]) -> dict[str, str]:
     return files
 
 
-def is_harvested(data: object) -> bool:
+def is_harvested(data: object) -> TypeGuard[dict[str, Any]]:
     """Whether a file's parsed JSON says it is a harvested corpus file (of this schema, or written before it)."""
     if not isinstance(data, dict):
         return False

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 from ...oracles.verdict import Verdict
 from ...solvers.contract import Instance
@@ -114,7 +115,7 @@ def read_regression_corpus(path: Path = REGRESSION_CORPUS, *, missing_ok: bool =
     empty corpus), not a regular file, too large, not JSON, of another schema, or holds a malformed case."""
     path = Path(path)
     try:
-        data = read_json(path, CORPUS, what=WHAT)
+        data = cast(dict[str, Any], read_json(path, CORPUS, what=WHAT))  # CORPUS is an object's schema
     except UnreadableFile as exc:
         if missing_ok and exc.reason == "does not exist":
             return RegressionCorpus(path, (), (), ())
