@@ -23,7 +23,7 @@ sort only chooses ``lam`` and the greedy selection, which need not be exact for 
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence, cast
 
 from .contract import exact_integers
 
@@ -52,6 +52,7 @@ def fix_by_bounds(weights: Sequence[int], values: Sequence[int], capacity: int) 
         elif break_item is None:
             break_item = j
     del by_efficiency
+    break_item = cast(int, break_item)  # the weights add up to more than capacity: one item did not fit
     v_b, w_b = values[break_item], weights[break_item]
     bound = sum(max(0, v * w_b - v_b * w) for w, v in zip(weights, values)) + v_b * capacity
     known = max(greedy, largest) * w_b

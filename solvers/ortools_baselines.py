@@ -15,10 +15,9 @@ import math
 from typing import Sequence
 
 from ortools.algorithms.python import knapsack_solver
+from ortools.algorithms.python.knapsack_solver import SolverType
 
 from .contract import EXACT_LIMIT, SCALE, Solution, exact_units, quantize, validate
-
-SolverType = knapsack_solver.SolverType
 
 
 def integer_profits(runtimes: Sequence[float]) -> list[int]:

@@ -42,7 +42,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import Iterable, Literal
+from typing import Iterable, Literal, cast
 
 from .contract import Solver
 from .files.reader import readable_problem
@@ -121,10 +121,10 @@ def _parse(text: str) -> Spec:
     if ":" not in text:
         return Spec("name", "", text)
     where, _, name = text.rpartition(":")
-    name, at, promise = name.partition("@")
-    if at and promise not in PROMISES:
-        raise ValueError(f"solver spec {text!r}: the promise after '@' must be exact or heuristic, got {promise!r}")
-    promise = promise or None
+    name, at, declared = name.partition("@")
+    if at and declared not in PROMISES:
+        raise ValueError(f"solver spec {text!r}: the promise after '@' must be exact or heuristic, got {declared!r}")
+    promise = declared or None
     if not name.isidentifier() or not where:
         raise ValueError(f"solver spec {text!r}: expected {FORMS}")
     if where == "torch":
@@ -239,9 +239,8 @@ def _import(spec: Spec):
             if isinstance(exc, ModuleNotFoundError) and f"{spec.module}.".startswith(f"{exc.name}."):
                 hint = " (is the directory that holds it on PYTHONPATH?)"
             raise ValueError(f"{spec}: cannot import {spec.module}: {type(exc).__name__}: {exc}{hint}") from None
-    path = Path(spec.where)
     try:
-        return _import_file(path, source)
+        return _import_file(Path(spec.where), source)
     except ImportError as exc:
         raise ValueError(
             f"{spec}: cannot load {spec.where}: {type(exc).__name__}: {exc} (to import it as part of its"
@@ -280,7 +279,8 @@ def _exec_module(name: str, path: Path) -> ModuleType:
     source = read_bytes(path)
     if not content_names.holds_its_content(path, source):
         raise ValueError(f"{path} has changed since knapcheck wrote it: its content is not the one its name gives")
-    module_spec = importlib.util.spec_from_file_location(name, path)
+    # A .py file (parse takes no other for a file or a <SOURCE.py): its suffix gives it a loader, so a spec.
+    module_spec = cast(importlib.machinery.ModuleSpec, importlib.util.spec_from_file_location(name, path))
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module
     try:

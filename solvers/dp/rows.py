@@ -160,7 +160,7 @@ class TorchRows:
     def backtrack(self, decisions, weights, capacity) -> list[int]:
         """From the last item down; once the room left holds every item below, all of them are taken."""
         prefix = list(_running_sums(weights))
-        chosen = []
+        chosen: list[int] = []
         room = capacity
         for k in range(len(weights) - 1, -1, -1):
             if room >= prefix[k]:

@@ -304,7 +304,7 @@ class TritonRows(TorchRows):
         length = src.numel()
         record = decisions is not None
         table = decisions if record else items.weight_tensor  # never written when RECORD is off
-        stride = decisions.stride(0) if record else 0
+        stride = decisions.stride(0) if decisions is not None else 0
         span = window_span(length, self.max_span)
         if self._in_place(length):
             _group_kernel[(1,)](

@@ -75,7 +75,8 @@ def read_bytes(path: Path | str, *, what: str = "", limit: int = MAX_BYTES, foll
     """
     descriptor = _open(path, what, limit, follow_symlinks)
     try:
-        chunks, total = [], 0
+        chunks: list[bytes] = []
+        total = 0
         while True:
             try:
                 chunk = os.read(descriptor, min(_READ_CHUNK, limit + 1 - total))

@@ -44,6 +44,7 @@ import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Protocol
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -52,6 +53,10 @@ _CLONE_NEWPID = 0x20000000
 
 STOP_GRACE = 10.0
 """Seconds a keeper may take to kill its tree and exit once told to stop, before it is killed."""
+
+
+_LAUNCHER: ThreadPoolExecutor
+"""The thread that starts every worker; one per process (``_new_launcher``)."""
 
 
 def _new_launcher() -> None:
@@ -72,7 +77,7 @@ def _prctl(option: int, value: int) -> None:
 
 def launch(command: list[str], **popen_arguments) -> subprocess.Popen:
     """Start ``command`` as the leader of a new session, from the long-lived launcher thread."""
-    return _LAUNCHER.submit(subprocess.Popen, command, start_new_session=True, **popen_arguments).result()
+    return _LAUNCHER.submit(lambda: subprocess.Popen(command, start_new_session=True, **popen_arguments)).result()
 
 
 def keep_tree(parent_pid: int) -> None:
@@ -286,7 +291,22 @@ def _reap(block: bool) -> None:
             return
 
 
-def how_it_ended(process: subprocess.Popen, who: str) -> str:
+class Process(Protocol):
+    """What ``how_it_ended`` and ``stop`` use of a worker: a ``subprocess.Popen`` or a zygote's
+    ``ForkedProcess`` (``knapcheck.solvers.isolation.zygotes``)."""
+
+    pid: int
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def send_signal(self, signum: int) -> None: ...
+
+    def kill(self) -> None: ...
+
+
+def how_it_ended(process: Process, who: str) -> str:
     """How a worker that stopped answering ended, said of ``who`` ("the worker"), once it has exited
     (waited for up to 5 s). ``process`` may also be a worker a zygote forked
     (``knapcheck.solvers.isolation.zygotes.ForkedProcess``), as in ``stop``."""
@@ -303,7 +323,7 @@ def how_it_ended(process: subprocess.Popen, who: str) -> str:
     return f"{who} exited with status {exitcode}"
 
 
-def stop(process: subprocess.Popen) -> None:
+def stop(process: Process) -> None:
     """End a ``launch``-ed worker and its whole tree, and reap it.
 
     The keeper is asked (SIGTERM) and kills the tree itself; if it has not exited within

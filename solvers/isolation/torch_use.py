@@ -27,6 +27,7 @@ def uses_torch(spec_text: str) -> bool:
         spec = specs.parse(spec_text)
     except ValueError:
         return True
+    path: Path | None
     if spec.kind == "file":
         path = Path(spec.source or spec.where)
     elif spec.kind == "module" and spec.module.partition(".")[0] != "torch":

@@ -66,6 +66,7 @@ def main(parent: str, fd: str, with_torch: str = "torch") -> None:
         request = json.loads(message)
         if request.get("torch") and "torch" not in sys.modules:
             _import(control, True)
+        answer: dict[str, int | None]
         if "fork" in request:
             answer = {"pid": _fork(control, request, descriptors)}
         else:

@@ -28,7 +28,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Mapping
+from typing import Mapping, Sequence, cast
 
 from . import lifetime
 
@@ -87,7 +87,7 @@ class Zygote:
             raise ZygoteGone(answer["error"])
         return answer
 
-    def _request(self, request: dict, descriptors: list[int] = ()) -> dict:
+    def _request(self, request: dict, descriptors: Sequence[int] = ()) -> dict:
         with self._lock:
             if not self.ready:
                 self._answer(STARTUP_TIME_LIMIT)
@@ -150,11 +150,11 @@ class ForkedProcess:
 
     def wait(self, timeout: float | None = None) -> int:
         deadline = None if timeout is None else time.monotonic() + timeout
-        while self.poll() is None:
+        while (returncode := self.poll()) is None:
             if deadline is not None and time.monotonic() >= deadline:
-                raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout)
+                raise subprocess.TimeoutExpired(f"worker {self.pid}", cast(float, timeout))  # a deadline comes with a timeout
             time.sleep(_POLL_SECONDS)
-        return self.returncode
+        return returncode
 
     def send_signal(self, signum: int) -> None:
         if self.returncode is None:
