@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import cast
 
 from rich.console import Group
 from rich.table import Table
@@ -11,7 +12,7 @@ from rich.text import Text
 from ..fuzz.campaign.run import CampaignResult, Progress
 from ..fuzz.campaign.state import FAILING, LISTED, Finding
 from ..fuzz.campaign.unit_ledger import LostUnit
-from ..fuzz.checking.differential import instance_id
+from ..fuzz.checking.differential import Check, instance_id
 from ..fuzz.checking.gate import KNOWN, NEW, REGRESSION, SHARED
 from ..fuzz.checking.signature import Signature
 from ..oracles.verdict import Verdict
@@ -152,7 +153,8 @@ def render_markdown(result: CampaignResult) -> str:
     lines += _summary_rows(result) if result.findings else ["none"]
     for finding in sorted((f for f in result.findings if f.status in LISTED), key=lambda f: LISTED.index(f.status)):
         lines += ["", f"### {prose(shown(str(finding.stored.signature)))}: {prose(finding.status)}", ""]
-        lines += fenced(describe(finding.check, finding.status, finding.known_case))
+        listed = cast(Check, finding.check)  # a listed (failing or visible) finding holds its check
+        lines += fenced(describe(listed, finding.status, finding.known_case))
     if result.oracle_disagreements:
         lines += ["", "## Oracle disagreements", "", *(f"- `{p}`" for p in result.oracle_disagreements)]
     if result.workers_lost:

@@ -19,8 +19,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from html import escape
+from typing import cast
 
 from ..fuzz.checking.candidate_run import CandidateRun
+from ..fuzz.checking.comparison import QualityLoss
 from ..fuzz.checking.defects import describe as describe_causes
 from ..fuzz.checking.differential import Check
 from ..fuzz.checking.gate import BASELINE, CANDIDATE, KNOWN, REGRESSION, VISIBLE, Decision
@@ -126,7 +128,7 @@ def _gate(report: Report) -> tuple[str, str]:
     else:
         decided.append("The candidate passed every check.")
     for target in gate.quality_failing:
-        worst = report.run.result.comparisons[target].quality.worst
+        worst = cast(QualityLoss, report.run.result.comparisons[target].quality.worst)  # failing: it lost somewhere
         decided.append(f"{shown(target)} saves less runtime than its baseline, by {percent(worst.loss)} of it at worst"
                        f" ({worst.value!r} against {worst.baseline_value!r}), past --max-quality-loss"
                        f" {report.max_quality_loss:g}.")
@@ -155,8 +157,8 @@ def outcome_lines(report: Report) -> list[tuple[str, str]]:
     if visible:
         lines.append(("Known defects of the baseline, now visible", f" (information, instances): {' '.join(visible)}"))
     worse = [f"{shown(t)} saves less runtime than {shown(c.baseline)} on {c.quality.less} of {c.quality.compared} instances"
-             f" where both are valid, by {percent(c.quality.median)} of it at the median and {percent(c.quality.worst.loss)}"
-             " at worst." for t, c in comparisons.items() if c.quality.less]
+             f" where both are valid, by {percent(c.quality.median)} of it at the median and {percent(cast(QualityLoss, c.quality.worst).loss)}"
+             " at worst." for t, c in comparisons.items() if c.quality.less]  # less: it lost somewhere, so a worst
     if worse:
         lines.append(("Quality", f" ({'information' if report.max_quality_loss is None else 'a failure past --max-quality-loss'}):"
                       f" {' '.join(worse)}"))

@@ -70,10 +70,10 @@ def failure_lines(failure: Check, intervention: Intervention | None, markdown: b
     if failure.counterpart is None or intervention is None:
         return []
     lines = []
-    sentence = repaired_sentence(failure)
+    sentence, repaired = repaired_sentence(failure), failure.repaired
     if sentence:
         lines.append(sentence)
-        if failure.repaired.decided:
+        if repaired is not None and repaired.decided:  # a sentence says a repaired candidate was checked
             lines += [f"repair {line}" for line in hunks_for(intervention, failure.causes, markdown)]
     spans = _markdown_spans if markdown else (lambda text: text)
     for result in intervention.not_applied:

@@ -124,32 +124,32 @@ class Causes:
         if is_shared(done):
             return done
         defects = self.of(done.counterpart.name)
-        return self._by_repair(done, defects) or with_causes(done, explaining(done, defects))
+        return self._by_repair(done, done.counterpart, defects) or with_causes(done, explaining(done, defects))
 
-    def _by_repair(self, done: Check, defects: Catalogue) -> Check | None:
+    def _by_repair(self, done: Check, counterpart: SolverEntry, defects: Catalogue) -> Check | None:
         """The failure judged by the repaired candidate; None where no repair of a defect that may
         cause it applies and fits."""
         if self.stopped():
             return None
         may_cause = [c.name for c in defects.get(done.verdict.value, ()) if c.may_cause(done)]
-        made = self.intervention(done.solver, done.counterpart, fitted=may_cause)
+        made = self.intervention(done.solver, counterpart, fitted=may_cause)
         relevant = tuple(name for name in may_cause if name in made.applied)
         if not relevant:
             return None
-        every = self._variant(done.solver, done.counterpart, made, relevant)
+        every = self._variant(done.solver, counterpart, made, relevant)
         if isinstance(every, str):
             return None
-        again = self._repaired_check(every, done)
+        again = self._repaired_check(every, done, counterpart)
         if not self._passes(again, defects, relevant):
             decided = again.verdict is done.verdict
             causes = () if decided else explaining(done, defects)
             return replace(done, causes=causes, repaired=_repaired(relevant, again, decided))
         for size in range(1, len(relevant)):
             for subset in combinations(relevant, size):
-                entry = self._variant(done.solver, done.counterpart, made, subset)
+                entry = self._variant(done.solver, counterpart, made, subset)
                 if isinstance(entry, str):
                     continue
-                smaller = self._repaired_check(entry, done)
+                smaller = self._repaired_check(entry, done, counterpart)
                 if self._passes(smaller, defects, subset):
                     return replace(done, causes=subset, repaired=_repaired(subset, smaller, True))
         return replace(done, causes=relevant, repaired=_repaired(relevant, again, True))
@@ -161,12 +161,12 @@ class Causes:
         residual = {verdict: tuple(c for c in causes if c.name not in repaired) for verdict, causes in defects.items()}
         return valid(again) or is_shared(again) or bool(explaining(again, residual))
 
-    def _repaired_check(self, entry: SolverEntry, done: Check) -> Check:
+    def _repaired_check(self, entry: SolverEntry, done: Check, counterpart: SolverEntry) -> Check:
         """The repaired candidate on the instance of ``done``, beside the baseline's check there."""
         key = (entry.name, done.instance)
         if key not in self._repaired_checks:
             own = check(entry, done.instance, done.family, done.oracle)
-            self._repaired_checks[key] = with_baseline(own, done.counterpart, done.baseline)
+            self._repaired_checks[key] = with_baseline(own, counterpart, done.baseline)
         return self._repaired_checks[key]
 
     def reproduce(
