@@ -9,7 +9,9 @@ and relative to the optimum), the worst real-memory overshoot (relative to max_m
 from __future__ import annotations
 
 from collections import Counter
+from typing import cast
 
+from ..fuzz.corpus.harvest_records import TraceOrigin
 from ..fuzz.harvest.logged_answers import COMPARED, JudgedKnapsack, TraceVerdicts
 from ..oracles.verdict import Verdict
 from .real_budget import percent
@@ -28,6 +30,11 @@ def _verdicts(verdicts: list[Verdict]) -> str:
     counts = Counter(verdicts)
     others = ", ".join(f"{count} {verdict}" for verdict, count in sorted(counts.items()) if verdict is not Verdict.OPTIMAL)
     return f"{counts[Verdict.OPTIMAL]} of {len(verdicts)} OPTIMAL" + (f", {others}" if others else "")
+
+
+def _origin(knapsack: JudgedKnapsack) -> TraceOrigin:
+    """Where the log holds the knapsack: each record of a TraceVerdicts was read from it."""
+    return cast(TraceOrigin, knapsack.record.trace)
 
 
 def _label(knapsack: JudgedKnapsack) -> str:
@@ -57,7 +64,8 @@ def header(verdicts: TraceVerdicts) -> str:
     records = harvest.records
     compiles = verdicts.compiles
     shown = ", ".join(compiles[:5]) + (", ..." if len(compiles) > 5 else "")
-    regions = sum(1 for r in records if r.trace.region is not None)
+    origins = [cast(TraceOrigin, r.trace) for r in records]  # read from the log: each has its trace
+    regions = sum(1 for origin in origins if origin.region is not None)
     parts = [
         f"{harvest.path.name} (torch {harvest.torch_version}): {counted(len(records), 'knapsack')}"
         f" from {counted(len(compiles), 'compile')} ({shown})",
@@ -66,7 +74,7 @@ def header(verdicts: TraceVerdicts) -> str:
     ]
     if regions:
         parts.append(f"{regions} under a per-region budget")
-    cached = sum(1 for r in records if r.trace.from_cache)
+    cached = sum(1 for origin in origins if origin.from_cache)
     if cached:
         parts.append(f"{cached} replayed from the AOTAutograd cache (solved by an earlier run)")
     return ", ".join(parts)
@@ -95,7 +103,7 @@ def compared_line(verdicts: TraceVerdicts, solver: str) -> str:
 def not_optimal_lines(verdicts: TraceVerdicts) -> list[str]:
     failing = [k for k in verdicts.knapsacks if k.torch.verdict is not Verdict.OPTIMAL]
     lines = [
-        f"{_label(k)} (compile {k.record.trace.compile_id}, line {k.record.trace.line}, n = {k.record.instance.n},"
+        f"{_label(k)} (compile {_origin(k).compile_id}, line {_origin(k).line}, n = {k.record.instance.n},"
         f" budget {k.record.budget:g}): {k.torch.verdict}"
         + (f": {k.torch.judgement.detail}" if k.torch.judgement.detail else "")
         for k in failing[:LISTED]

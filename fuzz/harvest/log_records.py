@@ -77,7 +77,7 @@ def _lines(path: Path) -> Iterator[bytes]:
     with raw:
         compressed = raw.read(2) == GZIP_MAGIC
         raw.seek(0)
-        stream: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if compressed else raw
+        stream: gzip.GzipFile | BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if compressed else raw
         number = total = 0
         try:
             while True:
@@ -116,7 +116,7 @@ def read_records(path: Path, wanted: Callable[[dict], bool]) -> Iterator[TraceRe
     payload: list[str] | None = None
     number = kept = 0
 
-    def finished() -> TraceRecord:
+    def finished(header: tuple[int, dict]) -> TraceRecord:
         line, metadata = header
         text = None if payload is None else "\n".join(payload)
         return TraceRecord(line, metadata, text, text is not None and _complete(text, metadata))
@@ -141,7 +141,7 @@ def read_records(path: Path, wanted: Callable[[dict], bool]) -> Iterator[TraceRe
             what = "is no record header" if number == 1 else "is neither a record header nor a payload line"
             raise TraceError(f"{path}: line {number} {what}: not a structured trace torch wrote (TORCH_TRACE)")
         if header is not None:
-            yield finished()
+            yield finished(header)
         metadata = parse_json(match.group(1), f"{path}: line {number}")
         if not isinstance(metadata, dict):
             raise TraceError(f"{path}: line {number}: a record's metadata must be a JSON object")
@@ -149,7 +149,7 @@ def read_records(path: Path, wanted: Callable[[dict], bool]) -> Iterator[TraceRe
         payload = [] if "has_payload" in metadata and wanted(metadata) else None
         kept = 0
     if header is not None:
-        yield finished()
+        yield finished(header)
     elif number == 0:
         raise TraceError(f"{path}: is empty, not a structured trace")
 

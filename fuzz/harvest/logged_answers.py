@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, cast
 
 from ...oracles.optimum import optimum
 from ...oracles.result import OracleResult
@@ -22,7 +22,7 @@ from ...solvers.isolation.outcome import RETURNED, Outcome
 from ...solvers.registry import resolve_one
 from ..checking.differential import check
 from ..checking.overshoot import relative_overshoot
-from ..corpus.harvest_records import Harvested
+from ..corpus.harvest_records import Harvested, TraceOrigin
 from .logged_knapsacks import TraceHarvest
 
 COMPARED = ("expanding_core", "budget_safe")
@@ -110,7 +110,8 @@ class TraceVerdicts:
 
     @property
     def compiles(self) -> list[str]:
-        return list(dict.fromkeys(k.record.trace.compile_id for k in self.knapsacks))
+        # Each record was read from the log (``TraceHarvest``), so it has its trace.
+        return list(dict.fromkeys(cast(TraceOrigin, k.record.trace).compile_id for k in self.knapsacks))
 
     def count(self, verdict: Verdict, solver: str | None = None) -> int:
         return sum(1 for k in self.knapsacks if (k.torch if solver is None else k.compared[solver]).verdict is verdict)

@@ -35,6 +35,7 @@ import numbers
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import cast
 
 from ...solvers.contract import Instance
 from ..corpus.harvest_records import Harvested, TraceOrigin, TraceRegion
@@ -195,11 +196,11 @@ def harvest_trace(path: Path) -> TraceHarvest:
         if name == CACHE_HIT:
             cache_hits.add(compile_key(record.metadata))
         elif name == "torch_version" and record.complete:
-            info = parse_json(record.payload, f"{path}: line {record.line}")
+            info = parse_json(cast(str, record.payload), f"{path}: line {record.line}")  # complete: its payload was read
             if isinstance(info, dict) and isinstance(info.get("pytorch_version"), str):
                 version = info["pytorch_version"]
         elif name == "torch._functorch.config" and record.complete:
-            config = parse_json(record.payload, f"{path}: line {record.line}")
+            config = parse_json(cast(str, record.payload), f"{path}: line {record.line}")  # complete: its payload was read
             configs.append(config if isinstance(config, dict) else {})
         elif "aot_joint_graph" in record.metadata:
             regions[compile_key(record.metadata)] = _region(record.payload) if record.complete else None
@@ -208,8 +209,8 @@ def harvest_trace(path: Path) -> TraceHarvest:
             records.append(_knapsack(record, path, model, version, regions.get(keys[-1]), len(records)))
     if not records:
         raise TraceError(f"{path}: {_why_no_knapsack(configs, any(regions.values()))}")
-    records = [
-        replace(r, trace=replace(r.trace, from_cache=True)) if keys[i] in cache_hits else r
+    records = [  # each made by _knapsack, with its trace
+        replace(r, trace=replace(cast(TraceOrigin, r.trace), from_cache=True)) if keys[i] in cache_hits else r
         for i, r in enumerate(records)
     ]
     return TraceHarvest(path, model, version, records)
