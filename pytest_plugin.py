@@ -31,7 +31,7 @@ import warnings
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import pytest
 
@@ -371,7 +371,7 @@ class InstanceTest(pytest.Item):
         from .oracles.verdict import Verdict
         from .reports.repairs import repaired_sentence
 
-        tests: TargetTests = self.parent
+        tests = cast(TargetTests, self.parent)  # a TargetTests collects its cases
         target, counterpart = tests.entry, tests.counterpart
         entries = run_on([target] if counterpart is None else [target, counterpart], self.instance)
         if target not in entries:
@@ -394,10 +394,11 @@ class InstanceTest(pytest.Item):
             raise KnapcheckFailure(failure_message(done, self.name, tests.cases))
         if not done.failed:
             return
+        baseline = cast("SolverEntry", done.counterpart)  # a failure that does not count has a baseline (gate.counts)
         if gate.status(done, gate.CANDIDATE) == gate.SHARED:
-            pytest.xfail(f"also in baseline {done.counterpart.name}: {done.verdict.value}: {done.judgement.detail}")
+            pytest.xfail(f"also in baseline {baseline.name}: {done.verdict.value}: {done.judgement.detail}")
         repaired = repaired_sentence(done)
-        pytest.xfail(f"known defect of the baseline {done.counterpart.name}, now visible ({describe(done.causes)}):"
+        pytest.xfail(f"known defect of the baseline {baseline.name}, now visible ({describe(done.causes)}):"
                      f" {done.verdict.value}: {done.judgement.detail}{'; ' + repaired if repaired else ''}")
 
     def repr_failure(self, excinfo, style=None):

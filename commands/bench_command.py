@@ -87,7 +87,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def chosen_rows(names: list[str] | None, gpu: bool) -> list:
     """The named rows and groups, each row once, in the order named (default: ``ROWS``, and the GPU
     rows on cuda); UsageError naming an unknown one."""
-    matrix = bench.ROWS + bench.CUDA_ROWS if gpu else bench.ROWS
+    matrix = [*bench.ROWS, *bench.CUDA_ROWS] if gpu else bench.ROWS
     if not names:
         return matrix
     known = {row.name: [row] for row in matrix + [row for group in bench.ROW_GROUPS.values() for row in group]}

@@ -136,10 +136,10 @@ def run_trace(args: argparse.Namespace) -> int:
         return exit_status.USAGE
     harvests = unique_models(harvests)
     try:
-        files = harvested_files([record for harvest in harvests for record in harvest.records])
+        harvested = harvested_files([record for harvest in harvests for record in harvest.records])
     except ValueError as exc:
         raise UsageError(f"--trace: {exc}") from None
-    write_files(files, args.out)
+    write_files(harvested, args.out)
     failed = False
     for harvest in harvests:
         _progress(f"judging the {len(harvest.records)} knapsack(s) of {harvest.path}")

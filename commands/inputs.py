@@ -13,8 +13,12 @@ import sys
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .usage import UsageError
+
+if TYPE_CHECKING:
+    from ..solvers.contract import Instance
 
 CORPUS_SOURCE = "regression corpus"
 
@@ -56,7 +60,7 @@ def add_instance_arguments(parser: argparse.ArgumentParser) -> None:
 class StoredInstances:
     """Instances to check besides the families' samples, by source name."""
 
-    instances: dict[str, list] = field(default_factory=dict)
+    instances: dict[str, list[Instance]] = field(default_factory=dict)
     corpus: Path | None = None
     cases: list = field(default_factory=list)
     """The corpus's cases (``knapcheck.fuzz.corpus.regression.RegressionCase``): what tells known failures from new ones."""

@@ -22,7 +22,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Sequence, cast
 
 from ..fuzz.corpus.harvest_records import harvested_record, load_harvested
 from ..solvers.contract import SCALE, Instance
@@ -291,6 +291,7 @@ def instance_for(row: dict | BenchRow | HarvestedRow) -> Instance:
     row = BenchRow(**row) if isinstance(row, dict) else row
     if row.harvested:
         return harvested_record(row.harvested).instance
+    row = cast(BenchRow, row)  # a HarvestedRow names its record: it returned above
     rng = random.Random(f"{row.seed}:{row.n}:{row.max_memory}:{row.total_memory}")
     raw = [rng.random() for _ in range(row.n)]
     memory = tuple(row.total_memory * r / sum(raw) for r in raw)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from ...solvers.contract import Instance
 from ...solvers.entry import SolverEntry
@@ -66,7 +66,7 @@ def run_candidate(
     seed_value: int = 0,
     time_budget: float | None = None,
     progress: Callable[[str], None] = lambda message: None,
-    stored: dict[str, Sequence[Instance]] | None = None,
+    stored: Mapping[str, Sequence[Instance]] | None = None,
     known_cases: Sequence[RegressionCase] = (),
     stop_requested: Callable[[], str] = lambda: "",
 ) -> CandidateRun:

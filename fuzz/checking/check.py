@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from ...oracles.optimum import optimum
 from ...oracles.result import OracleResult
@@ -88,7 +88,7 @@ def run_check(
     seed_value: int = 0,
     progress: Callable[[str], None] = lambda message: None,
     time_budget: float | None = None,
-    stored: dict[str, Sequence[Instance]] | None = None,
+    stored: Mapping[str, Sequence[Instance]] | None = None,
     baselines: Sequence[SolverEntry] = (),
     known_cases: Sequence[RegressionCase] = (),
     stop_requested: Callable[[], str] = lambda: "",
