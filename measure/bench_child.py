@@ -70,14 +70,14 @@ def measure(spec: dict) -> dict:
     # Whatever its registry entry says (a module:NAME spec says cpu), a solver that used CUDA in its
     # warm-up has its kernels synchronized before the clock stops and its device peak reported.
     torch = sys.modules.get("torch")
-    cuda = torch is not None and torch.cuda.is_initialized()
+    cuda = torch.cuda if torch is not None and torch.cuda.is_initialized() else None
     calls = [0.0] * (row.rounds * len(problems))
     values = [0.0] * len(problems)
     gc.collect()
     trim_heap()
     if cuda:
-        torch.cuda.synchronize()
-        torch.cuda.reset_peak_memory_stats()
+        cuda.synchronize()
+        cuda.reset_peak_memory_stats()
     _limit_address_space()
     fresh_peak = reset_peak()
     before = status_kib("VmRSS") if fresh_peak else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -87,7 +87,7 @@ def measure(spec: dict) -> dict:
             start = clock()
             value, _, _ = solver(*problem)
             if cuda:
-                torch.cuda.synchronize()
+                cuda.synchronize()
             calls[call] = clock() - start
             values[k] = value
             call += 1
@@ -103,7 +103,7 @@ def measure(spec: dict) -> dict:
         "value": float(value),
     }
     if cuda:
-        result["cuda_peak_bytes"] = torch.cuda.max_memory_allocated()
+        result["cuda_peak_bytes"] = cuda.max_memory_allocated()
     return result
 
 

@@ -81,8 +81,8 @@ def measure_kernels(row: KernelRow, repeats: int = 3, max_span: int | None = Non
     weights = torch.randint(1, min(row.max_weight, row.capacity) + 1, (row.n,), generator=g).tolist()
     values = torch.randint(1, 10**9, (row.n,), generator=g, dtype=torch.int64).tolist()
     cells = sum(row.capacity + 1 - w for w in weights)
-    options = {} if max_span is None else {"max_span": max_span}
-    grouped, streamed = TritonRows(**options), TritonRows(group=False)
+    grouped = TritonRows() if max_span is None else TritonRows(max_span=max_span)
+    streamed = TritonRows(group=False)
     profile = torch.zeros(row.capacity + 1, dtype=torch.int64, device="cuda")
 
     def run(rows: TritonRows) -> float:

@@ -283,7 +283,7 @@ def _out_of_time(recording: Recording, time_limit: float, row: int | None) -> tu
     calls took longer is the one too slow for the limit."""
     if recording.complete_rounds() > 0:
         return STOP_TIME, None
-    role = max(ROLES, key=recording.spent.get)
+    role = max(ROLES, key=lambda name: recording.spent[name])
     error = (f"the time limit ({time_limit:g} s) ran out before every row was measured once; the candidate's"
              f" calls took {recording.spent[CANDIDATE]:.3g} s in all, the baseline's {recording.spent[BASELINE]:.3g} s")
     return STOP_FAILURE, {"role": role, "status": "timeout", "error": error, "row": row}
@@ -373,10 +373,11 @@ def measure_pair(
         comparison.seconds = recording.medians(index, "seconds")
         comparison.peak_bytes = recording.medians(index, "peak_bytes")
         comparison.retained_bytes = recording.medians(index, "retained_bytes")
+    why_not = None
     if failure is not None:
-        row = "" if failure["row"] is None else measured[failure["row"]][0].row
+        where = "" if failure["row"] is None else measured[failure["row"]][0].row
         role = failure["role"]
-        failure = BenchFailure(role, names.get(role, ""), failure["status"], row, failure["error"])
+        why_not = BenchFailure(role, names.get(role, ""), failure["status"], where, failure["error"])
     return PairResult(candidate.name, baseline.name, comparisons, recording.rounds_run(), stopped,
                       time.monotonic() - start, time_limit, load_before, os.getloadavg()[0], os.cpu_count() or 1,
-                      failure, time_measure, memory_measure)
+                      why_not, time_measure, memory_measure)
