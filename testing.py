@@ -120,7 +120,7 @@ def _entry_of(solver: Callable, exact: bool) -> SolverEntry:
     from .solvers.entry import SolverEntry
 
     spec = _spec_of(solver)
-    name = spec or getattr(solver, "__name__", type(solver).__name__)
+    name = spec if spec else getattr(solver, "__name__", type(solver).__name__)
     return SolverEntry(name=name, spec=spec or f"{__name__}:unnamed_solver", exact=exact, origin="given")
 
 

@@ -12,7 +12,7 @@ import math
 import numbers
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple, Sequence, cast
+from typing import Any, Callable, Mapping, NamedTuple, Sequence, cast
 
 SCALE = 10_000
 """Upstream's quantization scale: weight = round(memory * SCALE)."""
@@ -83,7 +83,7 @@ class Instance:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Instance":
+    def from_dict(cls, data: Mapping[str, Any]) -> "Instance":
         missing = {"memory", "runtimes", "max_memory"} - set(data)
         if missing:
             raise ValueError(f"instance is missing {sorted(missing)}; it needs memory, runtimes and max_memory")

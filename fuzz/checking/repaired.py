@@ -174,7 +174,8 @@ def repaired_file(entries: Iterable[SolverEntry], cases: Iterable[RegressionCase
         raise ValueError(f"{path} cannot be read: it {exc.reason}") from None
     functions = {specs.parse(e.spec).name: e for e in entries}
     ordered = sorted(functions, key=lambda name: _first_line(original, name), reverse=True)
-    source, results = original, []
+    source = original
+    results: list[Applied] = []
     for name in ordered:
         refused = {r.cause: r for r in fitted(functions[name]) if not r.applied}
         defects = [cause for causes in catalogue(functions[name].name, cases).values() for cause in causes]

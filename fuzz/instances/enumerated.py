@@ -115,6 +115,7 @@ def _runtime_span(unit: float | None) -> Instance:
     n = len(SPAN_RUNTIMES)
     numbers = scale.minstd(n)
     weights = [1 + next(numbers) % SPAN_MAX_WEIGHT for _ in range(n)]
+    runtimes: tuple[float, ...]
     if unit is None:
         runtimes = SPAN_RUNTIMES
     else:

@@ -15,6 +15,7 @@ runtimes beyond float32's reach.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from hypothesis import strategies as st
 
@@ -29,7 +30,7 @@ SPAN_DECADES = range(-12, 15)
 SPAN_MAX_WEIGHT = 400
 
 
-def _instance(weights: list[int], runtimes: list[float], capacity: int) -> Instance:
+def _instance(weights: list[int], runtimes: Sequence[float], capacity: int) -> Instance:
     return Instance(tuple(w / SCALE for w in weights), tuple(float(r) for r in runtimes), capacity / SCALE)
 
 
