@@ -103,9 +103,9 @@ def cpsat(
         return OracleResult("cpsat", Fraction(0), (), proven=False, slack=reduced.slack, reason=out_of_range, rounding=rounding)
 
     model = cp_model.CpModel()
-    take = [model.NewBoolVar(f"x{i}") for i in reduced.items]
-    model.Add(sum(w * x for w, x in zip(reduced.weights, take)) <= reduced.capacity)
-    model.Maximize(sum(c * x for c, x in zip(reduced.coefficients, take)))
+    take = [model.NewBoolVar(f"x{i}") for i in reduced.items]  # type: ignore[attr-defined]  # ortools' stub lacks the CamelCase aliases it defines at run time
+    model.Add(sum(w * x for w, x in zip(reduced.weights, take)) <= reduced.capacity)  # type: ignore[attr-defined]  # ortools' stub lacks the CamelCase aliases it defines at run time
+    model.Maximize(sum(c * x for c, x in zip(reduced.coefficients, take)))  # type: ignore[attr-defined]  # ortools' stub lacks the CamelCase aliases it defines at run time
 
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
@@ -116,7 +116,7 @@ def cpsat(
     solver.parameters.catch_sigint_signal = False
     status = solver.Solve(model)
     if status == cp_model.MODEL_INVALID:
-        reason = f"CP-SAT refused the model: {model.Validate()[:200]}"
+        reason = f"CP-SAT refused the model: {model.Validate()[:200]}"  # type: ignore[attr-defined]  # ortools' stub lacks the CamelCase aliases it defines at run time
         return OracleResult("cpsat", Fraction(0), (), proven=False, slack=reduced.slack, reason=reason, rounding=rounding)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         reason = f"CP-SAT found no solution within {time_limit:g} s (status {solver.StatusName(status)})"
