@@ -20,7 +20,7 @@ import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Sequence, TypedDict
 
 from ...oracles.optimum import optimum
 from ...oracles.result import OracleResult
@@ -147,6 +147,42 @@ class EnumeratedTest:
     """For a family of ``WRITTEN_OUT``: each instance's (memory, runtimes, max_memory), in order."""
 
 
+class SmallConstants(TypedDict):
+    """knapcheck.fuzz.instances.enumerated's constants for exhaustive_small."""
+
+    max_items: int
+    ordered_up_to: int
+    weights: list[int]
+    runtimes: list[float]
+    capacities: list[int]
+
+
+class LargeConstants(TypedDict):
+    """knapcheck.fuzz.instances.enumerated's constants for large_capacity."""
+
+    max_items: int
+    capacities: list[int]
+    runtimes: list[float]
+
+
+class ExtremesConstants(TypedDict):
+    """knapcheck.fuzz.instances.enumerated's and scale's constants for scale_extremes."""
+
+    capacities: list[int]
+    exclusive_pairs: list[list[float]]
+    absorbed_pair: list[float]
+    item_counts: list[int]
+    many_max_weight: int
+    many_capacity_share: int
+    float32_exact_units: int
+    beyond_float32_low: int
+    small_runtime_high: int
+    span_runtimes: list[float]
+    span_max_weight: int
+    tiny_unit: float
+    huge_unit: float
+
+
 @dataclass(frozen=True)
 class ExportPlan:
     solvers: tuple[str, ...]
@@ -156,11 +192,11 @@ class ExportPlan:
     causes: tuple[CauseTest, ...]
     enumerated: tuple[EnumeratedTest, ...]
     scale: int
-    small: dict[str, object]
+    small: SmallConstants
     """knapcheck.fuzz.instances.enumerated's constants for exhaustive_small."""
-    large: dict[str, object]
+    large: LargeConstants
     """knapcheck.fuzz.instances.enumerated's constants for large_capacity."""
-    extremes: dict[str, object]
+    extremes: ExtremesConstants
     """knapcheck.fuzz.instances.enumerated's and scale's constants for scale_extremes."""
     exported_against: str
     """The torch (and scipy) the marks were decided on, e.g. ``torch 2.13.0+cpu, scipy 1.17.1``."""
@@ -338,7 +374,7 @@ def _reason(done: Check) -> str:
     return f"{KIND_OF[done.verdict]} ({detail})"
 
 
-def extremes_constants() -> dict[str, object]:
+def extremes_constants() -> ExtremesConstants:
     """What the file needs to list scale_extremes as ``knapcheck.fuzz.instances.enumerated`` does."""
     return {
         "capacities": list(enumerated.EXTREME_CAPACITIES),
