@@ -42,8 +42,8 @@ import time
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
-from typing import Callable
+from functools import lru_cache, partial
+from typing import Callable, Sequence, cast
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
 from hypothesis import strategies as st
@@ -52,6 +52,7 @@ from ...oracles.optimum import optimum
 from ...oracles.result import OracleResult
 from ...solvers.contract import SCALE, Instance
 from ...solvers.entry import SolverEntry
+from ...solvers.isolation.outcome import Outcome
 from ..checking.by_cause import Causes
 from ..checking.chunk_calls import call_all, next_chunk_size
 from ..checking.differential import Check, check_against, judged
@@ -147,7 +148,8 @@ class Unit:
             return f"list {self.family} [{self.start}:{self.stop}]"
         if self.kind == REPLAY:
             return f"replay of {len(self.replays)} stored failures"
-        return f"shrink {self.failure['solver']} {self.failure['judgement']['verdict']}"
+        failure = cast(dict, self.failure)  # a shrink unit holds its failure (``shrinking``)
+        return f"shrink {failure['solver']} {failure['judgement']['verdict']}"
 
     @classmethod
     def shrinking(cls, unit_id: int, failure: Check) -> "Unit":
@@ -157,6 +159,11 @@ class Unit:
 def isolated_entries(entries, call_limit: float) -> tuple[SolverEntry, ...]:
     """The entries, each run in its worker process under the campaign's per-call limit."""
     return tuple(replace(e, isolate=True, time_limit=call_limit) for e in entries)
+
+
+_Images = tuple[list[Instance], list[list[SolverEntry]], dict[str, list[tuple[Outcome, Outcome | None, str] | None]],
+                list[OracleResult]]
+"""What ``call_on_images`` hands ``judge``: the chunk of images, the entries runnable on each, their outcomes, the optima."""
 
 
 class _TurnOver(BaseException):
@@ -178,13 +185,13 @@ class UnitRun:
         self.until = setup.deadline
         if unit.kind == FUZZ:
             self.until = min(setup.deadline, time.time() + unit.seconds)
-        self.counts = {e.name: Counter() for e in self.entries}
+        self.counts: dict[str, Counter[str]] = {e.name: Counter() for e in self.entries}
         self.overshoots = Overshoots()
         self.cases = self.verified = 0
         self.flushed = time.monotonic()
         self.stopping = False
         self.emitted: dict[Signature, str] = {}
-        self.images: Future | None = None
+        self.images: Future[_Images] | None = None
         """A FUZZ unit's last example's images, called in the background (``call_on_images``)."""
 
     def run(self) -> dict:
@@ -250,8 +257,8 @@ class UnitRun:
         # Two of Hypothesis's internals: one database key per family, whatever the unit (so every
         # worker shares what the others saved), and this unit's seed without ``@seed``, which would
         # turn the database off.
-        test.hypothesis.inner_test._hypothesis_internal_add_digest = name.encode()
-        test._hypothesis_internal_use_seed = self.unit.seed
+        test.hypothesis.inner_test._hypothesis_internal_add_digest = name.encode()  # type: ignore[attr-defined]  # set by @given, untyped
+        test._hypothesis_internal_use_seed = self.unit.seed  # type: ignore[attr-defined]  # read by Hypothesis, untyped
         try:
             test()
         except _TurnOver:
@@ -259,7 +266,7 @@ class UnitRun:
         finally:
             self.judge_images()
 
-    def call_on_images(self, instances: list[Instance]) -> tuple:
+    def call_on_images(self, instances: list[Instance]) -> _Images:
         """Every target and baseline on the instances' metamorphic images, in the background while
         Hypothesis draws the next example (``judge_images`` judges them): the chunk, the entries
         runnable on each image, their outcomes and the images' optima."""
@@ -279,7 +286,8 @@ class UnitRun:
 
     def listed(self) -> None:
         name = self.unit.family
-        self.examine_all(list(families.get(name).listing()[self.unit.start : self.unit.stop]), name)
+        listing = cast(Callable[[], Sequence[Instance]], families.get(name).listing)  # a LIST unit's family has a listing
+        self.examine_all(list(listing()[self.unit.start : self.unit.stop]), name)
 
     def examine_all(self, instances: list[Instance], name: str,
                     optima: list[Callable[[], OracleResult]] | None = None) -> list[Check]:
@@ -306,9 +314,9 @@ class UnitRun:
             for instance in chunk:
                 self.emit(Trying(self.unit.id, instance))
         runnable = [run_on(self.entries, instance) for instance in chunk]
-        optima = optima or [lambda instance=instance: optimum(instance) for instance in chunk]
+        getters: list[Callable[[], OracleResult]] = optima or [partial(optimum, instance) for instance in chunk]
         outcomes, oracles = call_all(self.entries, chunk, runnable, [False] * len(chunk), self.pool,
-                                     lambda: [get() for get in optima])
+                                     lambda: [get() for get in getters])
         return self.judge(chunk, runnable, outcomes, oracles, name)
 
     def judge(self, chunk: list[Instance], runnable: list[list[SolverEntry]], outcomes: dict, oracles: list[OracleResult],
@@ -335,10 +343,10 @@ class UnitRun:
         return checks
 
     def replay(self) -> None:
-        for stored, name, instance in self.unit.replays:
+        for stored, name, plain in self.unit.replays:
             if self.over():
                 return
-            instance = Instance.from_dict(instance)
+            instance = Instance.from_dict(plain)
             if self.unit.careful:
                 self.emit(Trying(self.unit.id, instance))
             solver = stored.solver

@@ -70,7 +70,7 @@ class ChunkCalls:
     process judges. Once ``stopped()`` says so, no further call starts (``call_each``)."""
 
     def __init__(
-        self, entries: list[SolverEntry], chunk: Sequence[Instance], runnable: list[list[SolverEntry]],
+        self, entries: Sequence[SolverEntry], chunk: Sequence[Instance], runnable: list[list[SolverEntry]],
         twice: Sequence[bool], submit: Callable[..., Future], stopped: Callable[[], bool] = lambda: False,
     ) -> None:
         workers = Counter(entry.spec for entry in entries if entry.isolate)
@@ -96,7 +96,7 @@ class ChunkCalls:
 
 
 def call_all(
-    entries: list[SolverEntry], chunk: Sequence[Instance], runnable: list[list[SolverEntry]], twice: Sequence[bool],
+    entries: Sequence[SolverEntry], chunk: Sequence[Instance], runnable: list[list[SolverEntry]], twice: Sequence[bool],
     pool: ThreadPoolExecutor, alongside: Callable[[], list[OracleResult]],
 ) -> tuple[dict[str, list[tuple[Outcome, Outcome | None, str] | None]], list[OracleResult]]:
     """``ChunkCalls`` begun and finished at once, in the pool's threads: each thread waits on its
