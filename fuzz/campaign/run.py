@@ -45,12 +45,13 @@ import uuid
 from collections import Counter, deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence, cast
 
-from distributed import Event, Queue
+from distributed import Event, Future, Queue
 from distributed.scheduler import KilledWorker
 
 from ...oracles.verdict import Verdict
+from ...solvers.contract import Instance
 from ...solvers.entry import SolverEntry
 from ...solvers.isolation.worker import DEFAULT_TIME_LIMIT, STARTUP_TIME_LIMIT
 from ..checking.differential import Check, CheckResult, instance_id
@@ -254,9 +255,15 @@ def slice_seconds(duration: float, threads: int, families: list[str]) -> float:
     return max(MIN_SLICE_SECONDS, min(MAX_SLICE_SECONDS, duration, share))
 
 
+def _listing(name: str) -> Callable[[], Sequence[Instance]]:
+    """An enumerated family's listing (every name listing_units is given is one's)."""
+    return cast(Callable[[], Sequence[Instance]], families.get(name).listing)
+
+
 def listing_units(first_id: int, names: list[str]) -> list[Unit]:
     """The enumerated families' lists, in slices of LISTED_PER_UNIT instances, ids from ``first_id``."""
-    slices = [(name, start) for name in names for start in range(0, len(families.get(name).listing()), LISTED_PER_UNIT)]
+    slices = [(name, start) for name in names
+              for start in range(0, len(_listing(name)()), LISTED_PER_UNIT)]
     return [Unit(first_id + index, LIST, family=name, start=start, stop=start + LISTED_PER_UNIT)
             for index, (name, start) in enumerate(slices)]
 
@@ -286,14 +293,15 @@ class _Campaign:
         self.troubles = Troubles()
         self.book: FindingsBook
         self.pending: deque[Unit] = deque()
-        self.futures: dict[int, tuple[Unit, object]] = {}
+        self.futures: dict[int, tuple[Unit, Future]] = {}
         self.next_id = 0
         self.stopping_since: float | None = None
         self.stopped_by = "interrupted"
         self.unreachable_since: float | None = None
         self.exhausted = False
         """No sampled family, and every list, replay and shrink handed out: the work ends before the time."""
-        self.handlers = {Started: self._on_started, Trying: self._on_trying, Tally: self.tallies.add,
+        # Each handler takes the events of its key's type.
+        self.handlers: dict[type, Callable[[Any], None]] = {Started: self._on_started, Trying: self._on_trying, Tally: self.tallies.add,
                          Found: self._on_found, Replayed: self._on_replayed, Disagreement: self._on_disagreement}
 
     def _unit_id(self) -> int:
@@ -451,6 +459,7 @@ class _Campaign:
     def _fill(self, client, shards: Iterator[Unit], now: float, deadline: float) -> None:
         threads = sum(self.workers.values())
         while self.stopping_since is None and len(self.futures) < max(1, threads) * UNITS_PER_THREAD:
+            unit: Unit | None
             if self.pending and now < deadline:
                 unit = self.pending.popleft()
             elif deadline - now >= MIN_SLICE_SECONDS and not self.exhausted:
