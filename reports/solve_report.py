@@ -6,6 +6,8 @@ each answer is shown as its value, saved and recomputable indices, or as the err
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..fuzz.checking.differential import Check
 from ..solvers.registry import promise_basis
 from ..solvers.specs import shown
@@ -18,8 +20,9 @@ def answer(check: Check) -> dict:
     outcome = check.outcome
     if not outcome.returned:
         return {"error": outcome.error}
+    answer: Any = outcome.answer  # of any shape: what is not a (value, saved, recomputable) is shown as returned
     try:
-        value, saved, recomputable = outcome.answer
+        value, saved, recomputable = answer
         return {"value": float(value), "saved": sorted(int(i) for i in saved), "recomputable": sorted(int(i) for i in recomputable)}
     except (TypeError, ValueError):
         return {"returned": repr(outcome.answer)}

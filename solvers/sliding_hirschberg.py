@@ -133,7 +133,7 @@ class _Search:
     Items are addressed by position in the weight order; a sub-problem is a run of positions
     ``[start, stop)`` and a capacity, so the stack holds no item lists."""
 
-    def __init__(self, weights, values, dtype, device, max_decision_bytes, backend):
+    def __init__(self, weights, values, dtype, device, max_decision_bytes, backend) -> None:
         self.weights = weights
         """Quantized weights in the weight order (ascending)."""
         self.values = values

@@ -15,7 +15,7 @@ import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from ...oracles.optimum import optimum
 from ...oracles.result import OracleResult
@@ -206,8 +206,9 @@ def with_baseline(done: Check, counterpart: SolverEntry, baseline: Check | None)
 def _answer_key(outcome: Outcome) -> tuple:
     if not outcome.returned:
         return (outcome.kind,)
+    answer: Any = outcome.answer  # of any shape a stored check holds: what fails to read is unreadable
     try:
-        value, saved, recomputable = outcome.answer
+        value, saved, recomputable = answer
         return (repr(float(value)), sorted(int(i) for i in saved), sorted(int(i) for i in recomputable))
     except Exception:
         return ("unreadable", repr(outcome.answer))

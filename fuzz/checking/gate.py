@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ...oracles.exact import set_value
 from ...oracles.verdict import Verdict
@@ -149,15 +150,17 @@ def record(comparison: Comparison, done: Check) -> None:
 
 
 def _saved(done: Check) -> tuple[int, ...] | None:
+    answer: Any = done.outcome.answer  # of any shape a stored check holds: what fails to read is None
     try:
-        return tuple(sorted(int(i) for i in done.outcome.answer[1]))
+        return tuple(sorted(int(i) for i in answer[1]))
     except Exception:
         return None
 
 
 def _value(done: Check) -> float:
+    answer: Any = done.outcome.answer  # of any shape a stored check holds: what fails to read is nan
     try:
-        return float(done.outcome.answer[0])
+        return float(answer[0])
     except Exception:
         return float("nan")
 

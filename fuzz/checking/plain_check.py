@@ -31,7 +31,7 @@ from ...oracles.verdict import Judgement, Verdict
 from ...solvers.contract import Instance
 from ...solvers.entry import SolverEntry
 from ...solvers.isolation.answer import Answer
-from ...solvers.isolation.outcome import Outcome
+from ...solvers.isolation.outcome import Outcome, Returned
 from ..corpus.schema import (
     INSTANCE,
     SchemaError,
@@ -134,7 +134,7 @@ def answer_to_plain(answer: object) -> dict | None:
     return {"repr": text[:REPR_CHARACTERS]}
 
 
-def answer_from_plain(data: dict | None) -> object:
+def answer_from_plain(data: dict | None) -> Returned | None:
     if data is None:
         return None
     if "repr" in data:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, cast
+from typing import Callable, Iterable, cast
 
 from ...oracles.optimum import optimum
 from ...oracles.result import OracleResult
 from ...oracles.verdict import Judgement, Verdict, judge, real_memory_slack
 from ...solvers.contract import Instance
+from ...solvers.isolation.answer import Answer as SolverAnswer
 from ...solvers.isolation.outcome import RETURNED, Outcome
 from ...solvers.registry import resolve_one
 from ..checking.differential import check
@@ -44,7 +45,7 @@ class Answer:
         return self.judgement.verdict
 
 
-def _answer(instance: Instance, judgement: Judgement, saved: object) -> Answer:
+def _answer(instance: Instance, judgement: Judgement, saved: Iterable[int]) -> Answer:
     if judgement.memory_slack is None:
         return Answer(judgement, None, None)
     chosen = [int(i) for i in saved]
@@ -96,7 +97,8 @@ def judge_knapsack(record: Harvested) -> JudgedKnapsack:
     compared = {}
     for name in COMPARED:
         done = check(resolve_one(name), record.instance, FAMILY, oracle)
-        saved = done.outcome.answer[1] if done.judgement.memory_slack is not None else ()
+        # A check run here holds an Answer (``outcome_of``); a memory slack means its selection was read.
+        saved = cast(SolverAnswer, done.outcome.answer)[1] if done.judgement.memory_slack is not None else ()
         compared[name] = _answer(record.instance, done.judgement, saved)
     return JudgedKnapsack(record, oracle, judge_logged(record, oracle), compared)
 

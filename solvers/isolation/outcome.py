@@ -25,11 +25,18 @@ OUT_OF_MEMORY = "out_of_memory"
 KINDS = frozenset({RETURNED, RAISED, REFUSED, CRASHED, TIMED_OUT, OUT_OF_MEMORY})
 
 
+Returned = Answer | tuple[float, list[int], list[int]] | str
+"""What an Outcome holds of what a solver returned (``Outcome.answer``)."""
+
+
 @dataclass(frozen=True)
 class Outcome:
     kind: str
-    answer: Answer | None = None
-    """What the solver returned, read as plain data (RETURNED only)."""
+    answer: Returned | None = None
+    """What the solver returned, read as plain data (RETURNED only): an Answer where it ran here; a
+    check read back from a file may hold the contract's (value, saved, recomputable) or the repr of
+    what was returned (``knapcheck.fuzz.checking.plain_check.answer_from_plain``), and a logged
+    answer is the contract's triple (``knapcheck.fuzz.harvest.logged_answers``)."""
     error: str = ""
     changed_input: str = ""
     """What the solver changed in the lists it was given, if it returned; empty when nothing.

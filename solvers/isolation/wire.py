@@ -18,6 +18,7 @@ import select
 import socket
 import time
 from array import array
+from typing import cast
 
 from ..contract import Instance
 from .answer import INDEX_LIMIT, TEXT_LIMIT, Answer, clipped
@@ -101,7 +102,7 @@ def decode_instance(payload: bytes) -> Instance:
 
 def encode_outcome(outcome: Outcome) -> bytes:
     """The Outcome as JSON, every text clipped (``clipped``) so that it is within what the parent takes."""
-    answer = outcome.answer
+    answer = cast("Answer | None", outcome.answer)  # a worker's own outcome: outcome_of read the answer into an Answer
     document = {
         "kind": outcome.kind,
         "error": clipped(outcome.error),
