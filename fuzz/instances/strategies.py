@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import Callable, TypeVar
 
 from hypothesis import given, seed
 from hypothesis import strategies as st
@@ -193,15 +193,19 @@ def from_raw(make: Callable[[], st.SearchStrategy[Raw]]) -> Callable[[], st.Sear
     return lambda: make().map(lambda raw: _instance(*raw))
 
 
-def sample(strategy: st.SearchStrategy[Instance], count: int, seed_value: int = 0) -> list[Instance]:
+_Drawn = TypeVar("_Drawn")
+
+
+def sample(strategy: st.SearchStrategy[_Drawn], count: int, seed_value: int = 0) -> list[_Drawn]:
     """``count`` instances drawn by Hypothesis from a fixed seed: the same list in every process,
-    whatever it has imported (``knapcheck.fuzz.instances.seeded_draws``), and nothing written to disk."""
-    drawn: list[Instance] = []
+    whatever it has imported (``knapcheck.fuzz.instances.seeded_draws``), and nothing written to disk.
+    Any strategy's examples are drawn so (the Pisinger classes' raw triples too)."""
+    drawn: list[_Drawn] = []
 
     @seed(seed_value)
     @seeded_settings(count)
     @given(strategy)
-    def collect(instance: Instance) -> None:
+    def collect(instance: _Drawn) -> None:
         drawn.append(instance)
 
     collect()
