@@ -62,7 +62,8 @@ def sources() -> list[Source]:
 
 def _median_seconds(solve: Callable[[], object], others: Callable[[], object], repeats: int) -> tuple[float, float]:
     """Median times of two calls, alternated so that load drifts hit both alike."""
-    mine, theirs = [], []
+    mine: list[float] = []
+    theirs: list[float] = []
     for _ in range(repeats):
         for call, times in ((solve, mine), (others, theirs)):
             start = time.perf_counter()

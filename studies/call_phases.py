@@ -46,7 +46,7 @@ def phases(instance: Instance, repeats: int) -> dict[str, float]:
     w, v = np.array(weights, dtype=np.int64), np.array(values, dtype=np.int64)
     saved, recomputable = compiled_select(w, v, capacity)
     plain = plain_arrays(memory, runtimes, budget)
-    _, saved_plain, recomputable_plain, _ = compiled_solve(*plain, SCALE)
+    _, saved_plain, recomputable_plain, _ = compiled_solve(*plain, SCALE)  # type: ignore[call-arg]  # numba's Dispatcher.__call__ is typed without arguments
     chosen = saved.tolist()
     return {
         "validate": median_us(lambda: validate(memory, runtimes, budget), repeats),
@@ -57,7 +57,7 @@ def phases(instance: Instance, repeats: int) -> dict[str, float]:
         "answer to lists": median_us(lambda: (saved.tolist(), recomputable.tolist()), repeats),
         "fsum of the saved": median_us(lambda: math.fsum([floats[i] for i in chosen]), repeats),
         "plain_arrays": median_us(lambda: plain_arrays(memory, runtimes, budget), repeats),
-        "compiled_solve": median_us(lambda: compiled_solve(*plain, SCALE), repeats),
+        "compiled_solve": median_us(lambda: compiled_solve(*plain, SCALE), repeats),  # type: ignore[call-arg]  # numba's Dispatcher.__call__ is typed without arguments
         "its answer to lists": median_us(lambda: (saved_plain.tolist(), recomputable_plain.tolist()), repeats),
         "whole call": median_us(lambda: expanding_core(memory, runtimes, budget), repeats),
     }

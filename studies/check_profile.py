@@ -42,7 +42,8 @@ STAGES = {
 
 def stage_seconds(stats: pstats.Stats) -> dict[str, float]:
     found = dict.fromkeys(STAGES, 0.0)
-    for (filename, _, function), (_, _, _, cumulative, _) in stats.stats.items():
+    # pstats keeps its table in Stats.stats, an attribute typeshed does not declare.
+    for (filename, _, function), (_, _, _, cumulative, _) in stats.stats.items():  # type: ignore[attr-defined]
         for stage, (file_end, name) in STAGES.items():
             if filename.endswith(file_end) and function == name:
                 found[stage] = max(found[stage], cumulative)

@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 import time
-from collections import Counter
+from collections import defaultdict
 
 SAMPLE_SECONDS = 0.2
 
@@ -63,11 +63,11 @@ def main(command: list[str]) -> None:
     print(f"wall {wall:.1f} s, CPU {total:.1f} s ({total / wall:.2f} CPUs busy on average), exit status {process.returncode}")
     for pid, (line, seconds) in sorted(seen.items(), key=lambda item: -item[1][1])[:12]:
         print(f"{seconds:7.1f} s  pid {pid}  {line[-90:]}")
-    kinds = Counter()
+    kinds: defaultdict[str, float] = defaultdict(float)
     for line, seconds in seen.values():
         kinds["the command" if line.split()[-len(command):] == command else line[-60:]] += seconds
     print("by command line:")
-    for line, seconds in kinds.most_common(6):
+    for line, seconds in sorted(kinds.items(), key=lambda item: -item[1])[:6]:
         print(f"{seconds:7.1f} s  {line}")
 
 

@@ -24,6 +24,7 @@ import math
 import statistics
 import sys
 from pathlib import Path
+from typing import cast
 
 LIMIT_SECONDS = 0.1
 RATIO_LIMIT = 3.0
@@ -116,8 +117,9 @@ def tables(instances: dict[Key, list[float] | None], failures: dict[Key, str]) -
                 over_ratio += [(family, n, r)] if seconds > RATIO_LIMIT * reference else []
         lines.append(f"| {family.removeprefix('pisinger_')} | " + " | ".join(cells) + " |")
     every = [seconds for found in instances.values() if found is not None for seconds in found]
-    worst = max(instances, key=lambda key: math.inf if instances[key] is None else max(instances[key]))
-    worst_seconds = None if instances[worst] is None else max(instances[worst])
+    worst = max(instances, key=lambda key: math.inf if (found := instances[key]) is None else max(found))
+    worst_found = instances[worst]
+    worst_seconds = None if worst_found is None else max(worst_found)
     instances_over = sum(1 if found is None else sum(s > LIMIT_SECONDS for s in found) for found in instances.values())
     lines += [
         "",
@@ -178,11 +180,11 @@ def versus(instances: dict[Key, list[float] | None], baseline: dict[Key, list[fl
     for family in families:
         cells = [shown_cells.get((family, n, r), "") for n, r in sizes]
         lines.append(f"| {family.removeprefix('pisinger_')} | " + " | ".join(cells) + " |")
-    within = [key for key in keys if ratios[key] is not None and ratios[key] <= CELL_LIMIT]
-    over = [key for key in keys if ratios[key] is None or ratios[key] > CELL_LIMIT]
+    within = [key for key in keys if (ratio := ratios[key]) is not None and ratio <= CELL_LIMIT]
+    over = [key for key in keys if (ratio := ratios[key]) is None or ratio > CELL_LIMIT]
     measured = [key for key in keys if ratios[key]]
-    worst = max(measured, key=lambda key: ratios[key]) if measured else None
-    finished = [(a, b) for key in keys if instances[key] and baseline[key] for a, b in zip(instances[key], baseline[key])]
+    worst = max(measured, key=lambda key: cast(float, ratios[key])) if measured else None  # measured: each has a ratio
+    finished = [(a, b) for key in keys if (mine := instances[key]) and (theirs := baseline[key]) for a, b in zip(mine, theirs)]
     lines += [
         "",
         f"Cells at most {CELL_LIMIT:g}x {name}: {len(within)} of {len(keys)}; over: "

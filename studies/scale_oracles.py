@@ -26,7 +26,9 @@ def main(count: int) -> None:
     print("|---|---|---|---|---|---|---|---|")
     for name in FAMILIES:
         instances = families.get(name).draw(count, 3)
-        seconds, used, unproven = [], Counter(), 0
+        seconds: list[float] = []
+        used: Counter[str] = Counter()
+        unproven = 0
         for instance in instances:
             start = time.perf_counter()
             found = optimum(instance)
@@ -46,10 +48,10 @@ def main(count: int) -> None:
             for instance in limit.instances:
                 start = time.perf_counter()
                 found = optimum(instance)
-                seconds = time.perf_counter() - start
+                took = time.perf_counter() - start
                 weights, capacity = instance.quantized()
                 print(f"| {name} | {limit.name} | {instance.n} | {capacity} | {max(weights)} | {found.name}"
-                      f" | {'yes' if found.proven else 'NO'} | {seconds * 1000:.1f} ms |")
+                      f" | {'yes' if found.proven else 'NO'} | {took * 1000:.1f} ms |")
 
 
 if __name__ == "__main__":

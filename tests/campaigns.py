@@ -45,6 +45,7 @@ def start(*arguments: str, **env: str) -> subprocess.Popen:
 def read_until(campaign: subprocess.Popen, prefix: str, seen: list[str]) -> str:
     """Read the campaign's stderr into ``seen`` up to the first line starting with ``prefix``."""
     give_up = time.monotonic() + WAIT_SECONDS
+    assert campaign.stderr is not None  # started with stderr=PIPE (start)
     for line in campaign.stderr:
         seen.append(line)
         if line.startswith(prefix):

@@ -16,6 +16,7 @@ from knapcheck.measure.bench import (
     Cell,
     PerCallRow,
     PisingerRow,
+    Row,
     instance_for,
     measure_once,
     row_from_dict,
@@ -173,7 +174,7 @@ def test_the_default_tables_fit_a_page():
 
 
 def _result() -> BenchResult:
-    rows = [BenchRow("a", 10, 0.5), BenchRow("b", 20, 0.5), BenchRow("c", 30, 0.5), BenchRow("d", 40, 0.5)]
+    rows: list[Row] = [BenchRow("a", 10, 0.5), BenchRow("b", 20, 0.5), BenchRow("c", 30, 0.5), BenchRow("d", 40, 0.5)]
     cells = {
         ("ours", "a"): Cell("ours", "a", [1.0, 2.0, 9.0], [100, 200, 300]),
         ("ours", "b"): Cell("ours", "b", [4.0], [2**20]),

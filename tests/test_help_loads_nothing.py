@@ -11,14 +11,24 @@ import importlib.util
 import json
 import subprocess
 import sys
+from importlib.machinery import ModuleSpec
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from knapcheck.commands.cli import COMMANDS
 
 HEAVY = ("torch", "hypothesis", "ortools", "numpy", "numba", "scipy", "dask", "distributed", "redis", "rich", "triton")
-CORPUS = Path(importlib.util.find_spec("knapcheck.fuzz.corpus").submodule_search_locations[0]).resolve()
+
+
+def _package_folder(name: str) -> Path:
+    """An installed package's folder, found without importing it."""
+    spec = cast(ModuleSpec, importlib.util.find_spec(name))  # installed: found
+    return Path(cast("list[str]", spec.submodule_search_locations)[0]).resolve()  # a package's spec has its folders
+
+
+CORPUS = _package_folder("knapcheck.fuzz.corpus")
 """The corpora's folder: their JSON files lie there beside the code that reads them."""
 
 PROBE = """\

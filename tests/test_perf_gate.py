@@ -78,6 +78,7 @@ def test_a_limit_must_be_a_positive_number(value):
 
 def usage_error(capsys, *options) -> str:
     """``knapcheck report`` with these options must exit 2 with one line on stderr and nothing on stdout."""
+    status: int | str | None
     try:
         status = main(["report", "--candidate", "full_table", "--baseline", "torch:dp_knapsack", *options, "--out", "unused"])
     except SystemExit as exit:

@@ -25,7 +25,7 @@ SPLIT_REPAIR = HIRSCHBERG_SPLIT.repairs[SLIDING]
 
 def every_repair_of_torchs_file(source: str):
     """Each torch function's catalogued repairs applied to it, last function first (line numbers stay the original's)."""
-    results = []
+    results: list = []
     for function in ("dp_knapsack_sliding_hirschberg", "dp_knapsack", "ilp_knapsack", "greedy_knapsack"):
         done = repaired(source, function, [(c.name, c.repairs[function]) for c in CAUSES.values() if function in c.repairs])
         source, results = done.source, [*done.results, *results]

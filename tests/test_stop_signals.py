@@ -33,6 +33,7 @@ def run_until_checking(directory: Path, *arguments: str, signum: int) -> tuple[i
     command = subprocess.Popen([sys.executable, "-m", "knapcheck", *arguments], cwd=directory, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     seen = []
+    assert command.stderr is not None  # stderr=PIPE
     for line in command.stderr:
         seen.append(line)
         if line.endswith(" instances\n"):

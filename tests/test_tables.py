@@ -1,5 +1,7 @@
 """One table module renders every table: Markdown that keeps its shape, escaped HTML, aligned text."""
 
+from typing import cast
+
 import pytest
 from markdown_it import MarkdownIt
 
@@ -10,14 +12,15 @@ TABLE = Table(["solver", "verdict"], [["a|b", "OPTIMAL"], ["line\nbreak", "<scri
 
 def _cells(markdown: str) -> list[list[str]]:
     tokens = MarkdownIt("commonmark").enable("table").parse(markdown)
-    rows, row = [], None
+    rows: list[list[str]] = []
+    row: list[str] | None = None
     for token in tokens:
         if token.type == "tr_open":
             row = []
         elif token.type == "inline" and row is not None:
             row.append(token.content)
         elif token.type == "tr_close":
-            rows.append(row)
+            rows.append(cast(list[str], row))  # a row closes after it opened
             row = None
     return rows
 

@@ -9,7 +9,7 @@ from knapcheck.solvers.isolation.outcome import RETURNED, Outcome
 from knapcheck.solvers.registry import ours
 
 N = 200
-NEVER_FIT = Instance([1e-4, 1e-4] + [10.0] * (N - 2), [1e20, 8e8] + [1e20] * (N - 2), 2e-4)
+NEVER_FIT = Instance((1e-4, 1e-4) + (10.0,) * (N - 2), (1e20, 8e8) + (1e20,) * (N - 2), 2e-4)
 """Two items fit the budget together (runtimes 1e20 and 8e8); 198 of runtime 1e20 never fit."""
 
 

@@ -12,6 +12,9 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+from importlib.abc import Loader
+from importlib.machinery import ModuleSpec
+from typing import Callable, cast
 
 import pytest
 from reproductions import assert_fails_on_the_candidate_alone, baseline_and_candidate_errors
@@ -199,9 +202,9 @@ def test_the_split_fix_passes_the_gate_on_the_shapes_at_scale(tmp_path):
 def listed_in_file(exported, name: str) -> list:
     """The instances the exported file lists under ``name()``, read by importing the file."""
     path, _ = exported
-    spec = importlib.util.spec_from_file_location(f"exported_{name}", path)
+    spec = cast(ModuleSpec, importlib.util.spec_from_file_location(f"exported_{name}", path))  # a .py file: it has a spec
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    cast(Loader, spec.loader).exec_module(module)  # a source file's spec has its loader
     return getattr(module, name)()
 
 
@@ -253,7 +256,7 @@ def heaviest(instance: Instance) -> int:
     return max(instance.quantized()[0])
 
 
-LIMIT_BUGS = {
+LIMIT_BUGS: dict[str, tuple[tuple[str, str], str, Callable[[Instance], bool]]] = {
     "int32_weights": (INT32_WEIGHTS, "dp_knapsack", lambda i: heaviest(i) >= 2**31),
     "int16_weights": (INT16_WEIGHTS, "dp_knapsack", lambda i: heaviest(i) >= 2**15),
     "table_of_2_16_columns": (dp_table_coarsened(2**16), "dp_knapsack", lambda i: capacity(i) > 2**16),
@@ -263,8 +266,10 @@ LIMIT_BUGS = {
 }
 """A type narrowed or a size capped at a power of two, each planted in its own copy, with what its
 failing instance must reach."""
-KEEP_PASSING = {"unchanged": (None, ("dp_knapsack", "dp_knapsack_sliding_hirschberg")),
-                "split_fix": (SPLIT_FIX, ("dp_knapsack_sliding_hirschberg",))}
+KEEP_PASSING: dict[str, tuple[tuple | None, tuple[str, ...]]] = {
+    "unchanged": (None, ("dp_knapsack", "dp_knapsack_sliding_hirschberg")),
+    "split_fix": (SPLIT_FIX, ("dp_knapsack_sliding_hirschberg",)),
+}
 LIMIT_FAMILIES = ("weight_limits",)
 """The family every copy above fails on; the others (runtime_limits, count_limits) add only torch's
 float32 defects, shared by every copy, to shrink."""
@@ -276,8 +281,10 @@ def _limit_copies(directory) -> dict:
 
 def _gate_every_limit_copy(directory) -> None:
     paths = _limit_copies(directory)
-    for name, (edit, *_) in {**LIMIT_BUGS, **KEEP_PASSING}.items():
-        write_copy(paths[name], edit)
+    for name, (bug, _, _) in LIMIT_BUGS.items():
+        write_copy(paths[name], bug)
+    for name, (kept, _) in KEEP_PASSING.items():
+        write_copy(paths[name], kept)
     candidates = [f"{paths[name]}:{function}" for name, (_, function, _) in LIMIT_BUGS.items()]
     candidates += [f"{paths[name]}:{function}" for name, (_, functions) in KEEP_PASSING.items() for function in functions]
     status = main(["report", "--candidate", *candidates, "--baseline", "torch:dp_knapsack",

@@ -49,6 +49,7 @@ def own_environment(monkeypatch, request):
 def worker_pid(spec: str, hash_seed: int = hash_seeds.FIRST) -> int:
     assert call_isolated(resolve_one(spec), INSTANCE, hash_seed=hash_seed).kind == RETURNED
     (worker,) = [w for (s, _, seed), w in _WORKERS.items() if s == resolve_one(spec).spec and seed == hash_seed]
+    assert worker._process is not None  # it has just answered
     return worker._process.pid
 
 
