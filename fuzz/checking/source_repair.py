@@ -274,7 +274,7 @@ def _insert(expects: str, is_anchor: Callable[[ast.AST], bool], lines: Sequence[
         else:
             held = _statement_of(scope, node)
             if held is None:  # a call in the function's decorators or defaults: no statement to insert above
-                return f"`{expects}` is in no statement of it"
+                raise TypeError(f"`{expects}` is in no statement of the function")
             statement = held[0]
         there = already(scope, statement) if already is not None else (
             "its first line is in it already" if _matches(scope, first) else "")
