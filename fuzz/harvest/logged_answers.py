@@ -97,7 +97,7 @@ def judge_knapsack(record: Harvested) -> JudgedKnapsack:
     compared = {}
     for name in COMPARED:
         done = check(resolve_one(name), record.instance, FAMILY, oracle)
-        # A check run here holds an Answer (``outcome_of``); a memory slack means its selection was read.
+        # A check run here holds an Answer (``call_in_process``); a memory slack means its selection was read.
         saved = cast(SolverAnswer, done.outcome.answer)[1] if done.judgement.memory_slack is not None else ()
         compared[name] = _answer(record.instance, done.judgement, saved)
     return JudgedKnapsack(record, oracle, judge_logged(record, oracle), compared)

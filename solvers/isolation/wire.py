@@ -102,7 +102,7 @@ def decode_instance(payload: bytes) -> Instance:
 
 def encode_outcome(outcome: Outcome) -> bytes:
     """The Outcome as JSON, every text clipped (``clipped``) so that it is within what the parent takes."""
-    answer = cast("Answer | None", outcome.answer)  # a worker's own outcome: outcome_of read the answer into an Answer
+    answer = cast("Answer | None", outcome.answer)  # a worker's own outcome: call_in_process read the answer into an Answer
     document = {
         "kind": outcome.kind,
         "error": clipped(outcome.error),
