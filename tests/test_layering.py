@@ -14,8 +14,8 @@ import ast
 from pathlib import Path
 
 import pytest
+from package_tree import ROOT, imported_from
 
-ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ["solvers", "oracles", "fuzz", "measure", "reports", "commands", ""]
 """The package's folders, lowest first, then its own modules at the root (``""``: ``knapcheck.testing``,
 ``knapcheck.strategies``, ``knapcheck.pytest_plugin``, ``knapcheck.__main__``)."""
@@ -38,13 +38,6 @@ def layer_of(module: str) -> int:
     return LAYERS.index(folder)
 
 
-def resolved(module: str, path: Path, node: ast.ImportFrom) -> str:
-    """The absolute name of a relative import's module, as the interpreter resolves it."""
-    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
-    base = package[:len(package) - (node.level - 1)]
-    return ".".join(base + ([node.module] if node.module else []))
-
-
 def project_imports(module: str, path: Path, modules: set[str]) -> set[str]:
     """The project modules a file imports (``from pkg import mod`` names the module mod)."""
     found = set()
@@ -52,7 +45,7 @@ def project_imports(module: str, path: Path, modules: set[str]) -> set[str]:
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level > 0:
-            source = resolved(module, path, node)
+            source = imported_from(path, node)
             names = [f"{source}.{alias.name}" for alias in node.names] + [source]
         elif isinstance(node, ast.ImportFrom) and node.module:
             names = [f"{node.module}.{alias.name}" for alias in node.names] + [node.module]

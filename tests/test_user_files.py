@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from package_tree import imported_from
 
 from knapcheck.solvers.files.reader import MAX_BYTES
 
@@ -152,12 +153,10 @@ def package_modules() -> list[Path]:
 def imported_modules(path: Path) -> set[str]:
     """The absolute names of the modules ``path`` imports from, its relative imports resolved
     (``from .files import reader`` in solvers/specs.py is ``knapcheck.solvers.files.reader``)."""
-    package = ["knapcheck", *path.relative_to(ROOT).parts[:-1]]
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom):
-            base = package[:len(package) - node.level + 1] if node.level else []
-            source = ".".join(base + ([node.module] if node.module else []))
+            source = imported_from(path, node)
             found |= {source} | {f"{source}.{alias.name}" for alias in node.names}
         elif isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
