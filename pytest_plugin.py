@@ -6,12 +6,11 @@ Each target is tested on every instance of the selected families and of the regr
 one test per (target, instance), named ``knapcheck::TARGET::FAMILY[INDEX]`` (so ``-k tight_budget``
 selects a family). A test fails when the target fails its promise on the instance; its message is
 the verdict, what was wrong and a ready-to-run snippet that reproduces it. Each instance is decided
-by the function ``knapcheck check`` and ``report`` call on it (``knapcheck.fuzz.checking.check.decided``,
-on the solvers ``run_on`` it), and the gate's status (``knapcheck.fuzz.checking.gate``) is the
-outcome: with a baseline, a failure the baseline shares, or one a known defect of the baseline
-explains (the regression corpus names its defects and how far each reaches), is an expected failure;
-a regression fails; an instance past the size the target promises is skipped (check does not run
-it there either).
+by the judge ``knapcheck check`` and ``report`` call on it (``knapcheck.fuzz.checking.judge``), and
+the gate's status (``knapcheck.fuzz.checking.gate``) is the outcome: with a baseline, a failure the
+baseline shares, or one a known defect of the baseline explains (the regression corpus names its
+defects and how far each reaches), is an expected failure; a regression fails; an instance past
+the size the target promises is skipped (check does not run it there either).
 
 Installed, the plugin is loaded by every pytest run (a ``pytest11`` entry point), and without
 ``--knapcheck-target`` it does nothing: it adds options, and its hooks return at once, importing
@@ -360,31 +359,29 @@ class InstanceTest(pytest.Item):
         self.calls = calls
 
     def runtest(self) -> None:
-        """The instance decided as ``knapcheck check`` decides it (``knapcheck.fuzz.checking.check.decided``,
-        on the entries ``run_on`` it), the gate's status read as an outcome: a pass, a failure that
-        counts fails, one that does not (shared with the baseline, a known defect of it made visible)
-        is an expected failure, and an instance past what the target promises to solve is skipped."""
+        """The instance decided by the judge ``knapcheck check`` calls (``knapcheck.fuzz.checking.judge``),
+        the gate's status read as an outcome: a pass, a failure that counts fails, one that does not
+        (shared with the baseline, a known defect of it made visible) is an expected failure, and an
+        instance past what the target promises to solve is skipped."""
         from .fuzz.checking import gate
         from .fuzz.checking.defects import describe
-        from .fuzz.checking.differential import check, determinism_calls
-        from .fuzz.checking.instance_decision import decided, run_on
+        from .fuzz.checking.differential import call, determinism_calls
+        from .fuzz.checking.judge import Judge
         from .oracles.verdict import Verdict
         from .reports.repairs import repaired_sentence
 
         tests = cast(TargetTests, self.parent)  # a TargetTests collects its cases
         target, counterpart = tests.entry, tests.counterpart
-        entries = run_on([target] if counterpart is None else [target, counterpart], self.instance)
+        judge = Judge({} if counterpart is None else {target.name: counterpart}, tests.causes)
+        entries = judge.runnable([target] if counterpart is None else [target, counterpart], self.instance)
         if target not in entries:
             from .solvers.specs import shown
 
             weights, capacity = self.instance.quantized(target.rounding)
             pytest.skip(f"not run: {shown(target.name)} does not promise to solve {len(weights)} items of capacity {capacity}"
                         " units (knapcheck check does not run it there either)")
-        oracle = tests.oracles(self.instance)
-        checks = {entry.name: check(entry, self.instance, self.family, oracle,
-                                    calls=min(self.calls, determinism_calls(entry))) for entry in entries}
-        counterparts = {} if counterpart is None else {target.name: counterpart}
-        done = decided(checks, counterparts, tests.causes)[target.name]
+        called = [(entry, call(entry, self.instance, min(self.calls, determinism_calls(entry)))) for entry in entries]
+        done = judge.outcomes(self.instance, self.family, tests.oracles(self.instance), called)[target.name]
         if done.oracle_disagreement:
             raise KnapcheckFailure(f"the oracle, not {done.solver.name}, is shown wrong on this instance:"
                                    f" {done.oracle_disagreement}\ninstance: {self.instance.as_dict()}")

@@ -52,15 +52,13 @@ from ...oracles.optimum import optimum
 from ...oracles.result import OracleResult
 from ...solvers.contract import SCALE, Instance
 from ...solvers.entry import SolverEntry
-from ...solvers.isolation.outcome import Outcome
 from ..checking.by_cause import Causes
 from ..checking.chunk_calls import call_all, next_chunk_size
-from ..checking.differential import Check, check_against, judged
-from ..checking.instance_decision import decided, run_on
+from ..checking.differential import Called, Check
+from ..checking.judge import Judge
 from ..checking.metamorphic import images
 from ..checking.overshoot import Overshoots
 from ..checking.plain_check import check_from_plain, check_to_plain
-from ..checking.shrink import minimal_reproduction
 from ..checking.signature import Signature
 from ..corpus.regression import RegressionCase
 from ..instances import families
@@ -161,9 +159,9 @@ def isolated_entries(entries, call_limit: float) -> tuple[SolverEntry, ...]:
     return tuple(replace(e, isolate=True, time_limit=call_limit) for e in entries)
 
 
-_Images = tuple[list[Instance], list[list[SolverEntry]], dict[str, list[tuple[Outcome, Outcome | None, str] | None]],
+_Images = tuple[list[Instance], list[list[SolverEntry]], dict[str, list[Called | None]],
                 list[OracleResult]]
-"""What ``call_on_images`` hands ``judge``: the chunk of images, the entries runnable on each, their outcomes, the optima."""
+"""What ``call_on_images`` hands ``decide``: the chunk of images, the entries runnable on each, their outcomes, the optima."""
 
 
 class _TurnOver(BaseException):
@@ -182,6 +180,7 @@ class UnitRun:
         self.by_name = {e.name: e for e in self.entries}
         self.counterparts = {solver: self.by_name[baseline] for solver, baseline in setup.counterparts.items()}
         self.causes = Causes(list(dict.fromkeys(self.counterparts.values())), setup.cases)
+        self.judge = Judge(self.counterparts, self.causes)
         self.until = setup.deadline
         if unit.kind == FUZZ:
             self.until = min(setup.deadline, time.time() + unit.seconds)
@@ -272,7 +271,7 @@ class UnitRun:
         runnable on each image, their outcomes and the images' optima."""
         cases = [case for instance in instances for case in _with_images(instance)[1:]]
         chunk = [image for image, _ in cases]
-        runnable = [run_on(self.entries, image) for image in chunk]
+        runnable = [self.judge.runnable(self.entries, image) for image in chunk]
         outcomes, oracles = call_all(self.entries, chunk, runnable, [False] * len(chunk), self.pool,
                                      lambda: [get() for _, get in cases])
         return chunk, runnable, outcomes, oracles
@@ -282,7 +281,7 @@ class UnitRun:
         before its next example, and the last before it ends)."""
         if self.images is not None:
             images, self.images = self.images, None
-            self.judge(*images.result(), self.unit.family)
+            self.decide(*images.result(), self.unit.family)
 
     def listed(self) -> None:
         name = self.unit.family
@@ -313,27 +312,24 @@ class UnitRun:
         if self.unit.careful:
             for instance in chunk:
                 self.emit(Trying(self.unit.id, instance))
-        runnable = [run_on(self.entries, instance) for instance in chunk]
+        runnable = [self.judge.runnable(self.entries, instance) for instance in chunk]
         getters: list[Callable[[], OracleResult]] = optima or [partial(optimum, instance) for instance in chunk]
         outcomes, oracles = call_all(self.entries, chunk, runnable, [False] * len(chunk), self.pool,
                                      lambda: [get() for get in getters])
-        return self.judge(chunk, runnable, outcomes, oracles, name)
+        return self.decide(chunk, runnable, outcomes, oracles, name)
 
-    def judge(self, chunk: list[Instance], runnable: list[list[SolverEntry]], outcomes: dict, oracles: list[OracleResult],
-              name: str) -> list[Check]:
+    def decide(self, chunk: list[Instance], runnable: list[list[SolverEntry]], outcomes: dict, oracles: list[OracleResult],
+               name: str) -> list[Check]:
         """Each instance's checks, counted, and the targets' failures sent, instance by instance."""
         checks: list[Check] = []
         baselines = self.setup.baselines
         for k, instance in enumerate(chunk):
             oracle = oracles[k]
-            here: dict[str, Check] = {}
-            for entry in runnable[k]:
-                result = judged(entry, instance, name, oracle, *outcomes[entry.name][k])
+            done = self.judge.outcomes(instance, name, oracle, [(entry, outcomes[entry.name][k]) for entry in runnable[k]])
+            for result in done.values():
                 self.disagreement(result)
-                here[entry.name] = result
-                self.counts[entry.name][result.verdict.value] += 1
-                self.overshoots.add(entry.name, name, instance, result.judgement.memory_slack)
-            done = decided(here, self.counterparts, self.causes)
+                self.counts[result.solver.name][result.verdict.value] += 1
+                self.overshoots.add(result.solver.name, name, instance, result.judgement.memory_slack)
             for solver, result in done.items():
                 if result.failed and solver not in baselines:
                     self.found(result)
@@ -350,7 +346,7 @@ class UnitRun:
             if self.unit.careful:
                 self.emit(Trying(self.unit.id, instance))
             solver = stored.solver
-            done = self.causes.explained(check_against(self.by_name[solver], self.counterparts.get(solver), instance, name))
+            done = self.judge.called(self.by_name[solver], instance, name)
             self.disagreement(done)
             self.counts[solver][done.verdict.value] += 1
             if done.baseline is not None:
@@ -364,8 +360,7 @@ class UnitRun:
         """The failure shrunk keeping its signature, known defects included: a regression stays one."""
         failure = check_from_plain(self.unit.failure, self.by_name)
         wanted = Signature.of(failure)
-        smaller = self.causes.explained(minimal_reproduction(
-            failure, give_up=self.over, keeps=lambda done: Signature.of(self.causes.explained(done)) == wanted))
+        smaller = self.causes.shrunk_keeping_causes(failure, self.over)
         if smaller.failed and Signature.of(smaller) == wanted and smaller.instance != failure.instance:
             self.found(smaller, shrunk=True)
 

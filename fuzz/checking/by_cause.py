@@ -45,6 +45,7 @@ from .gate import is_regression, is_shared, valid
 from .repair_fit import RepairFit
 from .repaired import Intervention, intervention, variant
 from .shrink import minimal_reproduction
+from .signature import Signature
 from .source_repair import Applied
 
 
@@ -187,6 +188,14 @@ class Causes:
             return shrunk
         outside = self._outside(failure, shrunk.instance)
         return shrunk if outside is None else self._shrunk_regression(outside, give_up, seed_value)
+
+    def shrunk_keeping_causes(self, failure: Check, give_up: Callable[[], bool]) -> Check:
+        """The failure shrunk keeping its signature, the known defects that explain it included (a
+        regression stays one, a known defect stays that defect), and explained: a campaign's
+        SHRINK unit, which has no clean instance to start from."""
+        wanted = Signature.of(failure)
+        return self.explained(minimal_reproduction(
+            failure, give_up, keeps=lambda done: Signature.of(self.explained(done)) == wanted))
 
     def _outside(self, failure: Check, instance: Instance) -> Check | None:
         """The failure found again on ``instance`` taken out of the reach of every defect of the

@@ -30,19 +30,10 @@ from ..instances import families
 from .by_cause import Causes
 from .chunk_calls import ChunkCalls, Lanes, next_chunk_size
 from .comparison import Comparison
-from .differential import (
-    Check,
-    CheckResult,
-    Signature,
-    Source,
-    check_against,
-    determinism_calls,
-    digest,
-    judged,
-)
+from .differential import Check, CheckResult, Signature, Source, determinism_calls, digest
 from .frozen_source import changed_since, read_at_start
 from .gate import is_regression, pair, record
-from .instance_decision import decided, run_on
+from .judge import Judge
 from .known import known_case
 from .shrink import complexity
 
@@ -155,6 +146,7 @@ class _Run:
         self.stop_requested = stop_requested
         self.counterparts = counterparts
         self.causes = causes
+        self.judge = Judge(counterparts, causes)
         self.time_budget = time_budget
         self.progress = progress
         self.start = time.monotonic()
@@ -220,7 +212,7 @@ class _Run:
 
     def begin_chunk(self, family: str, chunk: Sequence[Instance], twice: Sequence[bool], lanes: Lanes) -> _ChunkRun:
         """Every entry's calls on the chunk of ``family``, begun (``ChunkCalls``)."""
-        runnable = [run_on(self.entries, instance) for instance in chunk]
+        runnable = [self.judge.runnable(self.entries, instance) for instance in chunk]
         calls = ChunkCalls(self.entries, chunk, runnable, twice, lanes.submit, lambda: bool(self.stop_requested()))
         return _ChunkRun(family, runnable, calls)
 
@@ -241,21 +233,18 @@ class _Run:
         family = called.family
         for k, instance in enumerate(called.calls.chunk):
             result.instances += 1
-            oracle = called.oracles[k]
-            judged_here: dict[str, Check] = {}
-            for entry in called.runnable[k]:
-                outcome = called.outcomes[entry.name][k]
+            runnable = called.runnable[k]
+            done = self.judge.outcomes(instance, family, called.oracles[k],
+                                       [(entry, called.outcomes[entry.name][k]) for entry in runnable])
+            for entry in runnable:
+                checked = done[entry.name]
                 result.repeated[entry.name] += called.calls.twice[k] and determinism_calls(entry) > 1
-                checked = judged(entry, instance, family, oracle, *outcome)
                 result.counts[entry.name][checked.verdict.value] += 1
                 if checked.oracle_disagreement:
                     result.oracle_findings.append(checked)
                 result.overshoots.add(entry.name, family, instance, checked.judgement.memory_slack)
-                judged_here[entry.name] = checked
-            done = decided(judged_here, self.counterparts, self.causes)
-            for name, checked in done.items():
-                if name in self.counterparts:
-                    record(result.comparisons[name], checked)
+                if entry.name in self.counterparts:
+                    record(result.comparisons[entry.name], checked)
             checks += done.values()
         return checks
 
@@ -278,11 +267,19 @@ class _Run:
             shrunk = self.causes.reproduce(failure, self.smallest_regression.get(signature),
                                            lambda: _after(deadline) or self._stopping(), seed_value)
             _keep_smallest(findings, shrunk, (shrunk.differential_signature, is_regression(shrunk)))
-            flaky = _called_twice(shrunk)
+            flaky = self.called_twice(shrunk)
             if flaky is not None and flaky.differential_signature not in self.smallest:
                 self.smallest[flaky.differential_signature] = flaky
                 findings[flaky.differential_signature, True] = flaky
         self.result.findings.extend(findings.values())
+
+    def called_twice(self, finding: Check) -> Check | None:
+        """The finding's solver called twice on its shrunk instance, if it promises the optimum and
+        the two answers differ: a NONDETERMINISTIC finding of its own."""
+        if finding.verdict is Verdict.NONDETERMINISTIC or determinism_calls(finding.solver) < 2:
+            return None
+        again = self.judge.called(finding.solver, finding.instance, finding.family, calls=2)
+        return again if again.verdict is Verdict.NONDETERMINISTIC else None
 
     def _stopping(self) -> bool:
         """Whether the run was asked to stop (said once, in the progress)."""
@@ -328,12 +325,3 @@ def _keep_smallest(smallest: dict, done: Check, key=None) -> None:
     kept = smallest.get(key)
     if kept is None or complexity(done.instance) < complexity(kept.instance):
         smallest[key] = done
-
-
-def _called_twice(finding: Check) -> Check | None:
-    """The finding's solver called twice on its shrunk instance, if it promises the optimum and the
-    two answers differ: a NONDETERMINISTIC finding of its own."""
-    if finding.verdict is Verdict.NONDETERMINISTIC or determinism_calls(finding.solver) < 2:
-        return None
-    again = check_against(finding.solver, finding.counterpart, finding.instance, finding.family, calls=2)
-    return again if again.verdict is Verdict.NONDETERMINISTIC else None

@@ -20,9 +20,8 @@ from typing import Callable, Sequence
 from ...oracles.result import OracleResult
 from ...solvers.contract import Instance
 from ...solvers.entry import SolverEntry
-from ...solvers.isolation.outcome import Outcome
 from ...solvers.isolation.running import run_many
-from .differential import call, determinism_calls
+from .differential import Called, call, determinism_calls
 
 CHUNK_SECONDS = 0.5
 """About how long one chunk of instances may take (``next_chunk_size``)."""
@@ -83,7 +82,7 @@ class ChunkCalls:
 
     def finish(
         self, alongside: Callable[[], list[OracleResult]]
-    ) -> tuple[dict[str, list[tuple[Outcome, Outcome | None, str] | None]], list[OracleResult]]:
+    ) -> tuple[dict[str, list[Called | None]], list[OracleResult]]:
         """Every entry's outcomes on each instance of the chunk it is runnable on (None elsewhere,
         and where a stop came before its call),
         and what ``alongside`` (the oracle) returns, asked here while the workers compute; solvers
@@ -98,7 +97,7 @@ class ChunkCalls:
 def call_all(
     entries: Sequence[SolverEntry], chunk: Sequence[Instance], runnable: list[list[SolverEntry]], twice: Sequence[bool],
     pool: ThreadPoolExecutor, alongside: Callable[[], list[OracleResult]],
-) -> tuple[dict[str, list[tuple[Outcome, Outcome | None, str] | None]], list[OracleResult]]:
+) -> tuple[dict[str, list[Called | None]], list[OracleResult]]:
     """``ChunkCalls`` begun and finished at once, in the pool's threads: each thread waits on its
     own worker, and the workers compute in parallel, while ``alongside`` runs here."""
     return ChunkCalls(entries, chunk, runnable, twice, lambda entry, call, *args: pool.submit(call, *args)).finish(alongside)
@@ -107,12 +106,12 @@ def call_all(
 def call_each(
     entry: SolverEntry, chunk: Sequence[Instance], wanted: Sequence[bool], twice: Sequence[bool],
     stopped: Callable[[], bool] = lambda: False,
-) -> list[tuple[Outcome, Outcome | None, str] | None]:
+) -> list[Called | None]:
     """The entry's outcomes on the wanted instances of the chunk, in order: runs of instances
     called once go to its worker together (``run_many``); an instance it is called twice on is
     called as ``call`` does, so its worker sees the calls in the order one call at a time gives.
     Once ``stopped()`` says so, no further call starts: the instances not called stay None."""
-    found: list[tuple[Outcome, Outcome | None, str] | None] = [None] * len(chunk)
+    found: list[Called | None] = [None] * len(chunk)
     plain: list[int] = []
 
     def flush() -> None:

@@ -136,9 +136,14 @@ def check(
     return judged(entry, instance, family, oracle, *call(entry, instance, calls))
 
 
+Called = tuple[Outcome, Outcome | None, str]
+"""What calling a solver on an instance gives (``call``): its outcome, the second call's when it was
+called twice, and where that second call ran when not beside the first."""
+
+
 def call(
     entry: SolverEntry, instance: Instance, calls: int = 1, stopped: Callable[[], bool] = lambda: False
-) -> tuple[Outcome, Outcome | None, str]:
+) -> Called:
     """The solver's outcome on the instance and, when ``calls`` > 1 and the first returned, the
     outcome of calling it again, with where that call ran when not beside the first.
 

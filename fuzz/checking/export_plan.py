@@ -23,16 +23,17 @@ from dataclasses import dataclass
 from typing import Callable, Sequence, TypedDict
 
 from ...oracles.optimum import optimum
-from ...oracles.result import OracleResult
 from ...oracles.verdict import Verdict
 from ...solvers.contract import SCALE, Instance, float_tolerance
 from ...solvers.entry import SolverEntry
+from ...solvers.isolation.outcome import Outcome
 from ...solvers.isolation.running import run_many
 from ...solvers.registry import torch_entries
 from ..corpus.regression import RegressionCase
 from ..instances import enumerated, limits, scale
 from .chunk_calls import MAX_CHUNK
-from .differential import Check, judged
+from .differential import Check
+from .judge import Judge
 
 KIND_OF = {
     Verdict.REJECTED: "raised",
@@ -250,9 +251,9 @@ def _description(group: list[RegressionCase]) -> str:
     return f"{cause} (found as {'; '.join(found)})"
 
 
-class _Judge:
-    """Checks the torch solvers side by side (each isolated in its own worker process), the oracle
-    of each instance computed once."""
+class _Checks:
+    """The torch solvers called side by side (each isolated in its own worker process), the oracle
+    of each instance computed once, and judged (``knapcheck.fuzz.checking.judge``) on the oracle alone."""
 
     def __init__(self, entries: Sequence[SolverEntry], progress: Callable[[str], None]) -> None:
         self.entries = list(entries)
@@ -267,24 +268,24 @@ class _Judge:
             if not oracle.proven:
                 raise ValueError(f"{what}: the oracle could not prove the optimum of {instance.as_dict()}: {oracle.reason}")
         with ThreadPoolExecutor(max_workers=len(self.entries)) as pool:
-            futures = {
-                entry.name: pool.submit(self._solver_checks, entry, instances, oracles, family)
-                for entry in self.entries
-            }
-            found = {name: future.result() for name, future in futures.items()}
-        for checks in found.values():
-            for done in checks:
+            futures = [pool.submit(self._outcomes, entry, instances) for entry in self.entries]
+            outcomes = [future.result() for future in futures]
+        judge = Judge()
+        found: dict[str, list[Check]] = {entry.name: [] for entry in self.entries}
+        for k, (instance, oracle) in enumerate(zip(instances, oracles)):
+            decided = judge.outcomes(instance, family, oracle,
+                                     [(entry, (of_entry[k], None, "")) for entry, of_entry in zip(self.entries, outcomes)])
+            for name, done in decided.items():
                 _refuse_unexpectable(done, what)
+                found[name].append(done)
         return found
 
     @staticmethod
-    def _solver_checks(entry: SolverEntry, instances: Sequence[Instance], oracles: Sequence[OracleResult], family: str):
-        """The solver's check on each instance: the instances go to its worker in chunks, each
-        chunk ahead of its answers (``run_many``), one Outcome each."""
-        outcomes = [outcome for start in range(0, len(instances), MAX_CHUNK)
-                    for outcome in run_many(entry, instances[start : start + MAX_CHUNK])]
-        return [judged(entry, instance, family, oracle, outcome)
-                for instance, oracle, outcome in zip(instances, oracles, outcomes)]
+    def _outcomes(entry: SolverEntry, instances: Sequence[Instance]) -> list[Outcome]:
+        """The solver's outcome on each instance: the instances go to its worker in chunks, each
+        chunk ahead of its answers (``run_many``)."""
+        return [outcome for start in range(0, len(instances), MAX_CHUNK)
+                for outcome in run_many(entry, instances[start : start + MAX_CHUNK])]
 
 
 def _refuse_unexpectable(done: Check, what: str) -> None:
@@ -321,13 +322,13 @@ def build_plan(cases: Sequence[RegressionCase], source: str, progress: Callable[
     from ...solvers.isolation.worker import send_worker_output_to
 
     entries = torch_entries()
-    judge = _Judge(entries, progress)
+    torch_calls = _Checks(entries, progress)
     solvers = [function(entry) for entry in entries]
     with open(os.devnull, "w") as devnull:
         send_worker_output_to(devnull.fileno())
         try:
-            cause_tests = [_cause_test(name, group, judge) for name, group in causes(cases, solvers)]
-            enumerated_tests = [_enumerated_test(family, judge) for family in ENUMERATED]
+            cause_tests = [_cause_test(name, group, torch_calls) for name, group in causes(cases, solvers)]
+            enumerated_tests = [_enumerated_test(family, torch_calls) for family in ENUMERATED]
         finally:
             send_worker_output_to(None)
     return ExportPlan(
@@ -347,11 +348,11 @@ def build_plan(cases: Sequence[RegressionCase], source: str, progress: Callable[
     )
 
 
-def _cause_test(name: str, group: list[RegressionCase], judge: _Judge) -> CauseTest:
+def _cause_test(name: str, group: list[RegressionCase], torch_calls: _Checks) -> CauseTest:
     instances = [case.instance for case in group]
-    checks = judge.checks(instances, group[0].family, name)
+    checks = torch_calls.checks(instances, group[0].family, name)
     failing = {}
-    for entry in judge.entries:
+    for entry in torch_calls.entries:
         failed = [done for done in checks[entry.name] if done.failed]
         if failed:
             failing[function(entry)] = _reason(failed[0])
@@ -393,11 +394,11 @@ def extremes_constants() -> ExtremesConstants:
     }
 
 
-def _enumerated_test(family: str, judge: _Judge) -> EnumeratedTest:
+def _enumerated_test(family: str, torch_calls: _Checks) -> EnumeratedTest:
     instances = list(ENUMERATED[family]())
-    checks = judge.checks(instances, family, family)
+    checks = torch_calls.checks(instances, family, family)
     known: dict[str, dict[str, tuple[int, ...]]] = {}
-    for entry in judge.entries:
+    for entry in torch_calls.entries:
         kinds: dict[str, list[int]] = {}
         for index, done in enumerate(checks[entry.name]):
             if done.failed:
