@@ -78,7 +78,7 @@ def gate_line(names: list[str], decision, named: bool, result=None) -> str:
     from ..solvers.specs import shown
 
     who = "the named targets" if named else "our solvers (upstream's are shown, not counted: name them with --targets)"
-    problems = [" ".join([shown(f.solver.name), *(s for s in f.differential_signature[1:] if s)]) for f in decision.failing]
+    problems = [" ".join([shown(f.solver.name), *f.differential_signature.parts()[1:]]) for f in decision.failing]
     if decision.oracle_findings:
         problems.append(f"an oracle shown wrong {decision.oracle_findings} times, so no verdict can be trusted")
     head = f"gate on {who}, under {decision.rule}"
@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
             "solvers": names,
             "rule": "differential" if baselines else "no baseline",
             "passed": decision.passed,
-            "failing": [list(f.differential_signature) for f in decision.failing],
+            "failing": [f.differential_signature.as_json() for f in decision.failing],
             "fixes": fixes_json(result),
             "summary": gate,
         }

@@ -312,7 +312,7 @@ def failure_json(failure: Check, state: str = "", known_case: str | None = None)
         "solver": failure.solver.name,
         "origin": failure.solver.origin,
         "verdict": failure.verdict.value,
-        "signature": list(failure.differential_signature),
+        "signature": failure.differential_signature.as_json(),
         "status": state,
         "known_case": known_case,
         "causes": list(failure.causes),

@@ -396,7 +396,7 @@ def render_json(report: Report) -> dict:
         "gate": {
             "rule": "strict" if report.strict else "differential" if report.run.entries(BASELINE) else "no baseline",
             "passed": not report.gate_failed,
-            "failing": [list(f.differential_signature) for f in report.gate_failures],
+            "failing": [f.differential_signature.as_json() for f in report.gate_failures],
             "fixes": fixes_json(result),
             "known_visible": [
                 {"candidate": t, **v} for t, c in result.comparisons.items() for v in comparison_json(c)["known_visible"]

@@ -141,7 +141,7 @@ def test_a_fix_that_makes_torchs_float32_defect_visible_stays_known_after_the_se
     only because its extra unit of capacity takes another path."""
     copy, torch, causes = causes_of_dp(SPLIT_FIX, "dp_knapsack_sliding_hirschberg", tmp_path)
     found = causes.explained(check_against(copy, torch, Instance((0.0, 0.0001, 0.0), (2e7, 1.0, 0.0), 0.007)))
-    assert found.differential_signature[1:] == ("SUBOPTIMAL", "OPTIMAL") and found.causes == ("float32",)
+    assert found.differential_signature.parts()[1:] == ("SUBOPTIMAL", "OPTIMAL") and found.causes == ("float32",)
     finding = causes.reproduce(found, None, lambda: False)
     assert is_visible(finding) and finding.causes == ("float32",)
 

@@ -11,10 +11,11 @@ from dataclasses import replace
 import pytest
 
 from knapcheck.fuzz.checking.comparison import Comparison
-from knapcheck.fuzz.checking.differential import NOT_RUN, Signature, check, check_against, instance_id
+from knapcheck.fuzz.checking.differential import NOT_RUN, check, check_against, instance_id
 from knapcheck.fuzz.checking.gate import counterparts, decide, is_regression, pair, record
 from knapcheck.fuzz.checking.known import LARGE_CAPACITY, OFF_GRID, cause_traits, matching_case
 from knapcheck.fuzz.checking.shrink import minimal_reproduction
+from knapcheck.fuzz.checking.signature import Signature
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.registry import resolve_one

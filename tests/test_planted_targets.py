@@ -17,7 +17,7 @@ def test_an_off_by_one_in_the_budget_split_is_caught_shrunk_and_reproduced():
     result = run_check(entries, ["tiny"], per_family=15)
 
     assert result.counts["full_table"]["OPTIMAL"] == result.instances
-    found = {f.signature: f for f in result.findings}
+    found = {(f.solver.name, f.verdict.value): f for f in result.findings}
     segfault = found[(entries[1].name, "CRASH")]
     assert segfault.instance.n == 0
     split = found[(entries[0].name, "OVER_BUDGET")]

@@ -30,12 +30,13 @@ from ..instances import families
 from .by_cause import Causes
 from .chunk_calls import ChunkCalls, Lanes, next_chunk_size
 from .comparison import Comparison
-from .differential import Check, CheckResult, Signature, Source, determinism_calls, digest
+from .differential import Check, CheckResult, Source, determinism_calls, digest
 from .frozen_source import changed_since, read_at_start
 from .gate import is_regression, pair, record
 from .judge import Judge
 from .known import known_case
 from .shrink import complexity
+from .signature import Signature
 
 CHECK_SHARE = 0.6
 """Under a time budget, the share spent checking; the rest goes to shrinking the failures found."""
@@ -258,7 +259,7 @@ class _Run:
             if self._stopping():
                 _keep_smallest(findings, failure, (signature, is_regression(failure)))
                 continue
-            self.progress(f"shrinking {' '.join(s for s in signature if s)}")
+            self.progress(f"shrinking {' '.join(signature.parts())}")
             now = time.monotonic()
             seconds = shrink_seconds
             if self.time_budget is not None:

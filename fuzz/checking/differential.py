@@ -15,7 +15,7 @@ import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 from ...oracles.optimum import optimum
 from ...oracles.result import OracleResult
@@ -27,19 +27,10 @@ from ...solvers.isolation.outcome import Outcome
 from ...solvers.isolation.running import run
 from .comparison import Comparison
 from .overshoot import Overshoots
+from .signature import Signature
 
 NOT_RUN = "NOT_RUN"
 """The baseline verdict on an instance its counterpart was not run on (a size its entry does not accept)."""
-
-
-class Signature(NamedTuple):
-    """What names a finding: failures with one signature are one defect. ``baseline_verdict`` is
-    the counterpart baseline's verdict on the same instance (NOT_RUN if it was not run there), or
-    None when the target has no baseline."""
-
-    target: str
-    verdict: str
-    baseline_verdict: str | None = None
 
 
 def instance_id(instance: Instance) -> str:
@@ -88,11 +79,6 @@ class Check:
         return self.judgement.oracle_disagreement
 
     @property
-    def signature(self) -> tuple[str, str]:
-        """The solver and the kind of verdict (what a campaign's failure store groups by)."""
-        return self.solver.name, self.verdict.value
-
-    @property
     def baseline_verdict(self) -> str | None:
         if self.counterpart is None:
             return None
@@ -100,7 +86,10 @@ class Check:
 
     @property
     def differential_signature(self) -> Signature:
-        return Signature(self.solver.name, self.verdict.value, self.baseline_verdict)
+        """What names the finding in a check (``knapcheck.fuzz.checking.signature``): solver, verdict
+        and the baseline's verdict on the same instance, without the known defects that explain it
+        (the gate's status tells a regression from a known defect beside it)."""
+        return Signature(self.solver.name, self.verdict.value, self.baseline_verdict or "")
 
     @property
     def instance_id(self) -> str:

@@ -40,6 +40,11 @@ class Signature:
         """The fields that are set, in order: what names the signature on disk and in reports."""
         return tuple(getattr(self, f.name) for f in fields(self) if getattr(self, f.name) != f.default)
 
+    def as_json(self) -> list[str | None]:
+        """[solver, verdict, baseline verdict] as check and report JSON write it (``schema_version``
+        2): the baseline's verdict null without a baseline."""
+        return [self.solver, self.verdict, self.baseline or None]
+
     def __str__(self) -> str:
         text = f"{self.solver} {self.verdict}"
         if self.baseline:
