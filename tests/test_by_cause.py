@@ -30,7 +30,7 @@ from knapcheck.fuzz.checking.defects import (
 from knapcheck.fuzz.checking.differential import check, check_against, judged
 from knapcheck.fuzz.checking.float32_exact import float32_exact
 from knapcheck.fuzz.checking.gate import is_regression, is_visible
-from knapcheck.fuzz.checking.known import BEYOND_FLOAT32, cause_traits
+from knapcheck.fuzz.checking.traits import BEYOND_FLOAT32, matched_traits
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.oracles.optimum import optimum
 from knapcheck.oracles.verdict import Verdict
@@ -49,8 +49,8 @@ def test_float32_is_exact_on_runtimes_of_one_power_of_two_unit_with_a_total_belo
     assert not float32_exact([2e7, 1.0]) and not float32_exact([0.1]) and not float32_exact([5e-117])
     assert float32_exact([2.0**-126]) and not float32_exact([2.0**-127]), "the unit at least float32's smallest normal"
     flop_scale = Instance((0.0001, 0.0002), (3 * 2.0**26, 5 * 2.0**26), 0.0002)
-    assert BEYOND_FLOAT32 not in cause_traits(flop_scale)
-    assert BEYOND_FLOAT32 in cause_traits(Instance((0.0001, 0.0002), (2e7, 1.0), 0.0002))
+    assert BEYOND_FLOAT32 not in matched_traits(flop_scale)
+    assert BEYOND_FLOAT32 in matched_traits(Instance((0.0001, 0.0002), (2e7, 1.0), 0.0002))
 
 
 def test_leaving_the_reach_of_known_defects_keeps_the_quantized_problem():

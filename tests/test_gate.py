@@ -13,9 +13,10 @@ import pytest
 from knapcheck.fuzz.checking.comparison import Comparison
 from knapcheck.fuzz.checking.differential import NOT_RUN, check, check_against, instance_id
 from knapcheck.fuzz.checking.gate import counterparts, decide, is_regression, pair, record
-from knapcheck.fuzz.checking.known import LARGE_CAPACITY, OFF_GRID, cause_traits, matching_case
+from knapcheck.fuzz.checking.known import matching_case
 from knapcheck.fuzz.checking.shrink import minimal_reproduction
 from knapcheck.fuzz.checking.signature import Signature
+from knapcheck.fuzz.checking.traits import LARGE_CAPACITY, OFF_GRID, matched_traits
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.registry import resolve_one
@@ -155,14 +156,14 @@ def test_a_failure_matching_a_corpus_case_by_solver_verdict_and_cause_is_known()
 
 def test_another_cause_of_the_same_solver_and_verdict_is_new():
     reused = Instance((0.0001,), (1.0,), 0.4097)
-    assert cause_traits(reused) == {LARGE_CAPACITY}
+    assert matched_traits(reused) == {LARGE_CAPACITY}
     assert matching_case("torch:dp_knapsack", "WRONG_VALUE", reused, CORPUS) is None
     off_grid = Instance((0.00015, 0.0002), (1.0, 3.0), 0.0003)
-    assert OFF_GRID in cause_traits(off_grid)
+    assert OFF_GRID in matched_traits(off_grid)
     assert matching_case("torch:dp_knapsack_sliding_hirschberg", "OVER_BUDGET", off_grid, CORPUS) is None
 
 
 def test_the_corpus_causes_of_one_solver_and_verdict_have_different_traits():
     """dp_knapsack's SUBOPTIMAL cases: a negative runtime on a zero-weight item, and float32 (two cases, one cause)."""
-    traits = {cause_traits(c.instance) for c in CORPUS if (c.solver, c.verdict) == ("torch:dp_knapsack", "SUBOPTIMAL")}
+    traits = {matched_traits(c.instance) for c in CORPUS if (c.solver, c.verdict) == ("torch:dp_knapsack", "SUBOPTIMAL")}
     assert len(traits) == 2

@@ -119,7 +119,7 @@ MID = Instance((0.0003, 0.0002), (1.0, 2.0), 0.0001)
 BIG = Instance((0.0003, 0.0002, 0.0004), (1.0, 2.0, 3.0), 0.0001)
 SMALL = Instance((0.0003,), (1.0,), 0.0001)
 NEGATIVE = Instance((0.0003, 0.0002), (-1.0, 2.0), 0.0001)
-"""Another cause of the same verdict: a negative runtime (``knapcheck.fuzz.checking.known.cause_traits``)."""
+"""Another cause of the same verdict: a negative runtime (``knapcheck.fuzz.checking.traits.matched_traits``)."""
 
 
 def _stored(instance: Instance, entry: SolverEntry = TAKES_EVERYTHING, **fields) -> StoredFailure:

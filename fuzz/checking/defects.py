@@ -30,9 +30,10 @@ from ...oracles.exact import set_value
 from ...solvers.contract import SCALE, UNIT_ROUNDOFF, Instance
 from ...solvers.isolation.answer import Answer, plain_answer
 from ..corpus.regression import RegressionCase
+from . import traits
 from .differential import Check
-from .float32_exact import float32_exact, onto_float32_grid
-from .known import off_grid, same_solver
+from .float32_exact import onto_float32_grid
+from .known import same_solver
 from .source_repair import (
     Repair,
     add_keyword,
@@ -63,8 +64,8 @@ class Cause:
     """How far it reaches, in a few words."""
     verdicts: frozenset[str]
     """The verdicts it can cause: a corpus case of another verdict naming it is not taken at its word."""
-    trait: Callable[[Instance], bool] | None = None
-    """The instances it reaches (a defect with a trait)."""
+    trait: traits.Trait | None = None
+    """The instances it reaches (a defect with a trait: ``knapcheck.fuzz.checking.traits``)."""
     leave: Callable[[Instance], Instance | None] | None = None
     """The nearest instance outside its reach; None where there is none."""
     bound: Callable[[Check], bool] | None = None
@@ -105,11 +106,6 @@ def _snapped(value: float) -> float:
 def _float32_grid(instance: Instance) -> Instance | None:
     runtimes = onto_float32_grid(instance.runtimes)
     return None if runtimes is None else Instance(instance.memory, runtimes, instance.max_memory)
-
-
-def _zero_weight_negative(instance: Instance) -> list[bool]:
-    weights, _ = instance.quantized()
-    return [w == 0 and r < 0 for w, r in zip(weights, instance.runtimes)]
 
 
 def _reported_and_saved(failure: Check) -> tuple[Fraction, Fraction] | None:
@@ -165,7 +161,7 @@ FLOAT32 = Cause(
     "instances whose positive runtimes are not all multiples of one power of two 2**e (2**-126 <= 2**e <= 2**104)"
     " with a total below 2**24 * 2**e",
     frozenset({"SUBOPTIMAL", "WRONG_VALUE"}),
-    trait=lambda instance: not float32_exact(instance.runtimes),
+    trait=traits.BEYOND_FLOAT32,
     leave=_float32_grid,
     repairs={"dp_knapsack": _FLOAT64, "dp_knapsack_sliding_hirschberg": _FLOAT64},
 )
@@ -174,8 +170,8 @@ ZERO_WEIGHT_NEGATIVE_RUNTIME = Cause(
     "a zero-weight item is added to every capacity, even when its runtime is negative",
     "instances with an item of zero quantized weight and negative runtime",
     frozenset({"SUBOPTIMAL"}),
-    trait=lambda instance: any(_zero_weight_negative(instance)),
-    leave=lambda instance: _without(instance, _zero_weight_negative(instance).__getitem__),
+    trait=traits.ZERO_WEIGHT_NEGATIVE_RUNTIME,
+    leave=lambda instance: _without(instance, traits.zero_weight_negative(instance).__getitem__),
     repairs={"dp_knapsack": Repair("a zero-weight item adds its runtime only where it is positive", (
         replace_line("dp[i, :] = dp[i - 1, :] + current_runtime",
                      "dp[i, :] = dp[i - 1, :] + current_runtime.clamp(min=0)"),
@@ -186,7 +182,7 @@ ZERO_MEMORY_DIVISION = Cause(
     "the runtime/memory ratio divides by an item's zero memory",
     "instances with an item of memory 0",
     frozenset({"REJECTED"}),
-    trait=lambda instance: 0.0 in instance.memory,
+    trait=traits.ZERO_MEMORY,
     leave=lambda instance: _without(instance, lambda i: instance.memory[i] == 0.0),
     repairs={"greedy_knapsack": Repair("an item of zero memory ranks first instead of being divided by", (
         replace_expression("runtimes[i] / memory[i]", 'runtimes[i] / memory[i] if memory[i] else float("inf")',
@@ -198,7 +194,7 @@ UNQUANTIZED_MEMORY = Cause(
     "it compares unquantized memory with max_memory, not the quantized weights with the capacity",
     "instances with memory or max_memory off the quantization grid (not a whole number of 1/10000)",
     frozenset({"OVER_BUDGET", "SUBOPTIMAL"}),
-    trait=lambda instance: any(off_grid(m) for m in (*instance.memory, instance.max_memory)),
+    trait=traits.OFF_GRID,
     leave=lambda instance: Instance(tuple(map(_snapped, instance.memory)), instance.runtimes, _snapped(instance.max_memory)),
     repairs={
         "greedy_knapsack": Repair("the quantized weights are added up and compared with the quantized budget", (
@@ -224,7 +220,7 @@ EMPTY_PROBLEM = Cause(
     "scipy's milp refuses a problem without items",
     "the instance without items",
     frozenset({"REJECTED"}),
-    trait=lambda instance: instance.n == 0,
+    trait=traits.EMPTY,
     repairs={"ilp_knapsack": Repair("a problem without items is answered before milp is asked", (
         insert_before_call("milp", ("if len(memory) == 0:", "    return 0.0, [], []"), already=guards_empty_input),
     ))},
@@ -348,9 +344,9 @@ def leaving(instance: Instance, causes: Iterable[Cause]) -> Instance | None:
     """The instance taken out of the reach of every defect that has a trait (snapping memory to the
     grid may make an item's memory 0, so the defects are left again until none reaches it); None
     when one of them gives no way out."""
-    traits = [(c, c.trait) for c in causes if c.trait is not None]
-    for _ in range(len(traits) + 1):
-        reaching = [c for c, trait in traits if trait(instance)]
+    with_trait = [(c, c.trait) for c in causes if c.trait is not None]
+    for _ in range(len(with_trait) + 1):
+        reaching = [c for c, trait in with_trait if trait(instance)]
         if not reaching:
             return instance
         for cause in reaching:

@@ -3,56 +3,23 @@
 Without a baseline, a failure is "known" when a corpus case has the same solver (by name, or the
 same torch function: a copy of ``knapsack.py:dp_knapsack`` matches ``torch:dp_knapsack``'s cases),
 the same verdict and the same cause. The cause is read from the instance, as the traits its
-minimal reproduction needs (``cause_traits``): an empty problem, a zero-weight item, a negative
-runtime, memory off the quantization grid, runtimes float32 cannot add exactly
-(``knapcheck.fuzz.checking.float32_exact``), a capacity past 4 096 units. Minimal reproductions
-of one defect share their traits; the corpus's cases of
-different causes of one (solver, verdict) differ in theirs. Two defects of one solver with one
+minimal reproduction needs (``knapcheck.fuzz.checking.traits.matched_traits``): an empty problem,
+a zero-weight item, a negative runtime, memory off the quantization grid, runtimes float32 cannot
+add exactly, a capacity past 4 096 units. Minimal reproductions of one defect share their traits;
+the corpus's cases of different causes of one (solver, verdict) differ in theirs. Two defects of one solver with one
 verdict and the same traits are told apart only against a baseline (``knapcheck.fuzz.checking.gate``).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
 from ...solvers import specs
-from ...solvers.contract import SCALE, Instance
+from ...solvers.contract import Instance
 from ...solvers.registry import resolve_one
 from ..corpus.regression import RegressionCase
 from .differential import Check, check
-from .float32_exact import float32_exact
-
-GRID_TOLERANCE = 1e-6
-"""How far memory * SCALE may be from an integer and still lie on the quantization grid (float error)."""
-BLOCK_UNITS = 4096
-
-EMPTY = "empty problem"
-ZERO_WEIGHT = "zero-weight item"
-NEGATIVE_RUNTIME = "negative runtime"
-OFF_GRID = "memory off the quantization grid"
-BEYOND_FLOAT32 = "runtimes float32 cannot add exactly"
-LARGE_CAPACITY = "capacity above 4 096 units"
-
-
-def off_grid(value: float) -> bool:
-    """Whether memory (or a budget) lies off the quantization grid: not a whole number of 1/SCALE."""
-    scaled = value * SCALE
-    return math.isfinite(scaled) and abs(scaled - round(scaled)) > GRID_TOLERANCE
-
-
-def cause_traits(instance: Instance) -> frozenset[str]:
-    """The traits of an instance that a solver's defect can hinge on."""
-    weights, capacity = instance.quantized()
-    traits = {
-        EMPTY: instance.n == 0,
-        ZERO_WEIGHT: 0 in weights,
-        NEGATIVE_RUNTIME: any(r < 0 for r in instance.runtimes),
-        OFF_GRID: any(off_grid(m) for m in (*instance.memory, instance.max_memory)),
-        BEYOND_FLOAT32: not float32_exact(instance.runtimes),
-        LARGE_CAPACITY: capacity > BLOCK_UNITS,
-    }
-    return frozenset(name for name, present in traits.items() if present)
+from .traits import matched_traits
 
 
 def same_solver(target: str, case_solver: str) -> bool:
@@ -70,9 +37,9 @@ def same_solver(target: str, case_solver: str) -> bool:
 
 def matching_case(solver: str, verdict: str, instance: Instance, cases: Iterable[RegressionCase]) -> RegressionCase | None:
     """The first corpus case with this solver, verdict and cause; None when the failure is new."""
-    traits = cause_traits(instance)
+    traits = matched_traits(instance)
     for case in cases:
-        if case.verdict == verdict and same_solver(solver, case.solver) and cause_traits(case.instance) == traits:
+        if case.verdict == verdict and same_solver(solver, case.solver) and matched_traits(case.instance) == traits:
             return case
     return None
 
