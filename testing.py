@@ -59,7 +59,7 @@ def check(solver: Callable | str, instance, *, exact: bool | None = None) -> Che
     from dataclasses import replace
 
     from .fuzz.checking import differential
-    from .solvers.isolation.outcome import call_in_process
+    from .solvers.contract.outcome import call_in_process
 
     given = _instance(instance)
     if isinstance(solver, str):

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from ..solvers.contract.outcome import OUT_OF_MEMORY
 from ..solvers.isolation import lifetime, tree_caps
-from ..solvers.isolation.outcome import OUT_OF_MEMORY
 from . import tree_meter
 
 MEMORY_LIMIT = 4 * 2**30

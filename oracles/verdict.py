@@ -26,8 +26,8 @@ from fractions import Fraction
 from typing import Sequence
 
 from ..solvers.contract import UPSTREAM, Instance, float_tolerance, rounding_named
-from ..solvers.isolation import outcome as outcomes
-from ..solvers.isolation.answer import Answer, plain_answer
+from ..solvers.contract import outcome as outcomes
+from ..solvers.contract.answer import Answer, plain_answer
 from .exact import set_value, set_weight
 from .result import OracleResult
 
@@ -138,7 +138,7 @@ def _unproven(oracle: OracleResult) -> str:
 def judge(instance: Instance, result: outcomes.Outcome, oracle: OracleResult, *, accepted: bool = True) -> Judgement:
     """``accepted``: whether the solver's entry declares this size accepted (a refusal above it is no defect).
 
-    The answer is judged as plain data (``knapcheck.solvers.isolation.answer``): an Outcome made by running a
+    The answer is judged as plain data (``knapcheck.solvers.contract.answer``): an Outcome made by running a
     solver holds it so already; any other answer is read that way first.
     """
     if result.kind == outcomes.REFUSED:

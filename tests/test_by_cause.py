@@ -35,8 +35,8 @@ from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.oracles.optimum import optimum
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.isolation.answer import Answer
-from knapcheck.solvers.isolation.outcome import RETURNED, Outcome
+from knapcheck.solvers.contract.answer import Answer
+from knapcheck.solvers.contract.outcome import RETURNED, Outcome
 from knapcheck.solvers.registry import resolve_one
 
 CORPUS = load_regression_corpus()

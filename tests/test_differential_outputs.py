@@ -20,8 +20,8 @@ from knapcheck.reports.check_report import finding_status, render_text
 from knapcheck.reports.reproduction import snippet
 from knapcheck.solvers import specs
 from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.contract.outcome import CRASHED, RETURNED, Outcome
 from knapcheck.solvers.isolation import hash_seeds
-from knapcheck.solvers.isolation.outcome import CRASHED, RETURNED, Outcome
 from knapcheck.solvers.registry import promise_basis, resolve_one
 
 ALTERNATING = "planted.nondeterministic:alternating_tie_break"

@@ -14,9 +14,9 @@ import pytest
 from knapcheck.fuzz.checking.differential import check
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.isolation import outcome as outcomes
+from knapcheck.solvers.contract import outcome as outcomes
+from knapcheck.solvers.contract.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT
 from knapcheck.solvers.isolation import worker
-from knapcheck.solvers.isolation.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT
 from knapcheck.solvers.isolation.worker import Limits, call_isolated, call_isolated_many, stop_workers
 from knapcheck.solvers.registry import resolve
 

@@ -81,11 +81,11 @@ def absolute_first_party_imports(path: Path) -> list[int]:
 GRAPH = import_graph()
 PACKAGES = {"knapcheck", *(f"knapcheck.{layer}" for layer in LAYERS if layer)}
 STAGES = {
-    "knapcheck.solvers": [{"files"}, {"cache", "core", "dp"}, {""}, {"isolation"}],
+    "knapcheck.solvers": [{"contract"}, {"files"}, {"cache", "core", "dp"}, {""}, {"isolation"}],
     "knapcheck.fuzz": [{"corpus"}, {"instances"}, {"checking"}, {"campaign", "harvest"}],
 }
 """Each package's stages, lowest first: a module imports its own stage and those before it, never a
-sibling of its rank. ``""`` is the package's own modules (``knapcheck.solvers.contract``)."""
+sibling of its rank. ``""`` is the package's own modules (``knapcheck.solvers.registry``)."""
 PREFIXES = {"knapcheck.solvers": ("core_",), "knapcheck.fuzz": ("campaign_", "trace_", "harvest", "json_")}
 """What a module's name once said instead of a sub-package."""
 MOST_MODULES = 14

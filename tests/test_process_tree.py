@@ -17,9 +17,9 @@ import psutil
 import pytest
 
 from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.contract.outcome import CRASHED, OUT_OF_MEMORY, RETURNED
 from knapcheck.solvers.isolation import lifetime, tree_caps
 from knapcheck.solvers.isolation import worker as worker_module
-from knapcheck.solvers.isolation.outcome import CRASHED, OUT_OF_MEMORY, RETURNED
 from knapcheck.solvers.isolation.worker import Limits, call_isolated, stop_workers
 from knapcheck.solvers.registry import resolve_one
 

@@ -18,9 +18,9 @@ from knapcheck.oracles.optimum import optimum
 from knapcheck.oracles.verdict import Verdict, judge
 from knapcheck.solvers import sliding_hirschberg as module
 from knapcheck.solvers.contract import SCALE, Instance, ProblemTooLarge, exact_scale, float_tolerance
+from knapcheck.solvers.contract.outcome import call_in_process
 from knapcheck.solvers.dp import rows as dp_rows
 from knapcheck.solvers.full_table import full_table
-from knapcheck.solvers.isolation.outcome import call_in_process
 from knapcheck.solvers.registry import resolve_one
 from knapcheck.solvers.sliding_hirschberg import profile_values, sliding_hirschberg
 

@@ -5,7 +5,7 @@ import math
 from knapcheck.oracles.optimum import optimum
 from knapcheck.oracles.verdict import Verdict, judge
 from knapcheck.solvers.contract import UPSTREAM, Instance, float_tolerance
-from knapcheck.solvers.isolation.outcome import RETURNED, Outcome
+from knapcheck.solvers.contract.outcome import RETURNED, Outcome
 from knapcheck.solvers.registry import ours
 
 N = 200

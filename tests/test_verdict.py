@@ -10,7 +10,7 @@ from knapcheck.oracles.brute_force import brute_force
 from knapcheck.oracles.result import OracleResult
 from knapcheck.oracles.verdict import Verdict, judge
 from knapcheck.solvers.contract import Instance
-from knapcheck.solvers.isolation import outcome as outcomes
+from knapcheck.solvers.contract import outcome as outcomes
 
 INSTANCE = Instance((0.0003, 0.0003, 0.0004), (1.0, 1.0, 1.5), 0.0006)
 ORACLE = brute_force(INSTANCE)

@@ -7,9 +7,9 @@ import time
 import pytest
 
 from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.contract.answer import Answer
+from knapcheck.solvers.contract.outcome import RAISED, RETURNED, Outcome
 from knapcheck.solvers.isolation import wire
-from knapcheck.solvers.isolation.answer import Answer
-from knapcheck.solvers.isolation.outcome import RAISED, RETURNED, Outcome
 
 GOOD = {"kind": "returned", "error": "", "changed_input": "", "answer": {
     "value": 4.0, "saved": [2], "recomputable": [0, 1], "problem": "", "value_problem": "", "shown": ""}}

@@ -10,8 +10,8 @@ import psutil
 import pytest
 
 from knapcheck.solvers.contract import Instance
+from knapcheck.solvers.contract.outcome import RETURNED
 from knapcheck.solvers.isolation import hash_seeds, zygotes
-from knapcheck.solvers.isolation.outcome import RETURNED
 from knapcheck.solvers.isolation.torch_use import uses_torch
 from knapcheck.solvers.isolation.worker import _WORKERS, call_isolated, stop_workers
 from knapcheck.solvers.registry import resolve_one

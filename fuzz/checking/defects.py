@@ -28,7 +28,7 @@ from fractions import Fraction
 
 from ...oracles.exact import set_value
 from ...solvers.contract import SCALE, UNIT_ROUNDOFF, Instance
-from ...solvers.isolation.answer import Answer, plain_answer
+from ...solvers.contract.answer import Answer, plain_answer
 from ..corpus.regression import RegressionCase
 from . import traits
 from .differential import Check

@@ -21,9 +21,9 @@ from ...oracles.optimum import optimum
 from ...oracles.result import OracleResult
 from ...oracles.verdict import Judgement, Verdict, judge
 from ...solvers.contract import Instance
+from ...solvers.contract.outcome import Outcome
 from ...solvers.entry import SolverEntry
 from ...solvers.isolation import hash_seeds
-from ...solvers.isolation.outcome import Outcome
 from ...solvers.isolation.running import run
 from .comparison import Comparison
 from .overshoot import Overshoots

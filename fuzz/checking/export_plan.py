@@ -25,8 +25,8 @@ from typing import Callable, Sequence, TypedDict
 from ...oracles.optimum import optimum
 from ...oracles.verdict import Verdict
 from ...solvers.contract import SCALE, Instance, float_tolerance
+from ...solvers.contract.outcome import Outcome
 from ...solvers.entry import SolverEntry
-from ...solvers.isolation.outcome import Outcome
 from ...solvers.isolation.running import run_many
 from ...solvers.registry import torch_entries
 from ..corpus.regression import RegressionCase

@@ -29,9 +29,9 @@ from typing import Any, cast
 from ...oracles.result import OracleResult
 from ...oracles.verdict import Judgement, Verdict
 from ...solvers.contract import Instance
+from ...solvers.contract.answer import Answer
+from ...solvers.contract.outcome import Outcome, Returned
 from ...solvers.entry import SolverEntry
-from ...solvers.isolation.answer import Answer
-from ...solvers.isolation.outcome import Outcome, Returned
 from ..corpus.schema import (
     INSTANCE,
     SchemaError,
@@ -83,7 +83,7 @@ def _optional_real(value: float | None) -> float | str | None:
 
 ANSWER = obj({}, {"value": optional(real), "saved": optional(list_of(whole)), "recomputable": optional(list_of(whole)),
                   "repr": string, "problem": string, "value_problem": string, "shown": string})
-"""An answer: an ``Answer`` (``knapcheck.solvers.isolation.answer``: a value and two index lists, each None when
+"""An answer: an ``Answer`` (``knapcheck.solvers.contract.answer``: a value and two index lists, each None when
 unreadable, and why), the contract's (value, saved, recomputable), or the repr of anything else."""
 _CHECK_FIELDS = {
     "solver": string,

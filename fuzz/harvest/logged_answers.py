@@ -18,8 +18,8 @@ from ...oracles.optimum import optimum
 from ...oracles.result import OracleResult
 from ...oracles.verdict import Judgement, Verdict, judge, real_memory_slack
 from ...solvers.contract import Instance
-from ...solvers.isolation.answer import Answer as SolverAnswer
-from ...solvers.isolation.outcome import RETURNED, Outcome
+from ...solvers.contract.answer import Answer as SolverAnswer
+from ...solvers.contract.outcome import RETURNED, Outcome
 from ...solvers.registry import resolve_one
 from ..checking.differential import check
 from ..checking.overshoot import relative_overshoot

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from ..contract import Instance
+from ..contract.outcome import Outcome, call_in_process
 from ..entry import SolverEntry
 from . import hash_seeds
-from .outcome import Outcome, call_in_process
 from .worker import call_isolated, call_isolated_many
 
 

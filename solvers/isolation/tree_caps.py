@@ -33,8 +33,8 @@ import signal
 import time
 from pathlib import Path
 
+from ..contract.outcome import CRASHED, OUT_OF_MEMORY
 from . import lifetime
-from .outcome import CRASHED, OUT_OF_MEMORY
 
 TASK_LIMIT = 1024
 """Processes (sampling) or tasks, threads included (cgroups), one worker's tree may hold."""

@@ -1,7 +1,7 @@
 """Messages between the judging process and a worker: JSON, length-prefixed, size-limited.
 
 Nothing that crosses is an object: the parent sends an instance as numbers, the worker sends back
-an Outcome of plain data (``knapcheck.solvers.isolation.answer``). JSON cannot run code when it is read, and every
+an Outcome of plain data (``knapcheck.solvers.contract.answer``). JSON cannot run code when it is read, and every
 message from a worker is refused unless it is smaller than the limit the parent sets for it (before
 any of it is read), parses, and has exactly the Outcome's shape and types; a refused message is
 the worker's failure, never the parent's.
@@ -21,8 +21,8 @@ from array import array
 from typing import cast
 
 from ..contract import Instance
-from .answer import INDEX_LIMIT, TEXT_LIMIT, Answer, clipped
-from .outcome import KINDS, RETURNED, Outcome
+from ..contract.answer import INDEX_LIMIT, TEXT_LIMIT, Answer, clipped
+from ..contract.outcome import KINDS, RETURNED, Outcome
 
 _HEADER = 8
 _TEXT_CHARACTERS = 6 * (TEXT_LIMIT + 100)

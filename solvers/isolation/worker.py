@@ -15,7 +15,7 @@ start. It finds its solver again by the entry's spec (``torch:NAME``, ``FILE.py:
 run time included.
 
 Only plain data crosses (``knapcheck.solvers.isolation.wire``): the worker reads what its target returned
-into a float and two lists of ints, or the reason it is not that (``knapcheck.solvers.isolation.answer``),
+into a float and two lists of ints, or the reason it is not that (``knapcheck.solvers.contract.answer``),
 and sends it as JSON; whatever the target returns or raises, nothing it made is unpickled or run
 here, and a message that is too long or not an Outcome is the worker's CRASH.
 
@@ -47,10 +47,10 @@ from typing import Callable, Sequence
 
 from .. import specs
 from ..contract import Instance
+from ..contract.answer import clipped, exception_text, in_worker
+from ..contract.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
 from ..entry import SolverEntry
 from . import hash_seeds, lifetime, tree_caps, wire, zygotes
-from .answer import clipped, exception_text, in_worker
-from .outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
 from .torch_use import uses_torch
 
 DEFAULT_TIME_LIMIT = 60.0

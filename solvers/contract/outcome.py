@@ -2,7 +2,7 @@
 
 Running a solver in this process or in an isolated child both end in an Outcome, so judging an
 answer never depends on how the solver was run. An Outcome is plain data: the answer as
-``knapcheck.solvers.isolation.answer`` reads it, an exception as its text.
+``knapcheck.solvers.contract.answer`` reads it, an exception as its text.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..contract import Instance, ProblemTooLarge, Solver
+from . import Instance, ProblemTooLarge, Solver
 from . import answer as reading
 from .answer import Answer, clipped, exception_text, plain_answer
 
