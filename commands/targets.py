@@ -67,7 +67,7 @@ def targets_and_baselines(
 
 
 def prepare_workers(target_specs: list[str] | None, baseline_specs: list[str] | None, all_isolated: bool = False) -> None:
-    """Start the zygotes the targets' workers will be forked from (``knapcheck.solvers.isolation.zygotes``),
+    """Start the zygotes the targets' workers will be forked from (``knapcheck.solvers.isolation.zygote_pool``),
     for both hash seeds (the determinism check's second workers), with torch if a spec may use it:
     they import it while this process still imports its own modules and resolves the specs,
     instead of after (1.5 s of a command's start here). None where every spec names one of our
@@ -75,7 +75,7 @@ def prepare_workers(target_specs: list[str] | None, baseline_specs: list[str] | 
     ``load_targets`` forks the workers; a spec that turns out wrong costs only a zygote, which ends
     with this process."""
     from ..solvers.catalog import OURS
-    from ..solvers.isolation import hash_seeds, zygotes
+    from ..solvers.isolation import hash_seeds, zygote_pool
     from ..solvers.isolation.torch_use import uses_torch
     from ..solvers.isolation.worker import worker_environment
 
@@ -86,7 +86,7 @@ def prepare_workers(target_specs: list[str] | None, baseline_specs: list[str] | 
         return
     with_torch = any(uses_torch(spec) for spec in specs)
     for seed in (hash_seeds.FIRST, hash_seeds.SECOND):
-        zygotes.prepare(worker_environment(seed), with_torch)
+        zygote_pool.prepare(worker_environment(seed), with_torch)
 
 
 def functions_of_files(specs: list[str], option: str) -> list[str]:

@@ -1,7 +1,7 @@
 """Timing a candidate against its baseline, interleaved, each in a process of its own, until their ratio is known.
 
 ``measure_pair`` starts one process per solver (``knapcheck.measure.paired_child``, driven through
-``knapcheck.measure.bench_worker``), each in a PID namespace of its own where the kernel allows it,
+``knapcheck.measure.paired_parent``), each in a PID namespace of its own where the kernel allows it,
 so that the two cannot reach each other: a candidate that rebinds torch's functions at import, or
 holds memory, does so in its own process only, never in its baseline's. This process interleaves
 their calls on the same instances, round after round, and measures each call from outside
@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 from ..solvers.contract import SCALE, Instance
 from ..solvers.entry import SolverEntry
 from ..solvers.isolation.worker import STARTUP_TIME_LIMIT
-from .bench_worker import BenchWorker, Failed, Measured
+from .paired_parent import Failed, Measured, PairedProcess
 from .ratio_interval import CONFIDENCE, RatioEstimate, estimate
 from .tree_meter import CGROUP, SAMPLED
 
@@ -290,11 +290,11 @@ def _out_of_time(recording: Recording, time_limit: float, row: int | None) -> tu
 
 
 @contextmanager
-def bench_workers(entries: dict[str, SolverEntry], problems: list[dict], output: Path | None,
-                  threads: int) -> Iterator[dict[str, BenchWorker]]:
+def paired_processes(entries: dict[str, SolverEntry], problems: list[dict], output: Path | None,
+                  threads: int) -> Iterator[dict[str, PairedProcess]]:
     """One started process per role; all stopped, with whatever they started, on the way out."""
     cuda = any(entry.device == "cuda" for entry in entries.values())
-    workers = {role: BenchWorker(entry.spec, problems, output=output, threads=threads, wall_time=cuda, capped=not cuda)
+    workers = {role: PairedProcess(entry.spec, problems, output=output, threads=threads, wall_time=cuda, capped=not cuda)
                for role, entry in entries.items()}
     try:
         for worker in workers.values():
@@ -305,7 +305,7 @@ def bench_workers(entries: dict[str, SolverEntry], problems: list[dict], output:
             worker.stop()
 
 
-def load(workers: dict[str, BenchWorker]) -> dict | None:
+def load(workers: dict[str, PairedProcess]) -> dict | None:
     """Wait until every solver is loaded and give both the same kind of meter; the first failure otherwise."""
     deadline = time.monotonic() + STARTUP_TIME_LIMIT
     for role, worker in workers.items():
@@ -356,7 +356,7 @@ def measure_pair(
     time_measure = WALL_TIME if "cuda" in (candidate.device, baseline.device) else CPU_TIME
     if measured:
         problems = [_problem(row.instances()[0]) for _, row in measured]
-        with bench_workers({CANDIDATE: candidate, BASELINE: baseline}, problems, output, threads) as workers:
+        with paired_processes({CANDIDATE: candidate, BASELINE: baseline}, problems, output, threads) as workers:
             failure = load(workers)
             if failure is not None:
                 stopped = STOP_FAILURE

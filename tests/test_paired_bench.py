@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from knapcheck.measure import bench_worker, tree_meter
+from knapcheck.measure import paired_parent, tree_meter
 from knapcheck.measure.bench import BenchRow
-from knapcheck.measure.bench_worker import BenchWorker, Failed, Measured
 from knapcheck.measure.paired import (
     BASELINE,
     CANDIDATE,
@@ -36,6 +35,7 @@ from knapcheck.measure.paired import (
     warm_up_order,
 )
 from knapcheck.measure.paired_child import failure_status, serve_calls
+from knapcheck.measure.paired_parent import Failed, Measured, PairedProcess
 from knapcheck.measure.perf_gate import PerformanceLimits, performance_failures
 from knapcheck.measure.ratio_interval import CONFIDENCE, MIN_SAMPLES_FOR_CONFIDENCE, estimate
 from knapcheck.solvers.contract import ProblemTooLarge
@@ -294,7 +294,7 @@ def test_a_solver_that_raises_in_its_process_ends_the_calls_with_a_failed_messag
 
 @pytest.mark.parametrize("garbage", [b"not json", b'["a", "list"]', b'{"event": "idle"}', b'{"event": "party"}'])
 def test_a_message_outside_the_protocol_is_a_crash_of_the_solver_that_sent_it(garbage):
-    worker = BenchWorker("unused", [], output=None, threads=1, wall_time=False, capped=False)
+    worker = PairedProcess("unused", [], output=None, threads=1, wall_time=False, capped=False)
     failed = worker._read(garbage, "done")
     assert failed.status == "crash" and failed.error.startswith("the benchmark process sent ")
     assert failed.error.endswith("where it should have said 'done'")
@@ -349,7 +349,7 @@ def test_two_solvers_measured_in_their_processes_give_every_row_a_ratio():
     ("segfault", BASELINE, "crash", "killed by SIGSEGV"),
 ])
 def test_a_target_that_dies_or_runs_out_of_memory_in_the_benchmark_is_a_result_that_names_it(target, role, status, error, monkeypatch):
-    monkeypatch.setattr(bench_worker, "MEMORY_LIMIT", 256 * MIB)
+    monkeypatch.setattr(paired_parent, "MEMORY_LIMIT", 256 * MIB)
     candidate, baseline = (planted(target), REFERENCE) if role == CANDIDATE else (REFERENCE, planted(target))
     result = measure_pair(candidate, baseline, TINY_ROWS, max_rounds=3)
     assert result.stopped == STOP_FAILURE and result.rounds == 0

@@ -293,7 +293,7 @@ def _reap(block: bool) -> None:
 
 class Process(Protocol):
     """What ``how_it_ended`` and ``stop`` use of a worker: a ``subprocess.Popen`` or a zygote's
-    ``ForkedProcess`` (``knapcheck.solvers.isolation.zygotes``)."""
+    ``ForkedProcess`` (``knapcheck.solvers.isolation.zygote_pool``)."""
 
     pid: int
 
@@ -309,7 +309,7 @@ class Process(Protocol):
 def how_it_ended(process: Process, who: str) -> str:
     """How a worker that stopped answering ended, said of ``who`` ("the worker"), once it has exited
     (waited for up to 5 s). ``process`` may also be a worker a zygote forked
-    (``knapcheck.solvers.isolation.zygotes.ForkedProcess``), as in ``stop``."""
+    (``knapcheck.solvers.isolation.zygote_pool.ForkedProcess``), as in ``stop``."""
     try:
         exitcode = process.wait(timeout=5)
     except subprocess.TimeoutExpired:

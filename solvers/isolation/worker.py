@@ -9,7 +9,7 @@ instances cost one interpreter start, not hundreds; a worker that died or was ki
 again on the next call. The worker is not a fork of this process (which may hold torch's thread
 pools) nor multiprocessing's spawn (which re-runs the caller's main script): it is forked by a
 zygote, a fresh interpreter that imports torch (where its targets use it) and nothing else of the run's
-(``knapcheck.solvers.isolation.zygote``), or is itself a fresh interpreter where no zygote can
+(``knapcheck.solvers.isolation.zygote_server``), or is itself a fresh interpreter where no zygote can
 start. It finds its solver again by the entry's spec (``torch:NAME``, ``FILE.py:NAME`` or
 ``module:NAME``; see ``knapcheck.solvers.specs``), so any entry can be isolated, one registered at
 run time included.
@@ -50,7 +50,7 @@ from ..contract import Instance
 from ..contract.answer import clipped, exception_text, in_worker
 from ..contract.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
 from ..entry import SolverEntry
-from . import hash_seeds, lifetime, tree_caps, wire, zygotes
+from . import hash_seeds, lifetime, tree_caps, wire, zygote_pool
 from .torch_use import uses_torch
 
 DEFAULT_TIME_LIMIT = 60.0
@@ -173,7 +173,7 @@ class Worker:
         self.hash_seed = hash_seed
         self.uses_torch = uses_torch(spec)
         """Whether its zygote should import torch before forking it (a guess from the target's source)."""
-        self._process: subprocess.Popen | zygotes.ForkedProcess | None = None
+        self._process: subprocess.Popen | zygote_pool.ForkedProcess | None = None
         self._connection: socket.socket | None = None
         self._cap: tree_caps.SampledCap | tree_caps.CgroupCap | None = None
         self._load_error: Outcome | None = None
@@ -187,7 +187,7 @@ class Worker:
         environment = worker_environment(self.hash_seed)
         output = [1, 2] if _worker_output is None else [_worker_output, _worker_output]
         descriptors = [theirs.fileno(), *output]
-        self._process = zygotes.spawn(environment, arguments, descriptors, self.uses_torch) or lifetime.launch(
+        self._process = zygote_pool.spawn(environment, arguments, descriptors, self.uses_torch) or lifetime.launch(
             [sys.executable, "-P", "-c", _WORKER_MAIN, str(os.getpid()), str(theirs.fileno()), *arguments],
             pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=_worker_output,
             stderr=_worker_output, env=environment,
@@ -394,9 +394,9 @@ def start_workers(entries: list[SolverEntry], *, second_for_exact: bool = False)
     workers = {entry.name: _worker(entry, None) for entry in entries if entry.isolate}
     with_torch = any(worker.uses_torch for worker in workers.values())
     if workers:
-        zygotes.prepare(worker_environment(hash_seeds.FIRST), with_torch)
+        zygote_pool.prepare(worker_environment(hash_seeds.FIRST), with_torch)
     if second_for_exact and any(entry.isolate and entry.exact for entry in entries):
-        zygotes.prepare(worker_environment(hash_seeds.SECOND), with_torch)
+        zygote_pool.prepare(worker_environment(hash_seeds.SECOND), with_torch)
     for worker in workers.values():
         worker.start()
     if second_for_exact:

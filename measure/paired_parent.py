@@ -1,6 +1,6 @@
 """The parent's side of one solver's benchmark process (``knapcheck.measure.paired_child``).
 
-``BenchWorker`` starts the process (whatever the solver is: a pull request's file runs there, never
+``PairedProcess`` starts the process (whatever the solver is: a pull request's file runs there, never
 here), waits until it has loaded its solver, has it call the solver on a row and measures the call
 from outside (``knapcheck.measure.tree_meter``): the CPU time of the process tree (the wall-clock
 time when the pair involves a CUDA solver, whose work is not CPU time), its peak memory and what it
@@ -55,7 +55,7 @@ class Failed:
     error: str
 
 
-class BenchWorker:
+class PairedProcess:
     """One solver's benchmark process: ``start``, ``await_loaded``, ``call`` as often as asked, ``stop``."""
 
     def __init__(self, spec: str, problems: list[dict], *, output: Path | None, threads: int, wall_time: bool,

@@ -2,7 +2,7 @@
 
 A fresh worker interpreter spends 2-3 s of CPU importing torch before it answers its first call,
 and a check starts one or two workers per target, a test suite hundreds. A zygote is such an
-interpreter (started by ``knapcheck.solvers.isolation.zygotes`` with the worker's environment and hash
+interpreter (started by ``knapcheck.solvers.isolation.zygote_pool`` with the worker's environment and hash
 seed) that imports the worker's own modules, and torch at the start or before the first fork whose
 target uses it (``knapcheck.solvers.isolation.torch_use``), then forks a worker per request: the child
 goes on exactly as a fresh worker's ``serve`` would (its keeper, PID namespace, cgroup, address-space
@@ -41,7 +41,7 @@ import socket
 import sys
 import traceback
 
-from .zygotes import PACKET_BYTES
+from .zygote_pool import PACKET_BYTES
 
 _PR_SET_PDEATHSIG = 1
 

@@ -1,4 +1,4 @@
-"""Workers forked from a zygote that imports torch once (``knapcheck.solvers.isolation.zygote``), seen
+"""Workers forked from a zygote that imports torch once (``knapcheck.solvers.isolation.zygote_server``), seen
 from the process that judges.
 
 One zygote serves every worker whose environment (hash seed and ``PYTHONPATH`` included) is the
@@ -46,7 +46,7 @@ PACKET_BYTES = 1 << 16
 """The longest request or answer (a spec is a path, a module or a name: well under it)."""
 _POLL_SECONDS = 0.005
 
-_ZYGOTE_MAIN = "import sys; from knapcheck.solvers.isolation.zygote import main; main(*sys.argv[1:])"
+_ZYGOTE_MAIN = "import sys; from knapcheck.solvers.isolation.zygote_server import main; main(*sys.argv[1:])"
 
 
 class ZygoteGone(Exception):

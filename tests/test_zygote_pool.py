@@ -11,7 +11,7 @@ import pytest
 
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.contract.outcome import RETURNED
-from knapcheck.solvers.isolation import hash_seeds, zygotes
+from knapcheck.solvers.isolation import hash_seeds, zygote_pool
 from knapcheck.solvers.isolation.torch_use import uses_torch
 from knapcheck.solvers.isolation.worker import _WORKERS, call_isolated, stop_workers
 from knapcheck.solvers.registry import resolve_one
@@ -59,13 +59,13 @@ def test_workers_of_one_environment_are_forked_by_one_zygote_of_this_process(own
     zygote = dp.parent()
     assert greedy.parent().pid == zygote.pid
     assert zygote.parent().pid == os.getpid()
-    assert "zygote import main" in " ".join(zygote.cmdline())
+    assert "zygote_server import main" in " ".join(zygote.cmdline())
     other_seed = psutil.Process(worker_pid("torch:dp_knapsack", hash_seeds.SECOND))
     assert other_seed.parent().pid not in (zygote.pid, os.getpid())
 
 
 def test_where_no_zygote_starts_the_worker_is_a_fresh_interpreter(own_environment, monkeypatch):
-    monkeypatch.setattr(zygotes, "_ZYGOTE_MAIN", "import sys; sys.exit(1)")
+    monkeypatch.setattr(zygote_pool, "_ZYGOTE_MAIN", "import sys; sys.exit(1)")
     worker = psutil.Process(worker_pid("torch:dp_knapsack"))
     assert worker.parent().pid == os.getpid()
     assert "worker import serve" in " ".join(worker.cmdline())
