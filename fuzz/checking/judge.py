@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ...oracles.optimum import optimum
 from ...oracles.result import OracleResult
 from ...solvers.contract import Instance
 from ...solvers.entry import SolverEntry
@@ -41,7 +40,8 @@ class Judge:
     def outcomes(self, instance: Instance, family: str, oracle: OracleResult | None,
                  called: Iterable[tuple[SolverEntry, Called]]) -> dict[str, Check]:
         """Each entry's outcomes on the instance (``call``: one, or two when it was called twice), judged
-        against ``oracle`` and decided (``decided``), by entry name."""
+        against ``oracle`` (None: the oracle asked for each entry's rounding, once per instance) and
+        decided (``decided``), by entry name."""
         return self.decided({entry.name: judged(entry, instance, family, oracle, *outcomes) for entry, outcomes in called})
 
     def decided(self, checks: Mapping[str, Check]) -> dict[str, Check]:
@@ -59,9 +59,8 @@ class Judge:
         instance, each ``calls`` times if it promises the optimum, and decided: ``entry``'s check."""
         counterpart = self.counterparts.get(entry.name)
         entries = [entry, *self.runnable([] if counterpart is None else [counterpart], instance)]
-        oracle = optimum(instance, rounding=entry.rounding)
         called = [(each, call(each, instance, min(calls, determinism_calls(each)))) for each in entries]
-        return self.outcomes(instance, family, oracle, called)[entry.name]
+        return self.outcomes(instance, family, None, called)[entry.name]
 
     def _explained(self, done: Check) -> Check:
         return done if self.causes is None else self.causes.explained(done)
