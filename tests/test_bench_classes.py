@@ -38,10 +38,10 @@ def test_a_row_is_its_class_generated_at_its_size():
 
 def test_the_child_times_each_instance_of_a_row_on_its_own():
     row = PisingerRow("probe", "pisinger_uncorrelated", 20, 1000, seed=3, seeds=3)
-    result = bench_child.measure({"solver": "expanding_core", "row": row.as_dict()})
+    result = bench_child.measure({"solver": "full_table", "row": row.as_dict()})
     assert result["status"] == "ok" and len(result["problem_seconds"]) == 3
     assert result["seconds"] == statistics.median(result["problem_seconds"])
-    solver = resolve("expanding_core")[0].load()
+    solver = resolve("full_table")[0].load()
     assert result["value"] == math.fsum(solver(list(i.memory), list(i.runtimes), i.max_memory)[0] for i in row.instances())
 
 
