@@ -6,8 +6,8 @@ Each target is tested on every instance of the selected families and of the regr
 one test per (target, instance), named ``knapcheck::TARGET::FAMILY[INDEX]`` (so ``-k tight_budget``
 selects a family). A test fails when the target fails its promise on the instance; its message is
 the verdict, what was wrong and a ready-to-run snippet that reproduces it. Each instance is decided
-by the judge ``knapcheck check`` and ``report`` call on it (``knapcheck.fuzz.checking.judge``), and
-the gate's status (``knapcheck.fuzz.checking.gate``) is the outcome: with a baseline, a failure the
+by the judge ``knapcheck check`` and ``report`` call on it (``knapcheck.fuzz.judging.judge``), and
+the gate's status (``knapcheck.fuzz.judging.verdicts.gate``) is the outcome: with a baseline, a failure the
 baseline shares, or one a known defect of the baseline explains (the regression corpus names its
 defects and how far each reaches), is an expected failure; a regression fails; an instance past
 the size the target promises is skipped (check does not run it there either).
@@ -37,8 +37,8 @@ import pytest
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from .fuzz.checking.differential import Check
     from .fuzz.corpus.regression import RegressionCase
+    from .fuzz.judging.verdicts.differential import Check
     from .oracles.result import OracleResult
     from .solvers.contract import Instance
     from .solvers.entry import SolverEntry
@@ -116,8 +116,8 @@ def _plan(config: pytest.Config) -> Plan:
     """The options read into a Plan; pytest.UsageError (one line) for anything wrong with them."""
     from .commands.targets import entries_for, functions_of_files
     from .commands.usage import UsageError
-    from .fuzz.checking.gate import pair
     from .fuzz.instances import families
+    from .fuzz.judging.verdicts.gate import pair
     from .solvers.registry import resolve_all
 
     per_family, seed = config.getoption("knapcheck_per_family"), config.getoption("knapcheck_seed")
@@ -240,7 +240,7 @@ class _Session:
 
 def _label(entry: SolverEntry, targets: tuple[SolverEntry, ...]) -> str:
     """A target's node name: its function name when no other target has it, else its full name."""
-    from .fuzz.checking.gate import function_name
+    from .fuzz.judging.verdicts.gate import function_name
 
     name = function_name(entry) or entry.name
     return name if sum(function_name(t) == name for t in targets) == 1 else entry.name.replace("::", ":")
@@ -307,7 +307,7 @@ class TargetTests(pytest.Collector):
     """One target's tests: a test per instance of each source, then one per corpus case."""
 
     def __init__(self, *, entry, counterpart, sources, cases, oracles, **kwargs) -> None:
-        from .fuzz.checking.by_cause import Causes
+        from .fuzz.judging.known.by_cause import Causes
 
         super().__init__(**kwargs)
         self.entry = entry
@@ -318,7 +318,7 @@ class TargetTests(pytest.Collector):
         self.causes = Causes([counterpart] if counterpart is not None else [], cases)
 
     def collect(self):
-        from .fuzz.checking.check import determinism_positions
+        from .fuzz.runs.check import determinism_positions
 
         for family, instances in self.sources:
             twice = determinism_positions(instances)
@@ -359,14 +359,14 @@ class InstanceTest(pytest.Item):
         self.calls = calls
 
     def runtest(self) -> None:
-        """The instance decided by the judge ``knapcheck check`` calls (``knapcheck.fuzz.checking.judge``),
+        """The instance decided by the judge ``knapcheck check`` calls (``knapcheck.fuzz.judging.judge``),
         the gate's status read as an outcome: a pass, a failure that counts fails, one that does not
         (shared with the baseline, a known defect of it made visible) is an expected failure, and an
         instance past what the target promises to solve is skipped."""
-        from .fuzz.checking import gate
-        from .fuzz.checking.defects import describe
-        from .fuzz.checking.differential import call, determinism_calls
-        from .fuzz.checking.judge import Judge
+        from .fuzz.judging.judge import Judge
+        from .fuzz.judging.known.defects import describe
+        from .fuzz.judging.verdicts import gate
+        from .fuzz.judging.verdicts.differential import call, determinism_calls
         from .oracles.verdict import Verdict
         from .reports.repairs import repaired_sentence
 
@@ -410,9 +410,9 @@ class InstanceTest(pytest.Item):
 def failure_message(done: Check, test: str, cases: Sequence[RegressionCase] = ()) -> str:
     """The verdict on the instance of ``test`` (``tiny[3]``, ``corpus[ID]``), what was wrong, the
     baseline's verdict on the instance, and the reproduction. Without a baseline, the corpus case
-    that explains the failure, if one does (``knapcheck.fuzz.checking.known``)."""
-    from .fuzz.checking import gate
-    from .fuzz.checking.known import known_case
+    that explains the failure, if one does (``knapcheck.fuzz.judging.known.known``)."""
+    from .fuzz.judging.known.known import known_case
+    from .fuzz.judging.verdicts import gate
     from .reports.repairs import repaired_sentence
     from .reports.reproduction import snippet
 

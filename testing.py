@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from .solvers.contract import Instance
 
 if TYPE_CHECKING:
-    from .fuzz.checking.differential import Check
+    from .fuzz.judging.verdicts.differential import Check
     from .solvers.entry import SolverEntry
 
 __all__ = ["SolverFailure", "assert_optimal", "assert_valid", "check"]
@@ -58,7 +58,7 @@ def check(solver: Callable | str, instance, *, exact: bool | None = None) -> Che
     ``exact``: what the solver promises (default: True for a callable, a spec's own promise)."""
     from dataclasses import replace
 
-    from .fuzz.checking import differential
+    from .fuzz.judging.verdicts import differential
     from .solvers.contract.outcome import call_in_process
 
     given = _instance(instance)

@@ -116,8 +116,8 @@ def run(args: argparse.Namespace) -> int:
     prepare_workers(args.targets, args.baseline)
     import json
 
-    from ..fuzz.checking.check import run_check
-    from ..fuzz.checking.gate import decide
+    from ..fuzz.judging.verdicts.gate import decide
+    from ..fuzz.runs.check import run_check
     from ..reports.check_report import fixes_json, render_json, render_text
     from ..reports.progress_display import ProgressDisplay
 

@@ -43,8 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..fuzz.checking.export_plan import build_plan, upstream_cases
     from ..fuzz.corpus.regression import REGRESSION_CORPUS
+    from ..fuzz.runs.export_plan import build_plan, upstream_cases
     from ..reports.environment import knapcheck_version
     from ..reports.pytorch_tests import render_test_file
     from .inputs import trusted_cases

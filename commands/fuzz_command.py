@@ -1,6 +1,6 @@
 """`knapcheck fuzz`: a fuzz campaign on a Dask cluster, every failure stored as it is found.
 
-Exit status (``knapcheck.commands.exit_status``), decided by the one gate rule (``knapcheck.fuzz.checking.gate``): 0
+Exit status (``knapcheck.commands.exit_status``), decided by the one gate rule (``knapcheck.fuzz.judging.verdicts.gate``): 0
 ran as asked and the gate passed; 1 the gate failed: with ``--baseline``, a regression of a target
 (a failure its baseline does not share on the same instance); without, a failure of one of our
 solvers; or an oracle was shown wrong (then no verdict of the run can be trusted); 2 a bad
@@ -245,7 +245,7 @@ def _report(out: Path, result: CampaignResult) -> int:
 
 
 def exit_status(result: CampaignResult, report_written: bool = True) -> int:
-    """Interrupted or terminated first, then the gate (``knapcheck.fuzz.checking.gate.decide``: a
+    """Interrupted or terminated first, then the gate (``knapcheck.fuzz.judging.verdicts.gate.decide``: a
     regression against a baseline, without one a failure of ours, or an oracle shown wrong), then
     anything not as asked."""
     if result.interrupted:

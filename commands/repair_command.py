@@ -42,9 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     prepare_workers([args.solver], None, all_isolated=True)
-    from ..fuzz.checking.by_cause import Causes
-    from ..fuzz.checking.defects import CAUSES
-    from ..fuzz.checking.repaired import repaired_file
+    from ..fuzz.judging.known.by_cause import Causes
+    from ..fuzz.judging.known.defects import CAUSES
+    from ..fuzz.judging.known.repaired import repaired_file
     from ..reports.repairs import applied_text
     from ..solvers.registry import with_isolation
     from ..solvers.specs import shown_path

@@ -170,7 +170,7 @@ def command_line(args: argparse.Namespace) -> str:
 
 def benchmark(args: argparse.Namespace, regression, log: Path, progress, stop_requested=lambda: ""):
     """Each candidate solver against the baseline solver it is compared with, and the performance rule."""
-    from ..fuzz.checking.candidate_run import CANDIDATE
+    from ..fuzz.runs.candidate_run import CANDIDATE
     from ..measure.paired import measure_pair
     from ..measure.perf_gate import PerformanceLimits, performance_failures
     from ..reports.performance_report import Performance
@@ -201,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
     prepare_workers(args.candidate, args.baseline, all_isolated=True)
     import json
 
-    from ..fuzz.checking.candidate_run import run_candidate
+    from ..fuzz.runs.candidate_run import run_candidate
     from ..reports.environment import environment
     from ..reports.regression_report import Report, render_html, render_json, render_markdown
     from ..solvers.registry import with_isolation

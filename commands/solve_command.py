@@ -46,8 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..fuzz.checking.differential import check
     from ..fuzz.corpus.instance_files import read_instances
+    from ..fuzz.judging.verdicts.differential import check
     from ..oracles.optimum import optimum
     from ..reports.solve_report import render_json, render_text
 

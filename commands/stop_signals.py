@@ -2,7 +2,7 @@
 
 ``check``, ``report`` and ``fuzz`` run under ``stop_requests``: the first SIGINT (Ctrl-C) or SIGTERM
 (a supervisor, a CI job's timeout, ``kill``) asks the run to stop; no call starts after it, even
-one of the chunks a check begins ahead (``knapcheck.fuzz.checking.chunk_calls``), the calls under
+one of the chunks a check begins ahead (``knapcheck.fuzz.runs.chunk_calls``), the calls under
 way finish within their time limit, and the run writes a partial report that says "interrupted" or
 "terminated", with every finding judged so far, and exits 130 or 143 (128 plus the signal's
 number, as shells report it). A second signal stops it at once, without a report,

@@ -54,9 +54,9 @@ def targets_and_baselines(
     target_specs: list[str] | None, baseline_specs: list[str] | None, option: str
 ) -> tuple[list[SolverEntry], list[SolverEntry]]:
     """The entries the specs of ``option`` and of ``--baseline`` name, keeping only the baselines
-    some target is compared with (``knapcheck.fuzz.checking.gate.counterparts``); a target without a single
+    some target is compared with (``knapcheck.fuzz.judging.verdicts.gate.counterparts``); a target without a single
     counterpart is a UsageError."""
-    from ..fuzz.checking.gate import counterparts
+    from ..fuzz.judging.verdicts.gate import counterparts
 
     targets = entries_for(target_specs, option)
     baselines = entries_for(baseline_specs, "--baseline") if baseline_specs else []

@@ -44,7 +44,7 @@ class Verdict(str, Enum):
     OUT_OF_MEMORY = "OUT_OF_MEMORY"
     MUTATED_INPUT = "MUTATED_INPUT"
     NONDETERMINISTIC = "NONDETERMINISTIC"
-    """Two calls on one input gave different answers (knapcheck.fuzz.checking.differential decides it, not judge)."""
+    """Two calls on one input gave different answers (knapcheck.fuzz.judging.verdicts.differential decides it, not judge)."""
     UNVERIFIED = "UNVERIFIED"
 
     def __str__(self) -> str:

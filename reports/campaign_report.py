@@ -12,9 +12,9 @@ from rich.text import Text
 from ..fuzz.campaign.run import CampaignResult, Progress
 from ..fuzz.campaign.state import FAILING, LISTED, Finding
 from ..fuzz.campaign.unit_ledger import LostUnit
-from ..fuzz.checking.differential import Check, instance_id
-from ..fuzz.checking.gate import KNOWN, NEW, REGRESSION, SHARED
-from ..fuzz.checking.signature import Signature
+from ..fuzz.judging.verdicts.differential import Check, instance_id
+from ..fuzz.judging.verdicts.gate import KNOWN, NEW, REGRESSION, SHARED
+from ..fuzz.judging.verdicts.signature import Signature
 from ..oracles.verdict import Verdict
 from ..solvers.contract import Instance
 from ..solvers.specs import shown, shown_path

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from ..fuzz.checking.differential import CheckResult
+from ..fuzz.judging.verdicts.differential import CheckResult
 from ..oracles.verdict import Judgement, Verdict
 
 

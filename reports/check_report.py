@@ -1,7 +1,7 @@
 """Rendering a `knapcheck check` result: a verdict table, the promises, each target against its
 baseline, the real-budget table, minimal reproductions grouped by what they mean, JSON.
 
-Findings are grouped as the gate reads them (``knapcheck.fuzz.checking.gate``): against a baseline,
+Findings are grouped as the gate reads them (``knapcheck.fuzz.judging.verdicts.gate``): against a baseline,
 regressions first, then failures the baseline shares, then known defects of the baseline made
 visible; without one, new failures first, then the ones a regression-corpus case explains; the
 baselines' own failures last.
@@ -9,10 +9,11 @@ baselines' own failures last.
 
 from __future__ import annotations
 
-from ..fuzz.checking.comparison import Comparison
-from ..fuzz.checking.defects import describe as describe_causes
-from ..fuzz.checking.differential import Check, CheckResult, instance_id
-from ..fuzz.checking.gate import (
+from ..fuzz.instances import families
+from ..fuzz.judging.known.defects import describe as describe_causes
+from ..fuzz.judging.verdicts.comparison import Comparison
+from ..fuzz.judging.verdicts.differential import Check, CheckResult, instance_id
+from ..fuzz.judging.verdicts.gate import (
     BASELINE,
     CANDIDATE,
     KNOWN,
@@ -23,7 +24,6 @@ from ..fuzz.checking.gate import (
     VISIBLE,
     status,
 )
-from ..fuzz.instances import families
 from ..oracles.verdict import Verdict
 from ..solvers.entry import SolverEntry
 from ..solvers.registry import promise_basis

@@ -6,7 +6,7 @@ knapcheck (no OR-Tools, no Hypothesis), only torch's ``knapsack`` module and
 parametrized over every torch solver, and one test per solver over every instance of each
 enumerated family, judged against a brute force written in the file, or, for the problems at
 scale it cannot solve (``scale_extremes``: 2 000 items), against the optima the plan carries. The plan
-(``knapcheck.fuzz.checking.export_plan``) says which solvers fail which tests in the torch it was exported
+(``knapcheck.fuzz.runs.export_plan``) says which solvers fail which tests in the torch it was exported
 against; those are ``unittest.expectedFailure``, so the file passes on that torch and a fixed
 defect shows as an unexpected success.
 
@@ -23,7 +23,7 @@ import re
 import textwrap
 from typing import Sequence
 
-from ..fuzz.checking.export_plan import (
+from ..fuzz.runs.export_plan import (
     CaseData,
     CauseTest,
     EnumeratedTest,

@@ -2,7 +2,7 @@
 
 Information, never a failure: the contract judges the budget in quantized units, as upstream does
 (a solver that promises the real budget, such as ``budget_safe``, fails its own check instead).
-Overshoots are relative to max_memory, aggregated by ``knapcheck.fuzz.checking.overshoot`` (the median over
+Overshoots are relative to max_memory, aggregated by ``knapcheck.fuzz.judging.verdicts.overshoot`` (the median over
 every answer, so 0 while fewer than half overshoot; the worst with its instance). Rows are the
 (solver, family) pairs with an overshoot; the solvers that never overshot are named in one line
 below the table.
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 
-from ..fuzz.checking.differential import instance_id
-from ..fuzz.checking.overshoot import Overshoots, OvershootSummary, never_over
+from ..fuzz.judging.verdicts.differential import instance_id
+from ..fuzz.judging.verdicts.overshoot import Overshoots, OvershootSummary, never_over
 from ..solvers.contract import Instance
 from ..solvers.specs import shown
 from .tables import Table

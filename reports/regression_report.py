@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from html import escape
 from typing import cast
 
-from ..fuzz.checking.candidate_run import CandidateRun
-from ..fuzz.checking.comparison import QualityLoss
-from ..fuzz.checking.defects import describe as describe_causes
-from ..fuzz.checking.differential import Check
-from ..fuzz.checking.gate import BASELINE, CANDIDATE, KNOWN, REGRESSION, VISIBLE, Decision
+from ..fuzz.judging.known.defects import describe as describe_causes
+from ..fuzz.judging.verdicts.comparison import QualityLoss
+from ..fuzz.judging.verdicts.differential import Check
+from ..fuzz.judging.verdicts.gate import BASELINE, CANDIDATE, KNOWN, REGRESSION, VISIBLE, Decision
+from ..fuzz.runs.candidate_run import CandidateRun
 from ..solvers.isolation.worker import limits_for
 from ..solvers.specs import shown
 from . import real_budget

@@ -1,5 +1,5 @@
 """Rendering the intervention: the baseline's known defects repaired in a candidate's source, and
-what the repaired candidate did on a failure (``knapcheck.fuzz.checking.by_cause``).
+what the repaired candidate did on a failure (``knapcheck.fuzz.judging.known.by_cause``).
 
 The lines a repair changed are the candidate's own source: text a target supplied, put in code
 spans in Markdown.
@@ -7,10 +7,10 @@ spans in Markdown.
 
 from __future__ import annotations
 
-from ..fuzz.checking.defects import CAUSES
-from ..fuzz.checking.differential import Check
-from ..fuzz.checking.repaired import Intervention
-from ..fuzz.checking.source_repair import Applied, Hunk
+from ..fuzz.judging.known.defects import CAUSES
+from ..fuzz.judging.known.repaired import Intervention
+from ..fuzz.judging.known.source_repair import Applied, Hunk
+from ..fuzz.judging.verdicts.differential import Check
 from .markdown import code, one_line
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 import ast
 import math
 
-from ..fuzz.checking.differential import Check
 from ..fuzz.corpus.reader import read_bytes
+from ..fuzz.judging.verdicts.differential import Check
 from ..solvers import specs
 from ..solvers.contract import SCALE, UPSTREAM, float_tolerance, rounding_named
 from ..solvers.isolation import hash_seeds

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..fuzz.checking.differential import Check
+from ..fuzz.judging.verdicts.differential import Check
 from ..solvers.registry import promise_basis
 from ..solvers.specs import shown
 

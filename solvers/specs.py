@@ -19,7 +19,7 @@ then read from SOURCE.py, but loaded where the file or module sits, as a sibling
 package (its relative imports load from the same tree; ``torch:NAME<SOURCE.py`` beside torch's
 knapsack.py). No other form can be read from another file: ``torch<SOURCE.py`` or a registered name
 with one is refused. knapcheck's repaired candidates are loaded so
-(``knapcheck.fuzz.checking.repaired``): the candidate's own source with a known defect repaired.
+(``knapcheck.fuzz.judging.known.repaired``): the candidate's own source with a known defect repaired.
 
 A file spec names its file by absolute path, so that it loads and compares the same from any
 directory; ``shown`` gives the form a reader sees, the path relative to the working directory.

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Callable, Sequence
 
-from knapcheck.fuzz.checking.overshoot import relative_overshoot
 from knapcheck.fuzz.corpus.harvest_records import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
+from knapcheck.fuzz.judging.verdicts.overshoot import relative_overshoot
 from knapcheck.measure.bench import ROWS, instance_for
 from knapcheck.oracles.verdict import real_memory_slack
 from knapcheck.reports.real_budget import percent

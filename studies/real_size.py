@@ -3,7 +3,7 @@
 For each model of the committed real-size corpus (fuzz/corpus/harvested_large): how many items the
 partitioner hands its solver, how many of them weigh 0 in upstream's rounding, and for every solver
 the median and worst overshoot of the saved real memory over max_memory across the model's budgets
-(``knapcheck.reports.real_budget``'s aggregation; every answer goes through ``knapcheck.fuzz.checking.differential.check``, and
+(``knapcheck.reports.real_budget``'s aggregation; every answer goes through ``knapcheck.fuzz.judging.verdicts.differential.check``, and
 the verdicts other than OPTIMAL are counted). Among several optimal sets, which one a solver
 saves decides its overshoot: ``sliding_hirschberg`` and ``full_table`` are both exact.
 """
@@ -15,9 +15,9 @@ import sys
 from collections import Counter
 from typing import Sequence
 
-from knapcheck.fuzz.checking.differential import check
-from knapcheck.fuzz.checking.overshoot import Overshoots
 from knapcheck.fuzz.corpus.harvest_records import LARGE_CORPUS_DIR, load_harvested
+from knapcheck.fuzz.judging.verdicts.differential import check
+from knapcheck.fuzz.judging.verdicts.overshoot import Overshoots
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports.real_budget import percent
 from knapcheck.solvers.contract import quantize

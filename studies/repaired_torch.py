@@ -24,7 +24,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from knapcheck.fuzz.checking.defects import CAUSES
+from knapcheck.fuzz.judging.known.defects import CAUSES
 
 SWAP = """\
 import importlib.util, runpy, sys

@@ -6,9 +6,9 @@ from dataclasses import replace
 import pytest
 from hypothesis import assume, given, settings
 
-from knapcheck.fuzz.checking.differential import check, size_allows
 from knapcheck.fuzz.corpus.harvest_records import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
 from knapcheck.fuzz.instances import families
+from knapcheck.fuzz.judging.verdicts.differential import check, size_allows
 from knapcheck.oracles.optimum import optimum
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports.reproduction import snippet

@@ -15,8 +15,9 @@ from dataclasses import replace
 import pytest
 from torch_copies import BACKTRACK_TOLERANCE, SPLIT_FIX, write_copy
 
-from knapcheck.fuzz.checking.by_cause import Causes
-from knapcheck.fuzz.checking.defects import (
+from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.judging.known.by_cause import Causes
+from knapcheck.fuzz.judging.known.defects import (
     CAUSES,
     FLOAT32,
     MIP_GAP,
@@ -27,11 +28,10 @@ from knapcheck.fuzz.checking.defects import (
     catalogue,
     leaving,
 )
-from knapcheck.fuzz.checking.differential import check, check_against, judged
-from knapcheck.fuzz.checking.float32_exact import float32_exact
-from knapcheck.fuzz.checking.gate import is_regression, is_visible
-from knapcheck.fuzz.checking.traits import BEYOND_FLOAT32, matched_traits
-from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.judging.known.float32_exact import float32_exact
+from knapcheck.fuzz.judging.known.traits import BEYOND_FLOAT32, matched_traits
+from knapcheck.fuzz.judging.verdicts.differential import check, check_against, judged
+from knapcheck.fuzz.judging.verdicts.gate import is_regression, is_visible
 from knapcheck.oracles.optimum import optimum
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance

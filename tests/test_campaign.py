@@ -30,16 +30,16 @@ from campaigns import (
 )
 from planted.off_by_one_split import off_by_one_hirschberg
 
-import knapcheck.fuzz.checking.differential
+import knapcheck.fuzz.judging.verdicts.differential
 from knapcheck.commands.cli import main
 from knapcheck.fuzz.campaign.events import Disagreement
 from knapcheck.fuzz.campaign.promotion import promote
 from knapcheck.fuzz.campaign.store import FailureStore
 from knapcheck.fuzz.campaign.units import REPLAY, Setup, Unit, UnitRun
-from knapcheck.fuzz.checking.gate import NEW
-from knapcheck.fuzz.checking.known import replay
-from knapcheck.fuzz.checking.signature import Signature
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.judging.known.known import replay
+from knapcheck.fuzz.judging.verdicts.gate import NEW
+from knapcheck.fuzz.judging.verdicts.signature import Signature
 from knapcheck.oracles.result import OracleResult
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
@@ -154,7 +154,7 @@ def test_an_oracle_shown_wrong_on_replay_is_sent_as_an_oracle_finding_and_the_un
     def lying_oracle(instance, **_):
         return OracleResult("lying", Fraction(0), (), proven=True)
 
-    monkeypatch.setattr(knapcheck.fuzz.checking.differential, "optimum", lying_oracle)
+    monkeypatch.setattr(knapcheck.fuzz.judging.verdicts.differential, "optimum", lying_oracle)
     setup = Setup((reference,), time.time() + 60, None, "", "", 5.0)
     replays = ((Signature("full_table", "SUBOPTIMAL"), "tiny", instance.as_dict()),) * 2
     events = []

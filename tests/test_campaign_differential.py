@@ -19,11 +19,11 @@ from knapcheck.fuzz.campaign.events import Found, Replayed, decode, encode
 from knapcheck.fuzz.campaign.state import CHANGED, FindingsBook
 from knapcheck.fuzz.campaign.store import FailureStore, StoredFailure
 from knapcheck.fuzz.campaign.units import REPLAY, Setup, Unit, UnitRun
-from knapcheck.fuzz.checking.differential import NOT_RUN, check, check_against, instance_id
-from knapcheck.fuzz.checking.gate import KNOWN, NEW, REGRESSION, SHARED, VISIBLE
-from knapcheck.fuzz.checking.plain_check import check_from_plain, check_to_plain
-from knapcheck.fuzz.checking.signature import Signature
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.judging.plain_check import check_from_plain, check_to_plain
+from knapcheck.fuzz.judging.verdicts.differential import NOT_RUN, check, check_against, instance_id
+from knapcheck.fuzz.judging.verdicts.gate import KNOWN, NEW, REGRESSION, SHARED, VISIBLE
+from knapcheck.fuzz.judging.verdicts.signature import Signature
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.registry import resolve_one

@@ -37,8 +37,8 @@ from knapcheck.commands.cli import main
 from knapcheck.commands.exit_status import FAILED, INCOMPLETE, INTERRUPTED, OK, TERMINATED, USAGE
 from knapcheck.fuzz.campaign import cluster as campaign_cluster
 from knapcheck.fuzz.campaign.store import FailureStore, group_name
-from knapcheck.fuzz.checking.differential import check
-from knapcheck.fuzz.checking.signature import Signature
+from knapcheck.fuzz.judging.verdicts.differential import check
+from knapcheck.fuzz.judging.verdicts.signature import Signature
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 from knapcheck.solvers.registry import register, resolve_one, unregister

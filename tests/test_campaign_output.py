@@ -13,8 +13,8 @@ from knapcheck.fuzz.campaign.run import CampaignResult, Progress
 from knapcheck.fuzz.campaign.state import Finding
 from knapcheck.fuzz.campaign.store import StoredFailure
 from knapcheck.fuzz.campaign.unit_ledger import LostUnit
-from knapcheck.fuzz.checking import gate
-from knapcheck.fuzz.checking.differential import CheckResult, check, instance_id, with_baseline
+from knapcheck.fuzz.judging.verdicts import gate
+from knapcheck.fuzz.judging.verdicts.differential import CheckResult, check, instance_id, with_baseline
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports.campaign_report import progress_line, progress_view, render_json
 from knapcheck.solvers.contract import Instance
@@ -96,7 +96,7 @@ AGAINST = {"counterparts": {THEIRS.name: "torch"}, "gated": [THEIRS.name]}
          "no case judged", "interrupted before a case"],
 )
 def test_exit_status(fields, status):
-    """The gate's rule (knapcheck.fuzz.checking.gate.decide): a regression of a target against its baseline
+    """The gate's rule (knapcheck.fuzz.judging.verdicts.gate.decide): a regression of a target against its baseline
     fails the run, a failure the baseline shares does not; without a baseline, ours fail it."""
     assert exit_status(_result(**fields)) == status
 

@@ -36,7 +36,7 @@ from tls_files import make_tls_files
 from knapcheck.commands.exit_status import INCOMPLETE, OK, USAGE
 from knapcheck.fuzz.campaign.cluster import campaign_cluster
 from knapcheck.fuzz.campaign.store import FailureStore, StoredFailure, record_name
-from knapcheck.fuzz.checking.differential import check
+from knapcheck.fuzz.judging.verdicts.differential import check
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.registry import resolve_one
 

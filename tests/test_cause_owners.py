@@ -11,10 +11,10 @@ from knapcheck.commands import exit_status
 from knapcheck.commands.cli import main
 from knapcheck.fuzz.campaign.promotion import promote
 from knapcheck.fuzz.campaign.store import StoredFailure
-from knapcheck.fuzz.checking.defects import CAUSES
-from knapcheck.fuzz.checking.differential import check
 from knapcheck.fuzz.corpus.cause_owners import OWNERS, function_of, untrusted
 from knapcheck.fuzz.corpus.regression import RegressionCase, read_regression_corpus
+from knapcheck.fuzz.judging.known.defects import CAUSES
+from knapcheck.fuzz.judging.verdicts.differential import check
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 

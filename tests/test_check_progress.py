@@ -4,8 +4,8 @@ from collections import Counter
 
 from rich.console import Console
 
-from knapcheck.fuzz.checking.check import next_chunk_size, run_check
-from knapcheck.fuzz.checking.differential import CheckResult
+from knapcheck.fuzz.judging.verdicts.differential import CheckResult
+from knapcheck.fuzz.runs.check import next_chunk_size, run_check
 from knapcheck.reports.check_progress import progress_line, progress_view
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.registry import resolve_one

@@ -3,7 +3,7 @@
 import threading
 import time
 
-from knapcheck.fuzz.checking.chunk_calls import Lanes
+from knapcheck.fuzz.runs.chunk_calls import Lanes
 from knapcheck.solvers.registry import resolve_one
 
 

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-import knapcheck.fuzz.checking.check
+import knapcheck.fuzz.runs.check
 from knapcheck.commands import exit_status
 from knapcheck.commands.cli import COMMANDS, build_parser, main
-from knapcheck.fuzz.checking.differential import size_allows
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.fuzz.instances import families
+from knapcheck.fuzz.judging.verdicts.differential import size_allows
 from knapcheck.oracles.result import OracleResult
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
@@ -301,7 +301,7 @@ def test_an_oracle_shown_wrong_is_reported_with_its_instance_and_the_check_goes_
     def lying_oracle(instance: Instance) -> OracleResult:
         return OracleResult("lying", Fraction(0), (), proven=True)
 
-    monkeypatch.setattr(knapcheck.fuzz.checking.check, "optimum", lying_oracle)
+    monkeypatch.setattr(knapcheck.fuzz.runs.check, "optimum", lying_oracle)
     path = tmp_path / "check.json"
     assert main(["check", "--targets", "full_table", "--per-family", "3", "--families", "tight_budget",
                  "--regressions", str(empty_corpus), "--json", str(path)]) == 1

@@ -12,9 +12,9 @@ from torch_copies import write_copy
 
 from knapcheck.commands import exit_status
 from knapcheck.commands.cli import main
-from knapcheck.fuzz.checking.check import DETERMINISM_MAX_ITEMS, determinism_positions, run_check
-from knapcheck.fuzz.checking.differential import answers_differ, check
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.judging.verdicts.differential import answers_differ, check
+from knapcheck.fuzz.runs.check import DETERMINISM_MAX_ITEMS, determinism_positions, run_check
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports.check_report import finding_status, render_text
 from knapcheck.reports.reproduction import snippet

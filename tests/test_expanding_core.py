@@ -11,9 +11,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from knapcheck.fuzz.checking.differential import size_allows
 from knapcheck.fuzz.instances import families, pisinger
 from knapcheck.fuzz.instances.pisinger import generate
+from knapcheck.fuzz.judging.verdicts.differential import size_allows
 from knapcheck.oracles.brute_force import MAX_ITEMS as BRUTE_FORCE_ITEMS
 from knapcheck.oracles.brute_force import brute_force
 from knapcheck.oracles.exact import set_value, set_weight

@@ -14,7 +14,7 @@ import tokenize
 import pytest
 
 from knapcheck.commands.cli import main
-from knapcheck.fuzz.checking import export_plan
+from knapcheck.fuzz.runs import export_plan
 from knapcheck.reports import pytorch_tests
 
 WITHOUT_CI = {name: value for name, value in os.environ.items() if name != "CI"}
@@ -40,7 +40,7 @@ def write_corpus(path, cases) -> str:
 @pytest.fixture
 def without_enumerated(monkeypatch):
     """The export without its enumerated families (thousands of solver calls a test of the corpus's strings need not make)."""
-    monkeypatch.setattr("knapcheck.fuzz.checking.export_plan.ENUMERATED", {})
+    monkeypatch.setattr("knapcheck.fuzz.runs.export_plan.ENUMERATED", {})
 
 
 def code_names(text: str) -> set[str]:

@@ -10,14 +10,14 @@ from dataclasses import replace
 
 import pytest
 
-from knapcheck.fuzz.checking.comparison import Comparison
-from knapcheck.fuzz.checking.differential import NOT_RUN, check, check_against, instance_id
-from knapcheck.fuzz.checking.gate import counterparts, decide, is_regression, pair, record
-from knapcheck.fuzz.checking.known import matching_case
-from knapcheck.fuzz.checking.shrink import minimal_reproduction
-from knapcheck.fuzz.checking.signature import Signature
-from knapcheck.fuzz.checking.traits import LARGE_CAPACITY, OFF_GRID, matched_traits
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.judging.known.known import matching_case
+from knapcheck.fuzz.judging.known.traits import LARGE_CAPACITY, OFF_GRID, matched_traits
+from knapcheck.fuzz.judging.verdicts.comparison import Comparison
+from knapcheck.fuzz.judging.verdicts.differential import NOT_RUN, check, check_against, instance_id
+from knapcheck.fuzz.judging.verdicts.gate import counterparts, decide, is_regression, pair, record
+from knapcheck.fuzz.judging.verdicts.shrink import minimal_reproduction
+from knapcheck.fuzz.judging.verdicts.signature import Signature
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.registry import resolve_one
 
@@ -66,7 +66,7 @@ def test_only_the_baselines_some_candidate_is_compared_with_are_run(tmp_path, mo
         run["baseline"] = [b.name for b in baseline]
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("knapcheck.fuzz.checking.candidate_run.run_candidate", recorded)
+    monkeypatch.setattr("knapcheck.fuzz.runs.candidate_run.run_candidate", recorded)
     main(["report", "--candidate", f"{tmp_path / 'knapsack.py'}:dp_knapsack", "--baseline", "torch", "--out", str(tmp_path / "r")])
     assert run["baseline"] == ["torch:dp_knapsack"]
 

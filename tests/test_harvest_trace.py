@@ -20,7 +20,6 @@ import pytest
 import torch
 
 from knapcheck.commands.cli import main
-from knapcheck.fuzz.checking.differential import check
 from knapcheck.fuzz.corpus.harvest_records import read_harvested_file
 from knapcheck.fuzz.corpus.instance_files import read_instances
 from knapcheck.fuzz.harvest import log_records as trace_log
@@ -28,6 +27,7 @@ from knapcheck.fuzz.harvest.compile_runs import BACKEND
 from knapcheck.fuzz.harvest.logged_answers import judge_logged
 from knapcheck.fuzz.harvest.logged_knapsacks import harvest_trace
 from knapcheck.fuzz.harvest.models import build
+from knapcheck.fuzz.judging.verdicts.differential import check
 from knapcheck.oracles.optimum import optimum
 from knapcheck.solvers.registry import resolve_one
 from knapcheck.solvers.torch_plugin import use_solver

@@ -2,10 +2,10 @@
 
 import pytest
 
-from knapcheck.fuzz.checking.differential import check, size_allows
 from knapcheck.fuzz.corpus.harvest_records import CORPUS_DIR, LARGE_CORPUS_DIR, load_harvested
 from knapcheck.fuzz.harvest.models import REAL_SIZE_MODELS, TOY_MODELS
 from knapcheck.fuzz.instances import families
+from knapcheck.fuzz.judging.verdicts.differential import check, size_allows
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import quantize
 from knapcheck.solvers.registry import ours

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from knapcheck.commands.solver_log import solver_log
-from knapcheck.fuzz.checking.differential import check
+from knapcheck.fuzz.judging.verdicts.differential import check
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.registry import resolve_one

@@ -11,8 +11,8 @@ import pytest
 from hostile_files import INSTANCE, SAYS, SPECIAL, knapcheck, python
 
 from knapcheck.fuzz.campaign.store import FailureStore
-from knapcheck.fuzz.checking.differential import check
 from knapcheck.fuzz.corpus.harvest_records import FORMAT
+from knapcheck.fuzz.judging.verdicts.differential import check
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from knapcheck.fuzz.checking.differential import check
+from knapcheck.fuzz.judging.verdicts.differential import check
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.contract import outcome as outcomes

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from knapcheck.fuzz.checking import repaired as repaired_module
+from knapcheck.fuzz.judging.known import repaired as repaired_module
 from knapcheck.solvers import specs
 from knapcheck.solvers.cache import content_names, user_directory
 

@@ -82,11 +82,13 @@ GRAPH = import_graph()
 PACKAGES = {"knapcheck", *(f"knapcheck.{layer}" for layer in LAYERS if layer)}
 STAGES = {
     "knapcheck.solvers": [{"contract"}, {"files"}, {"cache", "core", "dp"}, {""}, {"isolation"}],
-    "knapcheck.fuzz": [{"corpus"}, {"instances"}, {"checking"}, {"campaign", "harvest"}],
+    "knapcheck.fuzz": [{"corpus"}, {"instances"}, {"judging"}, {"runs"}, {"campaign", "harvest"}],
+    "knapcheck.fuzz.judging": [{"verdicts"}, {"known"}, {""}],
 }
 """Each package's stages, lowest first: a module imports its own stage and those before it, never a
 sibling of its rank. ``""`` is the package's own modules (``knapcheck.solvers.registry``)."""
-PREFIXES = {"knapcheck.solvers": ("core_",), "knapcheck.fuzz": ("campaign_", "trace_", "harvest", "json_")}
+PREFIXES = {"knapcheck.solvers": ("core_",), "knapcheck.fuzz": ("campaign_", "trace_", "harvest", "json_"),
+            "knapcheck.fuzz.judging": ("known_", "verdict_")}
 """What a module's name once said instead of a sub-package."""
 MOST_MODULES = 14
 
@@ -129,41 +131,46 @@ def test_no_import_cycle():
         visit(module)
 
 
-def stage_of(module: str) -> tuple[str, int | None, str] | None:
-    """(package, rank, stage) of a module inside a staged package (rank None: a stage ``STAGES`` does
-    not list); None for any other module, the staged package itself included."""
-    for package, ranks in STAGES.items():
-        if module.startswith(package + "."):
-            rest = module[len(package) + 1:].split(".")
-            stage = rest[0] if len(rest) > 1 or any(rest[0] in stages for stages in ranks) else ""
-            return package, next((i for i, stages in enumerate(ranks) if stage in stages), None), stage
-    return None
+def staged_in(module: str) -> list[str]:
+    """The staged packages a module lies inside (``knapcheck.fuzz`` and ``knapcheck.fuzz.judging`` for
+    a module of ``knapcheck.fuzz.judging.known``), outermost first; the staged package itself excluded."""
+    return [package for package in STAGES if module.startswith(package + ".")]
+
+
+def stage_of(module: str, package: str) -> tuple[int | None, str]:
+    """(rank, stage) of a module inside a staged package (rank None: a stage ``STAGES`` does not list)."""
+    ranks = STAGES[package]
+    rest = module[len(package) + 1:].split(".")
+    stage = rest[0] if len(rest) > 1 or any(rest[0] in stages for stages in ranks) else ""
+    return next((i for i, stages in enumerate(ranks) if stage in stages), None), stage
 
 
 def test_every_sub_package_has_a_stage():
     for package, ranks in STAGES.items():
-        folder = ROOT / package.split(".")[1]
+        folder = ROOT.joinpath(*package.split(".")[1:])
         subpackages = {p.parent.name for p in folder.glob("*/__init__.py")}
         assert subpackages == set().union(*ranks) - {""}, f"{package}: sub-packages {sorted(subpackages)}"
 
 
-@pytest.mark.parametrize("module", sorted(m for m in GRAPH if stage_of(m)))
+@pytest.mark.parametrize("module", sorted(m for m in GRAPH if staged_in(m)))
 def test_stages_import_one_way(module):
-    package, rank, stage = stage_of(module)
-    assert rank is not None, f"{module}: its stage {stage or package!r} is not in STAGES[{package!r}]"
-    wrong = []
-    for imported in GRAPH[module]:
-        other = stage_of(imported)
-        if other is None or other[0] != package:
-            continue
-        if other[1] > rank or (other[1] == rank and other[2] != stage):
-            wrong.append(imported)
-    assert not wrong, f"{module} (stage {stage or package}) imports {sorted(wrong)}, outside the stages below it"
+    """At every staged package the module lies in, its imports inside that package."""
+    for package in staged_in(module):
+        rank, stage = stage_of(module, package)
+        assert rank is not None, f"{module}: its stage {stage or package!r} is not in STAGES[{package!r}]"
+        wrong = []
+        for imported in GRAPH[module]:
+            if not imported.startswith(package + "."):
+                continue
+            other_rank, other_stage = stage_of(imported, package)
+            if other_rank is None or other_rank > rank or (other_rank == rank and other_stage != stage):
+                wrong.append(imported)
+        assert not wrong, f"{module} (stage {stage or package} of {package}) imports {sorted(wrong)}, outside the stages below it"
 
 
 @pytest.mark.parametrize("package", sorted(STAGES))
 def test_staged_packages_hold_few_modules_and_no_prefixed_names(package):
-    folder = ROOT / package.split(".")[1]
+    folder = ROOT.joinpath(*package.split(".")[1:])
     modules = sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__")
     assert len(modules) <= MOST_MODULES, f"{package} holds {len(modules)} modules directly: {modules}"
     prefixed = [m for m in modules if m.startswith(PREFIXES[package])]

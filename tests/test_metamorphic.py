@@ -11,8 +11,8 @@ from hypothesis import assume, given, settings
 from knapcheck.fuzz.campaign.events import Found, Tally
 from knapcheck.fuzz.campaign.run import campaign_entries
 from knapcheck.fuzz.campaign.units import FUZZ, Setup, Unit, UnitRun
-from knapcheck.fuzz.checking.metamorphic import images
 from knapcheck.fuzz.instances import families
+from knapcheck.fuzz.judging.verdicts.metamorphic import images
 from knapcheck.oracles.brute_force import brute_force
 from knapcheck.oracles.exact import set_value, set_weight
 from knapcheck.solvers.contract import Instance

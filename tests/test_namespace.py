@@ -15,9 +15,9 @@ import zipfile
 from pathlib import Path
 
 from knapcheck.fuzz.campaign.store import SCHEMA_VERSION, FailureStore, group_name, record_name
-from knapcheck.fuzz.checking.known import replay
-from knapcheck.fuzz.checking.signature import Signature
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.judging.known.known import replay
+from knapcheck.fuzz.judging.verdicts.signature import Signature
 from knapcheck.solvers import registry, specs
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.full_table import full_table

@@ -1,5 +1,5 @@
 """One judge decides every instance: `check`, `report`, `fuzz`, the pytest plugin and `export-tests`
-all call ``knapcheck.fuzz.checking.judge.Judge``, and no other module assembles the judgement.
+all call ``knapcheck.fuzz.judging.judge.Judge``, and no other module assembles the judgement.
 
 Each driver is run on the smallest input that reaches its judging, with the judge's method wrapped
 to record who called it; a static read of the tree then shows that the pieces of the judgement
@@ -16,25 +16,25 @@ from pathlib import Path
 import pytest
 
 from knapcheck.fuzz.campaign.units import FUZZ, Setup, Unit, UnitRun
-from knapcheck.fuzz.checking import export_plan
-from knapcheck.fuzz.checking.candidate_run import run_candidate
-from knapcheck.fuzz.checking.check import run_check
-from knapcheck.fuzz.checking.judge import Judge
 from knapcheck.fuzz.instances import families
+from knapcheck.fuzz.judging.judge import Judge
+from knapcheck.fuzz.runs import export_plan
+from knapcheck.fuzz.runs.candidate_run import run_candidate
+from knapcheck.fuzz.runs.check import run_check
 from knapcheck.solvers.registry import resolve, resolve_one, torch_entries
 
 pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parent.parent
-JUDGE = ROOT / "fuzz" / "checking" / "judge.py"
+JUDGE = ROOT / "fuzz" / "judging" / "judge.py"
 NOT_THE_PACKAGE = {"tests", "studies", "scripts", "docs", "build", ".venv"}
 PIECES = {"judged", "with_baseline", "explained"}
 """The calls that make up the judgement of an instance's outcomes."""
 WHERE_PIECES_LIVE = {
     JUDGE,
-    ROOT / "fuzz" / "checking" / "differential.py",  # defines judged and with_baseline, and check() = call + judged
-    ROOT / "fuzz" / "checking" / "by_cause.py",  # defines explained; shrinks a failure keeping how it is explained
-    ROOT / "fuzz" / "checking" / "plain_check.py",  # rebuilds a check read back from a file, baseline attached
+    ROOT / "fuzz" / "judging" / "verdicts" / "differential.py",  # defines judged and with_baseline, and check() = call + judged
+    ROOT / "fuzz" / "judging" / "known" / "by_cause.py",  # defines explained; shrinks a failure keeping how it is explained
+    ROOT / "fuzz" / "judging" / "plain_check.py",  # rebuilds a check read back from a file, baseline attached
     ROOT / "testing.py",  # the public assertion: one solver, no baseline, judged on the oracle
 }
 

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DRAW = """
 import hashlib, sys
 {imports}
-from knapcheck.fuzz.checking.differential import instance_id
+from knapcheck.fuzz.judging.verdicts.differential import instance_id
 from knapcheck.fuzz.instances import families
 ids = [instance_id(i) for name in {names!r} for i in families.get(name).draw(25, 7)]
 print(hashlib.sha256(",".join(ids).encode()).hexdigest())
@@ -52,7 +52,7 @@ def test_two_processes_that_import_different_modules_draw_the_same_instances(tmp
 def test_the_draw_is_the_same_in_this_process_as_in_a_fresh_one(tmp_path):
     import hashlib
 
-    from knapcheck.fuzz.checking.differential import instance_id
+    from knapcheck.fuzz.judging.verdicts.differential import instance_id
 
     here = [instance_id(i) for name in NAMES for i in families.get(name).draw(25, 7)]
     assert hashlib.sha256(",".join(here).encode()).hexdigest() == draw_in_a_fresh_process(tmp_path)
@@ -92,7 +92,7 @@ FUZZ_UNITS = """
 import hashlib
 {imports}
 from knapcheck.fuzz.campaign.units import FUZZ, Setup, Unit, UnitRun
-from knapcheck.fuzz.checking.differential import instance_id
+from knapcheck.fuzz.judging.verdicts.differential import instance_id
 
 DRAWS = 60
 

@@ -5,9 +5,9 @@ from fractions import Fraction
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from knapcheck.fuzz.checking.differential import size_allows
 from knapcheck.fuzz.instances import families
 from knapcheck.fuzz.instances.families import any_instance
+from knapcheck.fuzz.judging.verdicts.differential import size_allows
 from knapcheck.oracles.brute_force import brute_force
 from knapcheck.oracles.cpsat import cpsat, model_runtimes
 from knapcheck.oracles.exact import set_value, set_weight

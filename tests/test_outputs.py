@@ -51,7 +51,7 @@ CASES = [(command, output) for command, (_, outputs) in COMMANDS.items() for out
 @pytest.fixture
 def quick(monkeypatch):
     """Were a refusal missed, the commands would run: as little as they can."""
-    monkeypatch.setattr("knapcheck.fuzz.checking.export_plan.ENUMERATED", {})
+    monkeypatch.setattr("knapcheck.fuzz.runs.export_plan.ENUMERATED", {})
 
 
 def run(command: str, tmp: Path, capsys) -> tuple[int, str]:

@@ -6,10 +6,10 @@ import math
 
 import pytest
 
-from knapcheck.fuzz.checking.check import run_check
 from knapcheck.fuzz.instances import families, pisinger
 from knapcheck.fuzz.instances.pisinger import CLASSES, H, R
 from knapcheck.fuzz.instances.strategies import sample
+from knapcheck.fuzz.runs.check import run_check
 from knapcheck.solvers.registry import resolve
 
 PER_CLASS = 25

@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from knapcheck.fuzz.checking.check import run_check
+from knapcheck.fuzz.runs.check import run_check
 from knapcheck.reports.reproduction import snippet
 from knapcheck.solvers.registry import resolve
 

@@ -12,8 +12,8 @@ from campaigns import environment
 from knapcheck.commands.cli import main
 from knapcheck.fuzz.campaign.promotion import case_of, holding_case, promote
 from knapcheck.fuzz.campaign.store import FailureStore, StoredFailure
-from knapcheck.fuzz.checking.differential import check
 from knapcheck.fuzz.corpus.regression import RegressionCase, load_regression_corpus
+from knapcheck.fuzz.judging.verdicts.differential import check
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 
@@ -119,7 +119,7 @@ MID = Instance((0.0003, 0.0002), (1.0, 2.0), 0.0001)
 BIG = Instance((0.0003, 0.0002, 0.0004), (1.0, 2.0, 3.0), 0.0001)
 SMALL = Instance((0.0003,), (1.0,), 0.0001)
 NEGATIVE = Instance((0.0003, 0.0002), (-1.0, 2.0), 0.0001)
-"""Another cause of the same verdict: a negative runtime (``knapcheck.fuzz.checking.traits.matched_traits``)."""
+"""Another cause of the same verdict: a negative runtime (``knapcheck.fuzz.judging.known.traits.matched_traits``)."""
 
 
 def _stored(instance: Instance, entry: SolverEntry = TAKES_EVERYTHING, **fields) -> StoredFailure:

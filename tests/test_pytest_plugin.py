@@ -13,9 +13,9 @@ import pytest
 from torch_copies import ITEM_REUSE, SPLIT_FIX, SPLIT_HALVES_EXCHANGED, write_copy
 
 from knapcheck.commands.solver_log import LOG_LIMIT
-from knapcheck.fuzz.checking.differential import size_allows
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.fuzz.instances import families
+from knapcheck.fuzz.judging.verdicts.differential import size_allows
 from knapcheck.solvers.registry import resolve_one
 
 pytest_plugins = ["pytester"]

@@ -3,8 +3,8 @@
 import json
 import math
 
-from knapcheck.fuzz.checking.check import run_check
-from knapcheck.fuzz.checking.overshoot import Overshoots, OvershootSample, never_over, relative_overshoot
+from knapcheck.fuzz.judging.verdicts.overshoot import Overshoots, OvershootSample, never_over, relative_overshoot
+from knapcheck.fuzz.runs.check import run_check
 from knapcheck.reports import real_budget
 from knapcheck.reports.check_report import render_json, render_text
 from knapcheck.solvers.contract import Instance

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from knapcheck.fuzz.checking.differential import check, size_allows
-from knapcheck.fuzz.checking.known import replay
 from knapcheck.fuzz.corpus.regression import RegressionCase, load_regression_corpus
+from knapcheck.fuzz.judging.known.known import replay
+from knapcheck.fuzz.judging.verdicts.differential import check, size_allows
 from knapcheck.solvers.registry import ours
 
 

@@ -17,9 +17,9 @@ from torch_copies import SPLIT_IN_HELPER, torch_source, width_named_split_fix
 
 from knapcheck.commands import exit_status
 from knapcheck.commands.cli import main
-from knapcheck.fuzz.checking.defects import CAUSES
-from knapcheck.fuzz.checking.differential import check
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.judging.known.defects import CAUSES
+from knapcheck.fuzz.judging.verdicts.differential import check
 from knapcheck.solvers.registry import resolve_one
 from knapcheck.solvers.specs import torch_solver_names
 

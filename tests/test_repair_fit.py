@@ -32,11 +32,11 @@ from torch_copies import (
 
 from knapcheck.commands import exit_status
 from knapcheck.commands.cli import main
-from knapcheck.fuzz.checking.by_cause import Causes
-from knapcheck.fuzz.checking.differential import check_against
-from knapcheck.fuzz.checking.float32_exact import float32_exact
-from knapcheck.fuzz.checking.gate import is_regression
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.judging.known.by_cause import Causes
+from knapcheck.fuzz.judging.known.float32_exact import float32_exact
+from knapcheck.fuzz.judging.verdicts.differential import check_against
+from knapcheck.fuzz.judging.verdicts.gate import is_regression
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.registry import resolve_one

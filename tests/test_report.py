@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from reproductions import assert_each_fails
 
-import knapcheck.fuzz.checking.check
+import knapcheck.fuzz.runs.check
 from knapcheck.commands.cli import main
 from knapcheck.commands.durations import duration
-from knapcheck.fuzz.checking.candidate_run import run_candidate
-from knapcheck.fuzz.checking.differential import check
+from knapcheck.fuzz.judging.verdicts.differential import check
+from knapcheck.fuzz.runs.candidate_run import run_candidate
 from knapcheck.measure.paired import PairResult, RowComparison
 from knapcheck.oracles.result import OracleResult
 from knapcheck.reports import real_budget
@@ -137,7 +137,7 @@ def test_a_candidate_that_cannot_be_loaded_stops_the_report_with_its_error(tmp_p
 
 
 def test_an_oracle_shown_wrong_is_in_every_output_and_the_report_goes_on(monkeypatch):
-    monkeypatch.setattr(knapcheck.fuzz.checking.check, "optimum", lambda instance: OracleResult("lying", Fraction(0), (), proven=True))
+    monkeypatch.setattr(knapcheck.fuzz.runs.check, "optimum", lambda instance: OracleResult("lying", Fraction(0), (), proven=True))
     entry = register(SolverEntry("planted_reference", "knapcheck.solvers.full_table:full_table", exact=True, origin="test"))
     try:
         run = run_candidate([entry], [], [], stored={"corpus": [Instance((0.0001,), (1.0,), 0.0001)]})

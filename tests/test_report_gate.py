@@ -14,9 +14,9 @@ import pytest
 
 from knapcheck.commands import exit_status
 from knapcheck.commands.cli import main
-from knapcheck.fuzz.checking.candidate_run import CandidateRun
-from knapcheck.fuzz.checking.differential import CheckResult
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.judging.verdicts.differential import CheckResult
+from knapcheck.fuzz.runs.candidate_run import CandidateRun
 from knapcheck.measure.paired import PairResult, RowComparison
 from knapcheck.measure.ratio_interval import estimate
 from knapcheck.reports.environment import environment

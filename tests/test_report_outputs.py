@@ -216,7 +216,7 @@ def test_chart_legends_show_every_name_whole_and_escaped():
 def test_a_stored_solver_name_cannot_forge_campaign_md():
     from knapcheck.fuzz.campaign.run import CampaignResult, Finding
     from knapcheck.fuzz.campaign.store import StoredFailure
-    from knapcheck.fuzz.checking.differential import CheckResult
+    from knapcheck.fuzz.judging.verdicts.differential import CheckResult
     from knapcheck.reports.campaign_report import render_markdown
     from knapcheck.solvers.contract import Instance
 

@@ -2,8 +2,8 @@
 
 from dataclasses import replace
 
-from knapcheck.fuzz.checking.shrink import STALL_CHECKS, _while_beating, hypothesis_minimal, shrink
 from knapcheck.fuzz.instances import families
+from knapcheck.fuzz.judging.verdicts.shrink import STALL_CHECKS, _while_beating, hypothesis_minimal, shrink
 from knapcheck.solvers.contract import Instance
 
 

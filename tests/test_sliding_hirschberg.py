@@ -11,8 +11,8 @@ import torch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from knapcheck.fuzz.checking.differential import size_allows
 from knapcheck.fuzz.instances import families
+from knapcheck.fuzz.judging.verdicts.differential import size_allows
 from knapcheck.oracles.brute_force import brute_force
 from knapcheck.oracles.optimum import optimum
 from knapcheck.oracles.verdict import Verdict, judge

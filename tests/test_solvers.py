@@ -11,8 +11,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from knapcheck.fuzz.checking.differential import check, size_allows
 from knapcheck.fuzz.instances import families
+from knapcheck.fuzz.judging.verdicts.differential import check, size_allows
 from knapcheck.oracles.exact import set_weight
 from knapcheck.solvers.contract import SCALE, Instance, exact_scale
 from knapcheck.solvers.isolation.running import run

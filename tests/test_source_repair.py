@@ -15,9 +15,9 @@ from torch_copies import (
     write_copy,
 )
 
-from knapcheck.fuzz.checking import repaired as repaired_module
-from knapcheck.fuzz.checking.defects import CAUSES, HIRSCHBERG_SPLIT
-from knapcheck.fuzz.checking.source_repair import Repair, function_lines, insert_before_call, repaired, replace_line
+from knapcheck.fuzz.judging.known import repaired as repaired_module
+from knapcheck.fuzz.judging.known.defects import CAUSES, HIRSCHBERG_SPLIT
+from knapcheck.fuzz.judging.known.source_repair import Repair, function_lines, insert_before_call, repaired, replace_line
 
 SLIDING = "dp_knapsack_sliding_hirschberg"
 SPLIT_REPAIR = HIRSCHBERG_SPLIT.repairs[SLIDING]

@@ -9,10 +9,10 @@ from torch_copies import write_copy
 
 from knapcheck.commands import exit_status
 from knapcheck.commands.cli import main
-from knapcheck.fuzz.checking.by_cause import Causes
-from knapcheck.fuzz.checking.differential import check
-from knapcheck.fuzz.checking.known import same_solver
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.judging.known.by_cause import Causes
+from knapcheck.fuzz.judging.known.known import same_solver
+from knapcheck.fuzz.judging.verdicts.differential import check
 from knapcheck.oracles.verdict import Verdict
 from knapcheck.reports.reproduction import import_lines
 from knapcheck.solvers import registry, specs

@@ -14,9 +14,9 @@ import pytest
 from knapcheck.commands.cli import main
 from knapcheck.commands.fuzz_command import duration
 from knapcheck.fuzz.campaign.store import FailureStore, StoredFailure, group_name, record_name
-from knapcheck.fuzz.checking.differential import check, instance_id, with_baseline
-from knapcheck.fuzz.checking.signature import Signature
 from knapcheck.fuzz.corpus.atomic_write import write_atomically
+from knapcheck.fuzz.judging.verdicts.differential import check, instance_id, with_baseline
+from knapcheck.fuzz.judging.verdicts.signature import Signature
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 from knapcheck.solvers.registry import register, unregister

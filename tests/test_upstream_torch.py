@@ -8,10 +8,10 @@ instance validly, and `knapcheck check` finds every known defect of the installe
 
 import pytest
 
-from knapcheck.fuzz.checking.check import run_check
-from knapcheck.fuzz.checking.differential import check
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.fuzz.instances import families, sizes
+from knapcheck.fuzz.judging.verdicts.differential import check
+from knapcheck.fuzz.runs.check import run_check
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.registry import torch_entries
 

@@ -128,7 +128,7 @@ KNAPCHECKS_OWN = {
 THROUGH_THE_READER = {
     "solvers/specs.py": "readable_problem(",
     "solvers/isolation/torch_use.py": "read_bytes(",
-    "fuzz/checking/repaired.py": "read_text(",
+    "fuzz/judging/known/repaired.py": "read_text(",
     "fuzz/corpus/reader.py": "read_bytes(",
     "fuzz/harvest/log_records.py": "open_stream(",
     "commands/targets.py": "read_bytes(",

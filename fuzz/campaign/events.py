@@ -18,12 +18,12 @@ from typing import Any, ClassVar, Union, cast
 from ...oracles.verdict import Verdict
 from ...solvers.contract import Instance
 from ...solvers.entry import SolverEntry
-from ..checking.differential import NOT_RUN, Check
-from ..checking.overshoot import Overshoots
-from ..checking.plain_check import check_from_plain, check_to_plain, overshoots_from_plain, overshoots_to_plain
-from ..checking.signature import Signature
 from ..corpus.reader import MAX_BYTES, InvalidJson, parse_json
 from ..corpus.schema import INSTANCE, SchemaError, boolean, checked_later, mapping_of, natural, obj, one_of, string
+from ..judging.plain_check import check_from_plain, check_to_plain, overshoots_from_plain, overshoots_to_plain
+from ..judging.verdicts.differential import NOT_RUN, Check
+from ..judging.verdicts.overshoot import Overshoots
+from ..judging.verdicts.signature import Signature
 
 VERDICT = one_of(*(v.value for v in Verdict))
 Entries = dict[str, SolverEntry]
@@ -104,7 +104,7 @@ class Tally:
 @dataclass(frozen=True)
 class Found:
     """A failure, sent the moment it is found (``shrunk``: by a shrinking unit). Against a baseline
-    the check carries the baseline's check of the same instance (``knapcheck.fuzz.checking.plain_check``)."""
+    the check carries the baseline's check of the same instance (``knapcheck.fuzz.judging.plain_check``)."""
 
     KIND: ClassVar[str] = "finding"
     SCHEMA: ClassVar = obj({"unit": natural, "check": checked_later, "shrunk": boolean})

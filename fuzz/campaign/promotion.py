@@ -2,7 +2,7 @@
 
 A stored failure is added as a case unless the corpus already holds its signature: a case with the
 same solver (or, for a copy of a torch function, torch's), verdict and cause
-(``knapcheck.fuzz.checking.known``). Then it replaces that case if it is smaller and of the same solver, and is
+(``knapcheck.fuzz.judging.known.known``). Then it replaces that case if it is smaller and of the same solver, and is
 skipped otherwise, with the reason. ``knapcheck promote`` prints what was added, replaced and skipped.
 """
 
@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ...solvers.registry import ours
-from ..checking.known import matching_case
-from ..checking.shrink import complexity
 from ..corpus.atomic_write import write_atomically
 from ..corpus.file_lock import exclusive_lock
 from ..corpus.regression import SCHEMA_VERSION, RegressionCase, read_regression_corpus
+from ..judging.known.known import matching_case
+from ..judging.verdicts.shrink import complexity
 from .store import StoredFailure
 
 
@@ -65,7 +65,7 @@ class Promotion:
 
 def holding_case(stored: StoredFailure, cases: Sequence[RegressionCase]) -> RegressionCase | None:
     """The corpus case that already holds a stored failure's signature: the same solver (or, for a
-    copy of a torch function, torch's), verdict and cause (``knapcheck.fuzz.checking.known``). A failure
+    copy of a torch function, torch's), verdict and cause (``knapcheck.fuzz.judging.known.known``). A failure
     stored as a regression against its baseline (the baseline did not fail the same way there) is
     not torch's known defect, so only a case of its own solver can hold it."""
     if stored.baseline_verdict and stored.baseline_verdict != stored.verdict:
@@ -77,7 +77,7 @@ def promote(failures: Iterable[StoredFailure], corpus: Path) -> Promotion:
     """Add the failures whose signature the corpus does not hold yet as cases, smallest first.
 
     A failure whose signature a case already holds (``holding_case``) replaces that case when its
-    instance is smaller (``knapcheck.fuzz.checking.shrink.complexity``) and the case is of the same solver,
+    instance is smaller (``knapcheck.fuzz.judging.verdicts.shrink.complexity``) and the case is of the same solver,
     keeping the case's ``why``; otherwise it is skipped, with the reason: a case is never added
     twice for one signature, and a copy's failure never replaces torch's case.
 

@@ -5,9 +5,9 @@ workers up, then keeps every worker thread busy with one unit (``knapcheck.fuzz.
 replays of the failures already stored, then the lists of the enumerated families named with
 ``--families`` (each instance once), then (family, seed, time slice) shards of the sampled
 families in turn, and a shrinking unit for the first failure of each new signature. Given
-baselines, each target is judged against its counterpart (``knapcheck.fuzz.checking.gate.pair``) on every
+baselines, each target is judged against its counterpart (``knapcheck.fuzz.judging.verdicts.gate.pair``) on every
 instance, and its failures are told apart by their differential signature (target, verdict,
-baseline verdict); the gate (``knapcheck.fuzz.checking.gate.decide``) decides the run's outcome, as it
+baseline verdict); the gate (``knapcheck.fuzz.judging.verdicts.gate.decide``) decides the run's outcome, as it
 does for `check` and `report`. Units report to it through a Dask queue; it alone writes the
 failure store, each finding the moment it arrives (``FailureStore``
 writes atomically), and only then says so. A unit whose worker died is retried, careful, and
@@ -54,12 +54,12 @@ from ...oracles.verdict import Verdict
 from ...solvers.contract import Instance
 from ...solvers.entry import SolverEntry
 from ...solvers.isolation.worker import DEFAULT_TIME_LIMIT, STARTUP_TIME_LIMIT
-from ..checking.differential import Check, CheckResult, instance_id
-from ..checking.gate import Decision, decide, pair
-from ..checking.signature import Signature
 from ..corpus.atomic_write import write_atomically
 from ..corpus.regression import RegressionCase
 from ..instances import families
+from ..judging.verdicts.differential import Check, CheckResult, instance_id
+from ..judging.verdicts.gate import Decision, decide, pair
+from ..judging.verdicts.signature import Signature
 from .cluster import TlsFiles, campaign_cluster, warm_up_workers
 from .events import Disagreement, Found, MalformedEvent, Replayed, Started, Tally, Trying, decode
 from .state import Finding, FindingsBook, Tallies, Troubles
@@ -115,7 +115,7 @@ class CampaignPlan:
     tls: TlsFiles = TlsFiles()
     """Certificates for a ``tls://`` scheduler (none given: the Dask configuration's)."""
     baselines: tuple[SolverEntry, ...] = ()
-    """What the targets are judged against, instance by instance (``knapcheck.fuzz.checking.gate.pair``);
+    """What the targets are judged against, instance by instance (``knapcheck.fuzz.judging.verdicts.gate.pair``);
     baselines no target is paired with are not run."""
     corpus_cases: tuple[RegressionCase, ...] = ()
     """The regression corpus that tells a failure without a baseline known or new."""
@@ -228,7 +228,7 @@ class CampaignResult:
         return [f for f in self.findings if f.failing]
 
     def gate(self) -> Decision:
-        """The one gate rule on the run's failing signatures (``knapcheck.fuzz.checking.gate.decide``)."""
+        """The one gate rule on the run's failing signatures (``knapcheck.fuzz.judging.verdicts.gate.decide``)."""
         checks = [f.check for f in self.failing() if f.check is not None]
         return decide(checks, self.gated, len(self.oracle_disagreements), baseline=bool(self.counterparts))
 

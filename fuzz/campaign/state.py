@@ -4,9 +4,9 @@
 - ``FindingsBook``: the failures this run saw, by signature (the smallest instance of each, the
   replays, those the store could not take, those being shrunk, oracle disagreements), and the
   summary of the store after the run (``findings``), each failing signature named as the gate
-  names it (``knapcheck.fuzz.checking.gate.status``): against a baseline a regression or a failure the
+  names it (``knapcheck.fuzz.judging.verdicts.gate.status``): against a baseline a regression or a failure the
   baseline shares; without one, known (a regression-corpus case has its solver, verdict and cause,
-  ``knapcheck.fuzz.checking.known``) or new;
+  ``knapcheck.fuzz.judging.known.known``) or new;
 - ``Troubles``: what went wrong in the campaign's own machinery, never a solver's failure: workers
   lost, findings the store could not take, store maintenance it could not do, events refused, the
   scheduler lost. Any of it means the run did not go as asked.
@@ -19,12 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..checking.differential import Check
-from ..checking.gate import CANDIDATE, KNOWN, NEW, REGRESSION, SHARED, VISIBLE, status
-from ..checking.known import known_case
-from ..checking.overshoot import Overshoots
-from ..checking.signature import Signature
 from ..corpus.regression import RegressionCase
+from ..judging.known.known import known_case
+from ..judging.verdicts.differential import Check
+from ..judging.verdicts.gate import CANDIDATE, KNOWN, NEW, REGRESSION, SHARED, VISIBLE, status
+from ..judging.verdicts.overshoot import Overshoots
+from ..judging.verdicts.signature import Signature
 from .events import Tally
 from .store import StoredFailure, record_name
 

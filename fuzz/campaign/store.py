@@ -5,7 +5,7 @@ Layout under the store's root::
     failures/<group>/<n>-<chars>-<digest>.json
     unreadable/<group>--<file>          files set aside because they could not be trusted
 
-A group is one signature (``knapcheck.fuzz.checking.signature``): in a campaign against a baseline, the
+A group is one signature (``knapcheck.fuzz.judging.verdicts.signature``): in a campaign against a baseline, the
 baseline's verdict on the instance is part of it, so a regression (the baseline passes) and a
 failure the baseline shares are two groups, each with its own smallest instance, and neither is
 pruned in favour of the other. Each file is one failing instance, written
@@ -41,11 +41,11 @@ from typing import Any, cast
 from ...oracles.verdict import Verdict
 from ...solvers.contract import Instance
 from ...solvers.specs import current_name
-from ..checking.differential import NOT_RUN, Check, instance_id
-from ..checking.signature import Signature
 from ..corpus.atomic_write import write_atomically
 from ..corpus.reader import InvalidJson, UnreadableFile, parse_json, read_bytes
 from ..corpus.schema import INSTANCE, boolean, obj, one_of, string
+from ..judging.verdicts.differential import NOT_RUN, Check, instance_id
+from ..judging.verdicts.signature import Signature
 
 SCHEMA_VERSION = 1
 STALE_TEMPORARY_SECONDS = 3600
@@ -71,7 +71,7 @@ RECORD = obj(
 ``baseline`` and ``baseline_verdict``: the counterpart baseline and its verdict on the instance, in
 records of a campaign run against one (older records have neither); ``known``: the known defects of
 the baseline that explain the failure, comma-separated, in such records (absent for a regression);
-``instance_id``: the instance's id (``knapcheck.fuzz.checking.differential.instance_id``), checked
+``instance_id``: the instance's id (``knapcheck.fuzz.judging.verdicts.differential.instance_id``), checked
 against the instance."""
 KNOWN_NAMES = re.compile(r"[a-z][a-z0-9_]{0,63}(,[a-z][a-z0-9_]{0,63}){0,15}")
 """What a record's ``known`` may hold: defect names, comma-separated."""

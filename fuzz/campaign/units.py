@@ -4,7 +4,7 @@
   DRAWN_TOGETHER to an example, in the nightly profile (not derandomized, unbounded examples, the shared example database,
   ``hypothesis.target`` toward budget overshoot, value gap and profile magnitude); the oracle
   answers each instance once, and every target is judged on it and on its metamorphic images
-  (``knapcheck.fuzz.checking.metamorphic``: reversed, a heavier item added, a free item added,
+  (``knapcheck.fuzz.judging.verdicts.metamorphic``: reversed, a heavier item added, a free item added,
   runtimes tripled),
   whose optima follow from its own: each image is a case. A campaign run with ``--seed``
   draws with the seeded provider (``knapcheck.fuzz.instances.seeded_draws``): the same seed, the same
@@ -14,7 +14,7 @@
 - ``SHRINK``: one failure shrunk to a minimal instance with the same differential signature.
 
 With baselines, every instance is also judged on each target's counterpart baseline
-(``knapcheck.fuzz.checking.gate.pair``), and a target's failure carries the baseline's check of the same
+(``knapcheck.fuzz.judging.verdicts.gate.pair``), and a target's failure carries the baseline's check of the same
 instance: its signature is (target, verdict, baseline verdict). The baselines' own failures are
 counted, never sent as findings.
 
@@ -52,17 +52,17 @@ from ...oracles.optimum import optimum
 from ...oracles.result import OracleResult
 from ...solvers.contract import SCALE, Instance
 from ...solvers.entry import SolverEntry
-from ..checking.by_cause import Causes
-from ..checking.chunk_calls import call_all, next_chunk_size
-from ..checking.differential import Called, Check
-from ..checking.judge import Judge
-from ..checking.metamorphic import images
-from ..checking.overshoot import Overshoots
-from ..checking.plain_check import check_from_plain, check_to_plain
-from ..checking.signature import Signature
 from ..corpus.regression import RegressionCase
 from ..instances import families
 from ..instances.seeded_draws import BACKEND
+from ..judging.judge import Judge
+from ..judging.known.by_cause import Causes
+from ..judging.plain_check import check_from_plain, check_to_plain
+from ..judging.verdicts.differential import Called, Check
+from ..judging.verdicts.metamorphic import images
+from ..judging.verdicts.overshoot import Overshoots
+from ..judging.verdicts.signature import Signature
+from ..runs.chunk_calls import call_all, next_chunk_size
 from .events import Disagreement, Event, Found, Replayed, Started, Tally, Trying, encode
 from .example_database import open_database
 from .store import record_name
@@ -112,7 +112,7 @@ class Setup:
     """A run with a fixed seed: FUZZ units draw with the seeded provider (the same instances in any process)."""
     cases: tuple[RegressionCase, ...] = ()
     """The regression corpus, whose causes are the baselines' known defects: a target's failure its
-    baseline does not share is judged by them (``knapcheck.fuzz.checking.by_cause``), as check and report do."""
+    baseline does not share is judged by them (``knapcheck.fuzz.judging.known.by_cause``), as check and report do."""
 
     @property
     def baselines(self) -> set[str]:
@@ -133,7 +133,7 @@ class Unit:
     replays: tuple[tuple[Signature, str, dict], ...] = ()
     """REPLAY: stored failures as (the signature they are stored under, family, instance)."""
     failure: dict | None = None
-    """SHRINK: the failing check, as plain data (``knapcheck.fuzz.checking.plain_check``)."""
+    """SHRINK: the failing check, as plain data (``knapcheck.fuzz.judging.plain_check``)."""
 
     @property
     def careful(self) -> bool:

@@ -2,7 +2,7 @@
 
 A corpus case that names a cause (``RegressionCase.cause``) makes that cause a known defect of its
 solver, and of every copy of the solver's function judged against it
-(``knapcheck.fuzz.checking.defects.catalogue``): its failures within the cause's reach are then
+(``knapcheck.fuzz.judging.known.defects.catalogue``): its failures within the cause's reach are then
 information, never a regression. A cause only some functions can have (HiGHS' MIP gap is
 ``ilp_knapsack``'s: no other function calls HiGHS) named for another (``torch:dp_knapsack``) would
 give that solver the cause's reach, and a regression of it within that reach would pass. So a case
@@ -26,7 +26,7 @@ OWNERS: dict[str, frozenset[str]] = {
     "mip_gap": frozenset({"ilp_knapsack"}),
     "hirschberg_split": frozenset({"dp_knapsack_sliding_hirschberg"}),
 }
-"""Cause name (``knapcheck.fuzz.checking.defects.CAUSES``) -> the torch functions whose code has it."""
+"""Cause name (``knapcheck.fuzz.judging.known.defects.CAUSES``) -> the torch functions whose code has it."""
 
 
 def function_of(solver: str) -> str:

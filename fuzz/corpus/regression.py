@@ -42,7 +42,7 @@ class RegressionCase:
     why: str = ""
     """The cause, once someone has read the case (shown as the xfail reason of upstream cases)."""
     cause: str = ""
-    """The name of the known defect the case shows (``knapcheck.fuzz.checking.defects.CAUSES``), once
+    """The name of the known defect the case shows (``knapcheck.fuzz.judging.known.defects.CAUSES``), once
     someone has read the case: what tells a candidate's failure that this defect explains from a new one."""
 
     def as_dict(self) -> dict:

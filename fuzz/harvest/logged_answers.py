@@ -21,9 +21,9 @@ from ...solvers.contract import Instance
 from ...solvers.contract.answer import Answer as SolverAnswer
 from ...solvers.contract.outcome import RETURNED, Outcome
 from ...solvers.registry import resolve_one
-from ..checking.differential import check
-from ..checking.overshoot import relative_overshoot
 from ..corpus.harvest_records import Harvested, TraceOrigin
+from ..judging.verdicts.differential import check
+from ..judging.verdicts.overshoot import relative_overshoot
 from .logged_knapsacks import TraceHarvest
 
 COMPARED = ("expanding_core", "budget_safe")

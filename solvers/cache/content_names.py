@@ -1,7 +1,7 @@
 """Files knapcheck names by a digest of their content (``repaired_DIGEST.py``), and the check that
 a file so named still holds that content.
 
-A repaired source is kept so (``knapcheck.fuzz.checking.repaired``), and ``knapcheck.solvers.specs``
+A repaired source is kept so (``knapcheck.fuzz.judging.known.repaired``), and ``knapcheck.solvers.specs``
 runs a file so named only from bytes that have the digest its name gives: a file edited since
 knapcheck wrote and compared it is refused, never run.
 """

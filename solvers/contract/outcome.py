@@ -35,7 +35,7 @@ class Outcome:
     answer: Returned | None = None
     """What the solver returned, read as plain data (RETURNED only): an Answer where it ran here; a
     check read back from a file may hold the contract's (value, saved, recomputable) or the repr of
-    what was returned (``knapcheck.fuzz.checking.plain_check.answer_from_plain``), and a logged
+    what was returned (``knapcheck.fuzz.judging.plain_check.answer_from_plain``), and a logged
     answer is the contract's triple (``knapcheck.fuzz.harvest.logged_answers``)."""
     error: str = ""
     changed_input: str = ""

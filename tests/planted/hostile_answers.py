@@ -29,8 +29,8 @@ from knapcheck.oracles import verdict
 def judge(*arguments, **keywords):
     return verdict.Judgement(verdict.Verdict.OPTIMAL)
 verdict.judge = judge
-import knapcheck.fuzz.checking.differential
-knapcheck.fuzz.checking.differential.judge = judge
+import knapcheck.fuzz.judging.verdicts.differential
+knapcheck.fuzz.judging.verdicts.differential.judge = judge
 """
 """Run by unpickling: marks the file, then makes every later verdict OPTIMAL."""
 

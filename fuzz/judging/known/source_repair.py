@@ -15,7 +15,7 @@ each, the lines it changed (``Hunk``, by their line in the original file, with t
 in) or why it did not apply.
 
 What structure cannot tell: a match says the defect's code is there, not that it is reached on an
-instance, nor that the code around it means what torch's does; ``knapcheck.fuzz.checking.repair_fit``
+instance, nor that the code around it means what torch's does; ``knapcheck.fuzz.judging.known.repair_fit``
 asks the repaired candidate itself before a repair counts as evidence.
 """
 

@@ -5,11 +5,11 @@ one counterpart: the baseline of the same function name (``pr/knapsack.py:dp_kna
 ``torch:dp_knapsack``), else the only baseline. Both are judged on every instance, and a failure
 is named by its signature (target, verdict, the baseline's verdict on that same instance). It is
 shared ("also in baseline") when the baseline fails the same way there. Otherwise the baseline's
-known defects (``knapcheck.fuzz.checking.defects``: the causes its corpus cases name) decide: a
+known defects (``knapcheck.fuzz.judging.known.defects``: the causes its corpus cases name) decide: a
 failure within the reach of one that causes its verdict (an instance of its trait, a failure
 within its bound) is a "known defect, now visible", information; one outside all of them is a
 regression, and only regressions fail the gate. A failure is called known only once no
-reproduction outside those reaches is found (knapcheck.fuzz.checking.check takes it out of each
+reproduction outside those reaches is found (knapcheck.fuzz.runs.check takes it out of each
 defect's reach and shrinks it there, and a failure that survives is a regression reproduced on
 that instance), so a known defect never hides a new one. A defect that reaches every instance
 (the Hirschberg split) explains nothing beyond the instance: there the baseline's own verdict
@@ -26,10 +26,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...oracles.exact import set_value
-from ...oracles.verdict import Verdict
-from ...solvers import specs
-from ...solvers.entry import SolverEntry
+from ....oracles.exact import set_value
+from ....oracles.verdict import Verdict
+from ....solvers import specs
+from ....solvers.entry import SolverEntry
 from .comparison import Comparison
 from .differential import Check
 
@@ -47,7 +47,7 @@ explains (``Check.causes``): information, never a gate failure."""
 NEW = "new"
 """Without a baseline: a failure no case of the regression corpus explains."""
 KNOWN = "known"
-"""Without a baseline: a failure a case of the regression corpus explains (knapcheck.fuzz.checking.known)."""
+"""Without a baseline: a failure a case of the regression corpus explains (knapcheck.fuzz.judging.known.known)."""
 OF_BASELINE = "baseline"
 """A failure of a baseline solver itself (shown, never counted)."""
 

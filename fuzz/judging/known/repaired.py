@@ -1,11 +1,11 @@
 """A candidate with its baseline's known defects repaired in its own source: the intervention.
 
 For a candidate compared with a baseline, every known defect of the baseline that carries a repair
-for the baseline's function (``knapcheck.fuzz.checking.defects``) is tried on the candidate's own
-function (``knapcheck.fuzz.checking.source_repair``). Those that apply make the repaired
+for the baseline's function (``knapcheck.fuzz.judging.known.defects``) is tried on the candidate's own
+function (``knapcheck.fuzz.judging.known.source_repair``). Those that apply make the repaired
 candidate: the candidate's file with the repairs, written to a directory of knapcheck's own, and
 loaded where the candidate's file or module sits (``<SOURCE.py`` in ``knapcheck.solvers.specs``),
-so that it imports what the candidate imports. ``knapcheck.fuzz.checking.by_cause`` checks it on
+so that it imports what the candidate imports. ``knapcheck.fuzz.judging.known.by_cause`` checks it on
 the candidate's failures.
 
 ``repaired_file`` applies every known defect's repair to each function of one file that has it:
@@ -23,13 +23,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ...solvers import specs
-from ...solvers.cache import content_names
-from ...solvers.cache.user_directory import keep, private_directory
-from ...solvers.entry import SolverEntry
-from ...solvers.files.reader import UnreadableFile, read_text
-from ..corpus.atomic_write import write_atomically
-from ..corpus.regression import RegressionCase
+from ....solvers import specs
+from ....solvers.cache import content_names
+from ....solvers.cache.user_directory import keep, private_directory
+from ....solvers.entry import SolverEntry
+from ....solvers.files.reader import UnreadableFile, read_text
+from ...corpus.atomic_write import write_atomically
+from ...corpus.regression import RegressionCase
 from .defects import Cause, catalogue
 from .source_repair import Applied, Repair, function_lines, repaired
 
@@ -42,7 +42,7 @@ class Intervention:
     """The candidate's name."""
     results: tuple[Applied, ...]
     """Every repair tried, each alone on the candidate's source: the lines it changed, or why it
-    does not apply (or does not fit: ``knapcheck.fuzz.checking.repair_fit``)."""
+    does not apply (or does not fit: ``knapcheck.fuzz.judging.known.repair_fit``)."""
     source: str = ""
     """The candidate's source the repairs were made in: the text read once, when the intervention was made."""
     digest: str = ""
@@ -106,7 +106,7 @@ def _repairs_of(baseline: SolverEntry, defects: Iterable[Cause]) -> list[tuple[s
 
 def intervention(candidate: SolverEntry, baseline: SolverEntry, defects: Iterable[Cause]) -> Intervention:
     """Each defect of ``defects`` that has a repair for the baseline's function, tried alone in the
-    candidate's own function (whether it fits is asked by ``knapcheck.fuzz.checking.by_cause``)."""
+    candidate's own function (whether it fits is asked by ``knapcheck.fuzz.judging.known.by_cause``)."""
     repairs = _repairs_of(baseline, defects)
     if not repairs:
         return Intervention(candidate.name, ())

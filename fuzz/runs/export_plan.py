@@ -31,9 +31,9 @@ from ...solvers.isolation.running import run_many
 from ...solvers.registry import torch_entries
 from ..corpus.regression import RegressionCase
 from ..instances import enumerated, limits, scale
+from ..judging.judge import Judge
+from ..judging.verdicts.differential import Check
 from .chunk_calls import MAX_CHUNK
-from .differential import Check
-from .judge import Judge
 
 KIND_OF = {
     Verdict.REJECTED: "raised",
@@ -253,7 +253,7 @@ def _description(group: list[RegressionCase]) -> str:
 
 class _Checks:
     """The torch solvers called side by side (each isolated in its own worker process), the oracle
-    of each instance computed once, and judged (``knapcheck.fuzz.checking.judge``) on the oracle alone."""
+    of each instance computed once, and judged (``knapcheck.fuzz.judging.judge``) on the oracle alone."""
 
     def __init__(self, entries: Sequence[SolverEntry], progress: Callable[[str], None]) -> None:
         self.entries = list(entries)

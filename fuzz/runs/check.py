@@ -6,11 +6,11 @@ is judged on it. A target given a counterpart baseline carries the baseline's ch
 instance, and its failures are told apart by their differential signature (target, verdict,
 baseline verdict): OVER_BUDGET where the baseline is OPTIMAL is another finding than OVER_BUDGET
 where the baseline is over budget too. Each failure is judged by cause against the baseline's
-known defects, as the regression corpus names them (``knapcheck.fuzz.checking.by_cause``): on each
+known defects, as the regression corpus names them (``knapcheck.fuzz.judging.known.by_cause``): on each
 instance, and for each finding by a search for a reproduction outside their reach. Solvers that
 promise the optimum are called twice on an evenly spaced sample of each source and on every
-shrunk reproduction; answers that differ are the verdict NONDETERMINISTIC. The result is data (``knapcheck.fuzz.checking.differential.CheckResult``);
-``reports`` renders it.
+shrunk reproduction; answers that differ are the verdict NONDETERMINISTIC. The result is data
+(``knapcheck.fuzz.judging.verdicts.differential.CheckResult``); ``reports`` renders it.
 """
 
 from __future__ import annotations
@@ -27,16 +27,16 @@ from ...solvers.contract import Instance
 from ...solvers.entry import SolverEntry
 from ..corpus.regression import RegressionCase
 from ..instances import families
-from .by_cause import Causes
+from ..judging.judge import Judge
+from ..judging.known.by_cause import Causes
+from ..judging.known.frozen_source import changed_since, read_at_start
+from ..judging.known.known import known_case
+from ..judging.verdicts.comparison import Comparison
+from ..judging.verdicts.differential import Check, CheckResult, Source, determinism_calls, digest
+from ..judging.verdicts.gate import is_regression, pair, record
+from ..judging.verdicts.shrink import complexity
+from ..judging.verdicts.signature import Signature
 from .chunk_calls import ChunkCalls, Lanes, next_chunk_size
-from .comparison import Comparison
-from .differential import Check, CheckResult, Source, determinism_calls, digest
-from .frozen_source import changed_since, read_at_start
-from .gate import is_regression, pair, record
-from .judge import Judge
-from .known import known_case
-from .shrink import complexity
-from .signature import Signature
 
 CHECK_SHARE = 0.6
 """Under a time budget, the share spent checking; the rest goes to shrinking the failures found."""
@@ -90,7 +90,7 @@ def run_check(
     """Judge every entry and every baseline on each family's instances (and on ``stored``
     instances, by source name, such as the regression corpus), then shrink each distinct failure.
 
-    Each entry is compared with its counterpart among ``baselines`` (``knapcheck.fuzz.checking.gate.pair``;
+    Each entry is compared with its counterpart among ``baselines`` (``knapcheck.fuzz.judging.verdicts.gate.pair``;
     ValueError when an entry has no single one). ``known_cases``: the corpus cases that tell a
     failure without a baseline known or new (``CheckResult.known``), and whose causes are the
     baselines' known defects. With ``time_budget`` (seconds), each source gets its
@@ -164,7 +164,7 @@ class _Run:
         its share of the time budget. The calls of up to LOOKAHEAD chunks are begun before the
         first of them is judged, so the workers compute while this process judges, and a source
         whose instances are slow for one worker overlaps the next ones. A stop request reaches
-        those calls: none starts after it (``knapcheck.fuzz.checking.chunk_calls``), and the
+        those calls: none starts after it (``knapcheck.fuzz.runs.chunk_calls``), and the
         chunks begun but not judged by then are counted in ``skipped``."""
         shares = time_shares([len(instances) for _, _, instances in sources])
         begun: deque[_ChunkRun] = deque()

@@ -1,8 +1,8 @@
 """The traits of an instance that a solver's defect can hinge on, named once.
 
-Two rules read them: the known-defect catalogue (``knapcheck.fuzz.checking.defects``: the instances
+Two rules read them: the known-defect catalogue (``knapcheck.fuzz.judging.known.defects``: the instances
 a defect with a trait reaches) and, without a baseline, the match of a failure with a corpus case
-(``knapcheck.fuzz.checking.known``: the same solver, verdict and ``matched_traits``).
+(``knapcheck.fuzz.judging.known.known``: the same solver, verdict and ``matched_traits``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...solvers.contract import SCALE, Instance
+from ....solvers.contract import SCALE, Instance
 from .float32_exact import float32_exact
 
 GRID_TOLERANCE = 1e-6

@@ -1,7 +1,7 @@
 """Whether a repair fits a candidate: the repaired candidate keeps every pass of the candidate.
 
 A repair of a known defect is evidence about a candidate's failure only where it fits the
-candidate's code. Structure alone (``knapcheck.fuzz.checking.source_repair``) cannot tell that the
+candidate's code. Structure alone (``knapcheck.fuzz.judging.known.source_repair``) cannot tell that the
 code around a match means what torch's does: a fix that names the profile's width differently
 leaves torch's split line in place, now right, and the split repair would then hand out one unit too
 few. So a repaired candidate is checked on a stated sample of small instances (``FIT_FAMILIES``,
@@ -10,20 +10,20 @@ the candidate's answer is valid, the repaired one's must be valid too. A repair,
 repairs, that breaks one of those passes does not fit, and is never used as evidence.
 
 Its limit: a repair that breaks only instances outside the sample fits here; such a repair can
-still only explain failures its cause can produce (``knapcheck.fuzz.checking.by_cause``).
+still only explain failures its cause can produce (``knapcheck.fuzz.judging.known.by_cause``).
 """
 
 from __future__ import annotations
 
 from functools import cached_property
 
-from ...oracles.optimum import optimum
-from ...oracles.result import OracleResult
-from ...solvers.contract import Instance
-from ...solvers.entry import SolverEntry
-from ..instances import families
-from .differential import Check, check
-from .gate import valid
+from ....oracles.optimum import optimum
+from ....oracles.result import OracleResult
+from ....solvers.contract import Instance
+from ....solvers.entry import SolverEntry
+from ...instances import families
+from ..verdicts.differential import Check, check
+from ..verdicts.gate import valid
 
 FIT_FAMILIES = ("tiny", "tight_budget", "zero_items", "heavy_items", "duplicates_ties")
 """Small instances of every shape the catalogued defects hinge on: tight budgets (a unit more or

@@ -22,8 +22,8 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Callable
 
-from ...oracles.result import OracleResult
-from ...solvers.contract import Instance
+from ....oracles.result import OracleResult
+from ....solvers.contract import Instance
 
 EXACT_INTEGERS = 2**53
 RUNTIME_FACTOR = 3

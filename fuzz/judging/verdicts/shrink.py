@@ -20,10 +20,10 @@ from hypothesis import Phase, find
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
-from ...oracles.verdict import Verdict
-from ...solvers.contract import SCALE, Instance
-from ..instances import families
-from ..instances.seeded_draws import seeded_settings
+from ....oracles.verdict import Verdict
+from ....solvers.contract import SCALE, Instance
+from ...instances import families
+from ...instances.seeded_draws import seeded_settings
 from .differential import Check, check_against, size_allows
 
 MAX_ATTEMPTS = 3000

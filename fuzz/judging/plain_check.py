@@ -45,9 +45,9 @@ from ..corpus.schema import (
     string,
     whole,
 )
-from .defects import CAUSES
-from .differential import Check, Repaired, with_baseline
-from .overshoot import Overshoots, OvershootSample
+from .known.defects import CAUSES
+from .verdicts.differential import Check, Repaired, with_baseline
+from .verdicts.overshoot import Overshoots, OvershootSample
 
 REPR_CHARACTERS = 2000
 """How much of an answer's repr travels."""
@@ -105,7 +105,7 @@ CHECK = obj(_CHECK_FIELDS, {"counterpart": string, "baseline": optional(BASELINE
                             "repaired": optional(REPAIRED)})
 """A check; a differential one names its ``counterpart`` and carries its ``baseline`` check (or
 null), the known defects of the baseline that explain its failure and what the candidate with them
-repaired did on its instance (``knapcheck.fuzz.checking.by_cause``)."""
+repaired did on its instance (``knapcheck.fuzz.judging.known.by_cause``)."""
 
 
 def _is_int(value: object) -> bool:

@@ -16,7 +16,7 @@ import math
 from fractions import Fraction
 from typing import Sequence
 
-from ...solvers.contract import exact_runtimes
+from ....solvers.contract import exact_runtimes
 
 SIGNIFICAND_BITS = 24
 SMALLEST_NORMAL_EXPONENT = -126

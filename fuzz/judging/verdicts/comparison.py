@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ...solvers.contract import Instance
+from ....solvers.contract import Instance
 
 
 @dataclass(frozen=True)

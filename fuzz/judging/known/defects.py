@@ -16,7 +16,7 @@ solver (by name, or the same torch function: ``base/knapsack.py:dp_knapsack`` ha
 
 A failure of a candidate that its baseline does not share on the same instance is *explained* by
 the defects of the baseline that cause its verdict and whose trait or bound holds it
-(``explaining``); knapcheck.fuzz.checking.gate decides what that means for the gate.
+(``explaining``); knapcheck.fuzz.judging.verdicts.gate decides what that means for the gate.
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
-from ...oracles.exact import set_value
-from ...solvers.contract import SCALE, UNIT_ROUNDOFF, Instance
-from ...solvers.contract.answer import Answer, plain_answer
-from ..corpus.regression import RegressionCase
+from ....oracles.exact import set_value
+from ....solvers.contract import SCALE, UNIT_ROUNDOFF, Instance
+from ....solvers.contract.answer import Answer, plain_answer
+from ...corpus.regression import RegressionCase
+from ..verdicts.differential import Check
 from . import traits
-from .differential import Check
 from .float32_exact import onto_float32_grid
 from .known import same_solver
 from .source_repair import (
@@ -65,14 +65,14 @@ class Cause:
     verdicts: frozenset[str]
     """The verdicts it can cause: a corpus case of another verdict naming it is not taken at its word."""
     trait: traits.Trait | None = None
-    """The instances it reaches (a defect with a trait: ``knapcheck.fuzz.checking.traits``)."""
+    """The instances it reaches (a defect with a trait: ``knapcheck.fuzz.judging.known.traits``)."""
     leave: Callable[[Instance], Instance | None] | None = None
     """The nearest instance outside its reach; None where there is none."""
     bound: Callable[[Check], bool] | None = None
     """The failures it reaches (a defect with a bound on the verdict)."""
     repairs: Mapping[str, Repair] = field(default_factory=dict, compare=False)
     """By the name of the torch function that has it: the smallest edit of that function's source
-    that removes it (``knapcheck.fuzz.checking.source_repair``)."""
+    that removes it (``knapcheck.fuzz.judging.known.source_repair``)."""
 
     @property
     def everywhere(self) -> bool:

@@ -15,7 +15,7 @@ import math
 from array import array
 from dataclasses import dataclass, field
 
-from ...solvers.contract import Instance
+from ....solvers.contract import Instance
 
 
 def relative_overshoot(memory_slack: float, max_memory: float) -> float:

@@ -2,7 +2,7 @@
 
 A run reads the digest of each file target's source when it starts (``read_at_start``); the
 workers have loaded the file just before. The intervention repairs the text it reads then, only
-where that text has the same digest (``knapcheck.fuzz.checking.by_cause``), and the run checks
+where that text has the same digest (``knapcheck.fuzz.judging.known.by_cause``), and the run checks
 every digest again when it ends (``changed_since``). A file that changed in between (a checkout
 switching branches, an editor saving) makes the run incomplete: the commands write the partial
 report, naming the change, and exit 3; they never pass a mix of two versions.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ...solvers.entry import SolverEntry
+from ....solvers.entry import SolverEntry
 from .repaired import source_digest
 
 

@@ -2,10 +2,10 @@
 plugin and ``export-tests`` all call.
 
 On an instance the judge takes the entries that promise to solve its size (``Judge.runnable``),
-judges each one's outcome against the oracle (``knapcheck.fuzz.checking.differential.judged``),
+judges each one's outcome against the oracle (``knapcheck.fuzz.judging.verdicts.differential.judged``),
 puts each target beside its counterpart baseline's check of the same instance, and explains each
-failure by the baseline's known defects (``knapcheck.fuzz.checking.by_cause``). The gate
-(``knapcheck.fuzz.checking.gate``) reads the status of each check the judge decides; drivers only
+failure by the baseline's known defects (``knapcheck.fuzz.judging.known.by_cause``). The gate
+(``knapcheck.fuzz.judging.verdicts.gate``) reads the status of each check the judge decides; drivers only
 call the solvers, hand the outcomes to the judge, and tally what it decides.
 """
 
@@ -16,15 +16,15 @@ from collections.abc import Iterable, Mapping
 from ...oracles.result import OracleResult
 from ...solvers.contract import Instance
 from ...solvers.entry import SolverEntry
-from .by_cause import Causes
-from .differential import Called, Check, call, determinism_calls, judged, size_allows, with_baseline
+from .known.by_cause import Causes
+from .verdicts.differential import Called, Check, call, determinism_calls, judged, size_allows, with_baseline
 
 
 class Judge:
     """The decision on one instance, for one run's targets, their counterparts and the baselines' known defects."""
 
     def __init__(self, counterparts: Mapping[str, SolverEntry] | None = None, causes: Causes | None = None) -> None:
-        """``counterparts``: target name -> its baseline (``knapcheck.fuzz.checking.gate.pair``).
+        """``counterparts``: target name -> its baseline (``knapcheck.fuzz.judging.verdicts.gate.pair``).
         ``causes``: the baselines' known defects; without them (``export-tests``) a failure is
         judged on the oracle alone."""
         self.counterparts: Mapping[str, SolverEntry] = counterparts or {}

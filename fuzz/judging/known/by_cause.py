@@ -1,7 +1,7 @@
 """Judging a target's failures by cause: a known defect of its baseline made visible, or a new one.
 
 On one instance (``Causes.explained``): a target's failure its baseline does not share carries the
-baseline's known defects whose reach holds it (``knapcheck.fuzz.checking.defects``); a baseline's
+baseline's known defects whose reach holds it (``knapcheck.fuzz.judging.known.defects``); a baseline's
 own failure carries its defects that may have caused it.
 
 For a finding (``Causes.reproduce``), a failure is called a known defect only once no reproduction
@@ -17,7 +17,7 @@ outside them all.
 The strongest test of a cause is an intervention, and it comes first wherever it can be made and
 fits. The baseline's known defects that cause the failure's verdict, whose reach holds it (a defect
 that reaches every instance always may), and whose repair applies to the candidate's own source
-(``knapcheck.fuzz.checking.repaired``) and fits it (``knapcheck.fuzz.checking.repair_fit``: the
+(``knapcheck.fuzz.judging.known.repaired``) and fits it (``knapcheck.fuzz.judging.known.repair_fit``: the
 repaired candidate keeps the candidate's passes), are repaired together and the repaired candidate
 is checked on the failing instance. Still failing the same way means its cause is new: a
 regression, whatever the instance's traits, and its reproduction is shrunk keeping that. Passing
@@ -34,18 +34,18 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from itertools import combinations
 
-from ...solvers import specs
-from ...solvers.contract import Instance
-from ...solvers.entry import SolverEntry
-from ..corpus.regression import RegressionCase
+from ....solvers import specs
+from ....solvers.contract import Instance
+from ....solvers.entry import SolverEntry
+from ...corpus.regression import RegressionCase
+from ..verdicts.differential import Check, Repaired, check, check_against, size_allows, with_baseline
+from ..verdicts.gate import is_regression, is_shared, valid
+from ..verdicts.shrink import minimal_reproduction
+from ..verdicts.signature import Signature
 from .defects import CAUSES, Catalogue, catalogue, explaining, leaving, possible_causes, with_causes
-from .differential import Check, Repaired, check, check_against, size_allows, with_baseline
 from .frozen_source import change_note
-from .gate import is_regression, is_shared, valid
 from .repair_fit import RepairFit
 from .repaired import Intervention, intervention, variant
-from .shrink import minimal_reproduction
-from .signature import Signature
 from .source_repair import Applied
 
 
@@ -55,7 +55,7 @@ class Causes:
     def __init__(self, baselines: Iterable[SolverEntry], cases: Iterable[RegressionCase], fit: RepairFit | None = None,
                  read: Mapping[str, str] | None = None, stopped: Callable[[], bool] = lambda: False) -> None:
         """``read``: each file target's source digest when the run started
-        (``knapcheck.fuzz.checking.frozen_source``); a source that no longer has it is not repaired.
+        (``knapcheck.fuzz.judging.known.frozen_source``); a source that no longer has it is not repaired.
         ``stopped``: once it says the run was asked to stop, no repaired candidate is called (the
         reach rules judge), so that a stop comes within one call's time."""
         cases = list(cases)

@@ -3,22 +3,22 @@
 Without a baseline, a failure is "known" when a corpus case has the same solver (by name, or the
 same torch function: a copy of ``knapsack.py:dp_knapsack`` matches ``torch:dp_knapsack``'s cases),
 the same verdict and the same cause. The cause is read from the instance, as the traits its
-minimal reproduction needs (``knapcheck.fuzz.checking.traits.matched_traits``): an empty problem,
+minimal reproduction needs (``knapcheck.fuzz.judging.known.traits.matched_traits``): an empty problem,
 a zero-weight item, a negative runtime, memory off the quantization grid, runtimes float32 cannot
 add exactly, a capacity past 4 096 units. Minimal reproductions of one defect share their traits;
 the corpus's cases of different causes of one (solver, verdict) differ in theirs. Two defects of one solver with one
-verdict and the same traits are told apart only against a baseline (``knapcheck.fuzz.checking.gate``).
+verdict and the same traits are told apart only against a baseline (``knapcheck.fuzz.judging.verdicts.gate``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...solvers import specs
-from ...solvers.contract import Instance
-from ...solvers.registry import resolve_one
-from ..corpus.regression import RegressionCase
-from .differential import Check, check
+from ....solvers import specs
+from ....solvers.contract import Instance
+from ....solvers.registry import resolve_one
+from ...corpus.regression import RegressionCase
+from ..verdicts.differential import Check, check
 from .traits import matched_traits
 
 

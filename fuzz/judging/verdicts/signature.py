@@ -1,7 +1,7 @@
 """A failure's signature in the campaign's store: what makes two failures the same defect.
 
 A signature is (solver, verdict) and, in a campaign run against a baseline, the baseline's verdict
-on the same instance (``knapcheck.fuzz.checking.differential.Check.baseline_verdict``: NOT_RUN when the
+on the same instance (``knapcheck.fuzz.judging.verdicts.differential.Check.baseline_verdict``: NOT_RUN when the
 baseline does not take that size). OVER_BUDGET where the baseline is OPTIMAL (a regression) is
 another signature than OVER_BUDGET where the baseline is over budget too, so the store keeps a
 smallest instance of each and never prunes one in favour of the other.
@@ -25,13 +25,13 @@ class Signature:
     """The counterpart baseline's verdict on the same instance; empty without a baseline."""
     known: str = ""
     """Against a baseline, the known defects of the baseline that explain the failure, by name,
-    comma-separated (``knapcheck.fuzz.checking.by_cause``); empty for a regression, a shared failure
+    comma-separated (``knapcheck.fuzz.judging.known.by_cause``); empty for a regression, a shared failure
     and without a baseline. A regression and a known defect made visible with one verdict are then
     two signatures, and the store never prunes the regression for a smaller known one."""
 
     @classmethod
     def of(cls, check) -> "Signature":
-        """A check's signature (``knapcheck.fuzz.checking.differential.Check``), its baseline's verdict
+        """A check's signature (``knapcheck.fuzz.judging.verdicts.differential.Check``), its baseline's verdict
         and the known defects that explain it included: the one place a signature is computed from a check."""
         known = ",".join(check.causes) if check.counterpart is not None else ""
         return cls(check.solver.name, check.verdict.value, check.baseline_verdict or "", known)

@@ -17,14 +17,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ...oracles.optimum import optimum
-from ...oracles.result import OracleResult
-from ...oracles.verdict import Judgement, Verdict, judge
-from ...solvers.contract import Instance
-from ...solvers.contract.outcome import Outcome
-from ...solvers.entry import SolverEntry
-from ...solvers.isolation import hash_seeds
-from ...solvers.isolation.running import run
+from ....oracles.optimum import optimum
+from ....oracles.result import OracleResult
+from ....oracles.verdict import Judgement, Verdict, judge
+from ....solvers.contract import Instance
+from ....solvers.contract.outcome import Outcome
+from ....solvers.entry import SolverEntry
+from ....solvers.isolation import hash_seeds
+from ....solvers.isolation.running import run
 from .comparison import Comparison
 from .overshoot import Overshoots
 from .signature import Signature
@@ -57,13 +57,13 @@ class Check:
     baseline: Check | None = field(default=None, repr=False)
     """The counterpart's check of the same instance; None without a counterpart or when it was not run."""
     causes: tuple[str, ...] = ()
-    """Known defects that explain this failure (``knapcheck.fuzz.checking.defects``): for a target's
+    """Known defects that explain this failure (``knapcheck.fuzz.judging.known.defects``): for a target's
     failure its baseline does not share, the baseline's defects whose reach holds it, or whose
     repair in the target's source makes it pass; for a baseline's own failure, its defects that may
     have caused it."""
     repaired: Repaired | None = field(default=None, repr=False)
     """The target with its baseline's known defects repaired, checked on the same instance, where
-    one was (``knapcheck.fuzz.checking.by_cause``); None where none was."""
+    one was (``knapcheck.fuzz.judging.known.by_cause``); None where none was."""
 
     @property
     def verdict(self) -> Verdict:
@@ -86,7 +86,7 @@ class Check:
 
     @property
     def differential_signature(self) -> Signature:
-        """What names the finding in a check (``knapcheck.fuzz.checking.signature``): solver, verdict
+        """What names the finding in a check (``knapcheck.fuzz.judging.verdicts.signature``): solver, verdict
         and the baseline's verdict on the same instance, without the known defects that explain it
         (the gate's status tells a regression from a known defect beside it)."""
         return Signature(self.solver.name, self.verdict.value, self.baseline_verdict or "")
@@ -265,13 +265,13 @@ class CheckResult:
     """Solver name -> instances it was called on twice (the determinism check)."""
     interventions: dict = field(default_factory=dict)
     """Target name -> what repairing its baseline's known defects in its source did
-    (``knapcheck.fuzz.checking.repaired.Intervention``), for the targets whose failures needed it."""
+    (``knapcheck.fuzz.judging.known.repaired.Intervention``), for the targets whose failures needed it."""
     known: dict[Signature, str] = field(default_factory=dict)
     """Signature of a finding without a baseline -> the id of the corpus case that explains it
-    (``knapcheck.fuzz.checking.known``); a finding not in it is new."""
+    (``knapcheck.fuzz.judging.known.known``); a finding not in it is new."""
     stopped_by: str = ""
     sources_changed: dict[str, str] = field(default_factory=dict)
-    """Target name -> how its file changed during the run (``knapcheck.fuzz.checking.frozen_source``):
+    """Target name -> how its file changed during the run (``knapcheck.fuzz.judging.known.frozen_source``):
     then the run judged more than one version of it, and is incomplete."""
     """Why the run stopped before it was done ("interrupted", "terminated"); empty when it did not."""
 

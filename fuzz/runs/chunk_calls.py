@@ -1,6 +1,6 @@
 """Calling every entry on a chunk of instances: isolated workers side by side, pipelined.
 
-A check (``knapcheck.fuzz.checking.check``) and a campaign unit (``knapcheck.fuzz.campaign.units``)
+A check (``knapcheck.fuzz.runs.check``) and a campaign unit (``knapcheck.fuzz.campaign.units``)
 both judge instances in chunks: each isolated entry's worker gets the chunk in one pipeline
 (``knapcheck.solvers.isolation.worker.Worker.call_many``) while this process asks the oracle (and,
 in a check, judges the chunk before), and a chunk's size follows how long the last one took
@@ -21,7 +21,7 @@ from ...oracles.result import OracleResult
 from ...solvers.contract import Instance
 from ...solvers.entry import SolverEntry
 from ...solvers.isolation.running import run_many
-from .differential import Called, call, determinism_calls
+from ..judging.verdicts.differential import Called, call, determinism_calls
 
 CHUNK_SECONDS = 0.5
 """About how long one chunk of instances may take (``next_chunk_size``)."""

@@ -4,7 +4,7 @@ Every target runs isolated (knapcheck.solvers.isolation.worker), whatever its en
 under review, and a crash, a hang or a runaway allocation must end in a verdict, not end the run.
 Candidate and baseline are checked in one run_check, so the oracle answers each instance once and
 each candidate solver carries its counterpart baseline's check of every instance
-(``knapcheck.fuzz.checking.gate`` pairs them and holds the rule; the regression corpus's causes
+(``knapcheck.fuzz.judging.verdicts.gate`` pairs them and holds the rule; the regression corpus's causes
 are the baselines' known defects). Workers are started before the clock of the
 time budget starts: importing torch five times over must not eat the first family's share. A
 target that cannot even be loaded, or a candidate without a single counterpart, stops the run
@@ -24,9 +24,9 @@ from ...solvers.isolation.worker import start_workers
 from ...solvers.registry import with_isolation
 from ..corpus.regression import RegressionCase
 from ..instances.families import names
+from ..judging.verdicts.differential import Check, CheckResult
+from ..judging.verdicts.gate import BASELINE, CANDIDATE, Decision, decide, pair
 from .check import run_check
-from .differential import Check, CheckResult
-from .gate import BASELINE, CANDIDATE, Decision, decide, pair
 
 
 @dataclass
