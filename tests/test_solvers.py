@@ -70,6 +70,8 @@ def test_permuting_items_keeps_the_value(entry, instance, data):
 def test_an_item_heavier_than_the_budget_changes_nothing(entry, instance, runtime):
     _, capacity = instance.quantized()
     heavy = Instance(instance.memory + ((capacity + 1) / SCALE,), instance.runtimes + (float(runtime),), instance.max_memory)
+    weights, _ = heavy.quantized()
+    assume(weights[-1] > capacity)  # past 2**53 units, (capacity + 1) / SCALE may quantize back to the capacity
     value, saved, _ = answer(entry, heavy)
     assert instance.n not in saved
     assert value == answer(entry, instance)[0]
