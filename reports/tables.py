@@ -35,16 +35,15 @@ class Table:
         lines = [_markdown_row(self.header, inline), "|" + "---|" * len(self.header)]
         return lines + [_markdown_row(row, inline) for row in self.rows]
 
-    def html(self, breaks_after: str = "") -> str:
+    def html(self, breaks_after: str = "", cells_are_html: bool = False) -> str:
         """A ``<table>`` with a head and a body, inside a ``<div class="table-scroll">``.
         ``breaks_after``: characters after which a cell may wrap (``/_``: a path at its slashes,
         OVER_BUDGET over two lines), so that the table needs less width; only characters that
-        ``html.escape`` leaves as they are."""
+        ``html.escape`` leaves as they are. ``cells_are_html``: the body's cells are HTML already
+        (the caller escaped what a target supplied), not plain text."""
         head = "".join(f"<th>{_breakable(escape(cell), breaks_after)}</th>" for cell in self.header)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{_breakable(escape(cell), breaks_after)}</td>" for cell in row) + "</tr>"
-            for row in self.rows
-        )
+        cell_html = (lambda cell: cell) if cells_are_html else (lambda cell: _breakable(escape(cell), breaks_after))
+        body = "".join("<tr>" + "".join(f"<td>{cell_html(cell)}</td>" for cell in row) + "</tr>" for row in self.rows)
         return f'<div class="{SCROLLS}"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
     def text(self) -> str:
