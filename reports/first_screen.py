@@ -27,7 +27,7 @@ from .check_report import percent, still_there
 from .gate_report import Report, verdict
 from .markdown import code, fenced, prose
 from .reproduction import snippet
-from .tables import Table
+from .tables import Table, breakable
 from .words import counted
 
 UNCATALOGUED = "uncatalogued"
@@ -46,6 +46,7 @@ class FunctionRow:
     fixed_causes: list[str] = field(default_factory=list)
     by_chance: int = 0
     """Fixes of defects whose code is still in the candidate's source: not counted in ``fixed``."""
+    by_chance_causes: list[str] = field(default_factory=list)
     moved: int = 0
     moved_causes: list[str] = field(default_factory=list)
     time: RowComparison | None = None
@@ -60,6 +61,7 @@ class FunctionRow:
             "candidate": self.name, "baseline": self.baseline,
             "failing": [list(f.differential_signature) for f in self.failing],
             "fixes": self.fixed, "fixed_causes": self.fixed_causes, "fixed_by_chance": self.by_chance,
+            "fixed_by_chance_causes": self.by_chance_causes,
             "moved": self.moved, "moved_causes": self.moved_causes,
             "time_ratio": _worst_json(self.time, "time"), "memory_ratio": _worst_json(self.memory, "memory"),
             "quality_loss": None if quality is None or quality.worst is None else quality.worst.loss,
@@ -95,6 +97,7 @@ def function_rows(report: Report) -> list[FunctionRow]:
             row.fixed = sum(n for key, n in fixed.items() if not by_chance(key))
             row.fixed_causes = _cause_names(fixed, lambda key: not by_chance(key))
             row.by_chance = sum(n for key, n in fixed.items() if by_chance(key))
+            row.by_chance_causes = _cause_names(fixed, by_chance)
             row.moved = sum(comparison.visible.values())
             row.moved_causes = _cause_names(comparison.visible)
         pair = pairs.get(entry.name)
@@ -119,7 +122,7 @@ class _Cells:
 
 
 _MARKDOWN = _Cells(prose, causes.markdown_link, code, lambda size: prose(f" at {size}"))
-_HTML = _Cells(escape, causes.html_link, lambda name: f"<code>{escape(name)}</code>",
+_HTML = _Cells(escape, causes.html_link, lambda name: f"<code>{breakable(escape(name), '/_')}</code>",
                lambda size: f"<br><small>at {escape(size)}</small>")
 
 
@@ -162,7 +165,7 @@ def _header(report: Report) -> list[str]:
 def _row_cells(row: FunctionRow, cells: _Cells) -> list[str]:
     fixes = _named(row.fixed, row.fixed_causes, cells)
     if row.by_chance:
-        fixes += cells.text(f"; {row.by_chance} by chance")
+        fixes += cells.text("; ") + _named(row.by_chance, row.by_chance_causes, cells) + cells.text(" by chance")
     if row.baseline is None:
         fixes = moved = "-"
     else:
@@ -197,11 +200,20 @@ def _roles(report: Report) -> str:
     return f"Candidate: {names(CANDIDATE)}. Baseline: {names(BASELINE)}."
 
 
+BY_CHANCE = ("By chance: the candidate passes there, but the defect's code is still in its source (it shows on other"
+             " instances), so those are not counted as fixes.")
+
+
+def _under_the_table(report: Report) -> list[str]:
+    """Who was compared with whom, and what "by chance" means where a row says it."""
+    return [_roles(report), *([BY_CHANCE] if any(row.by_chance for row in function_rows(report)) else [])]
+
+
 def markdown_lines(report: Report) -> list[str]:
     """The verdict line, the per-function table, and the reproduction of a failure that fails the gate."""
     outcome, rest = verdict(report)
     lines = [f"**{outcome}**{prose(rest)}", "", *function_table(report).markdown(cells_are_markdown=True), "",
-             prose(_roles(report)), ""]
+             prose(" ".join(_under_the_table(report))), ""]
     failure = shown_failure(report)
     if failure is not None:
         lines += [prose(_reproduction_line(report, failure)), "", *fenced(snippet(failure), "python"), ""]
@@ -212,7 +224,7 @@ def html_parts(report: Report) -> list[str]:
     outcome, rest = verdict(report)
     parts = [f'<p id="verdict"><strong>{escape(outcome)}</strong>{escape(rest)}</p>',
              f'<div id="functions">{function_table(report, html=True).html(cells_are_html=True)}</div>',
-             f"<p>{escape(_roles(report))}</p>"]
+             f"<p>{escape(' '.join(_under_the_table(report)))}</p>"]
     failure = shown_failure(report)
     if failure is not None:
         parts += [f"<p>{escape(_reproduction_line(report, failure))}</p>", f"<pre>{escape(snippet(failure))}</pre>"]

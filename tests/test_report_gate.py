@@ -77,7 +77,7 @@ def test_without_a_baseline_every_candidate_failure_counts(tmp_path, empty_corpu
     status, data, markdown = report(tmp_path, empty_corpus, "--candidate", "planted.wrong_answers:takes_nothing")
     assert status == exit_status.FAILED and data["correctness"]["failures"][0]["status"] == "new"
     assert data["gate"]["rule"] == "no baseline"
-    assert markdown.splitlines()[2].startswith("**Gate: FAILED** under no baseline: every failure of a gated target counts")
+    assert markdown.splitlines()[2].startswith("**Gate: FAILED** under no baseline (every failure counts): 1 failure in")
 
 
 def test_a_pull_request_file_against_torch_from_another_directory(tmp_path, monkeypatch):
