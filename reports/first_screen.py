@@ -69,8 +69,9 @@ class FunctionRow:
 
 
 def _worst_json(row: RowComparison | None, measure: str) -> dict | None:
-    estimate = None if row is None else getattr(row, measure)
-    return None if estimate is None else {"row": row.row, **estimate.as_dict()}
+    if row is None or getattr(row, measure) is None:
+        return None
+    return {"row": row.row, **getattr(row, measure).as_dict()}
 
 
 def _cause_names(keys, chosen=lambda key: True) -> list[str]:

@@ -201,7 +201,7 @@ def _findings_summary(found: list[tuple[Check, str]]) -> str:
     by_status: dict[str, int] = {}
     for _, status in found:
         by_status[status] = by_status.get(status, 0) + 1
-    return f"{counted(len(found), 'distinct failure')}: " + ", ".join(f"{n} {status}" for status, n in by_status.items())
+    return f"{counted(len(found), 'distinct failure')} ({'; '.join(f'{status}: {n}' for status, n in by_status.items())})"
 
 
 def _environment_table(environment: dict) -> Table:

@@ -85,4 +85,4 @@ def test_every_size_is_a_row_of_the_report_and_the_growth_in_n_is_set_beside_the
     section = markdown[markdown.index("## Performance"):markdown.index("## Environment")]
     assert section.count(f"| {LARGEST} |") == 2 and section.count(f"Growth in n: from n={SMALLEST_N} to n=") == 2
     rows = first_screen(markdown).rows
-    assert len(rows) == 2 and all(row["time ratio (99% interval), worst size"].endswith(f"x) at {LARGEST}") for row in rows)
+    assert len(rows) == 2 and all(row["time ratio (99% interval), worst size"].endswith(f") at {LARGEST}") for row in rows)

@@ -123,7 +123,7 @@ def test_failures_are_compared_by_kind_between_candidate_and_baseline(planted_pa
     markdown = render_markdown(report)
     assert "**Gate: FAILED** under the differential rule" in markdown.splitlines()[2]
     candidate = markdown[markdown.index("## Failures of the candidate"):markdown.index("## Performance")]
-    assert "OVER_BUDGET (regression)" in candidate and "SUBOPTIMAL" not in candidate
+    assert "OVER_BUDGET (regression)" in candidate and "planted_baseline`:" not in candidate
     baseline = markdown[markdown.index("## The baseline's known defects on these instances"):]
     assert "| `planted_baseline` | SUBOPTIMAL |" in baseline
     assert "- found in family tight_budget" in markdown or "- found in stored instances: corpus" in markdown

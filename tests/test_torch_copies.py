@@ -85,8 +85,12 @@ def test_a_second_off_by_one_in_the_split_fails_the_gate_with_its_own_reproducti
     assert_reproduces_the_copys_own_defect(regression)
     shared = [f for f in data["failures"] if f["status"] == "also in baseline"]
     assert "OVER_BUDGET" in [f["verdict"] for f in shared], "torch's own split defect is shown apart, as shared"
-    markdown = (out / "report.md").read_text()
-    assert "OVER_BUDGET where the baseline is OPTIMAL" in markdown.splitlines()[2]
+    screen = first_screen((out / "report.md").read_text())
+    assert screen.lines[2].startswith("**Gate: FAILED** under the differential rule (the default): 1 regression in ")
+    (row,) = screen.rows
+    assert row["regressions"] == "1: OVER_BUDGET"
+    assert "dp_knapsack_sliding_hirschberg OVER_BUDGET where the baseline is OPTIMAL, on " in screen.text
+    assert regression["reproduction"] in screen.text
 
 
 def test_a_looser_mip_gap_is_reported_with_a_reproduction_of_that_gap(tmp_path):
