@@ -125,22 +125,21 @@ def _comparison_lines(report: Report) -> list[str]:
     return lines
 
 
-def _returned(failure: Check, most: int = 300) -> str:
-    return repr(failure.outcome.answer)[:most]
+def _returned(failure: Check) -> str:
+    return repr(failure.outcome.answer)[:300]
 
 
 def _status(report: Report, failure: Check, status: str, text=prose, link=causes.markdown_link) -> str:
     """The status (written with ``text``), with the known defects that explain the failure (by
     short name, each a ``link``) and the corpus case it matches."""
-    written = text(status)
-    if failure.causes and status in (VISIBLE, OF_BASELINE):
-        written += ": " + ", ".join(link(name) for name in failure.causes)
+    explained = bool(failure.causes) and status in (VISIBLE, OF_BASELINE)
+    written = text(status) + (": " + ", ".join(link(name) for name in failure.causes) if explained else "")
     case = report.run.result.known.get(failure.differential_signature)
     if not case:
         return written
     if status == KNOWN:
-        return f"{written}{text(f': corpus case {case}')}"
-    return written + text(f"{'; ' if failure.causes and status in (VISIBLE, OF_BASELINE) else ', '}known: corpus case {case}")
+        return written + text(f": corpus case {case}")
+    return written + text(f"{'; ' if explained else ', '}known: corpus case {case}")
 
 
 def _found_in(failure: Check) -> str:
