@@ -27,6 +27,7 @@ from html import escape
 
 from ..fuzz.checking.differential import Check
 from ..fuzz.checking.gate import BASELINE, CANDIDATE, KNOWN, OF_BASELINE, REGRESSION, VISIBLE
+from ..fuzz.checking.repaired import Intervention
 from ..solvers.isolation.worker import limits_for
 from ..solvers.specs import shown
 from . import causes, first_screen, real_budget
@@ -187,8 +188,8 @@ def _baseline_table(of_baseline: list[Check]) -> Table:
     """The baseline's own failures, a row each, the causes linked (report.md; each one's answer,
     corpus case and reproduction are in report.json and report.html)."""
     rows = [[code(shown(f.solver.name)), f.verdict.value, ", ".join(causes.markdown_link(c) for c in f.causes) or "-",
-             prose(source(f)), str(f.instance.n), code(f.instance_id)] for f in of_baseline]
-    return Table(["solver", "verdict", "causes", "found in", "n", "instance"], rows)
+             prose(f.family), str(f.instance.n), code(f.instance_id)] for f in of_baseline]
+    return Table(["solver", "verdict", "causes", "found in (a family, or stored instances)", "n", "instance"], rows)
 
 
 def _folded(summary: str, lines: list[str]) -> list[str]:
@@ -245,18 +246,27 @@ def render_summary(report: Report) -> str:
 def _how_the_gate_decides(report: Report) -> list[str]:
     """The rule in full, what was checked and how, the verdict counts, the promises, and where the
     baseline's known defects are still in the candidate's source."""
-    result = report.run.result
     lines = [f"The gate applied {prose(report.gate.rule)}.", "",
              f"{prose(_correctness_line(report))}. {_isolation_line(report)} {METHOD}", "",
              *_verdict_table(report).markdown(), ""]
-    repairs = [f"- {code(shown(t))}: {prose(intervention_summary(i))}" for t, i in result.interventions.items() if i.results]
-    if repairs:
-        lines += [prose(KNOWN_IN_SOURCE), "", *repairs, ""]
+    there, gone = _known_in_source(report)
+    if there or gone:
+        lines += [prose(KNOWN_IN_SOURCE), "", *(f"- {code(shown(t))}: {prose(intervention_summary(i))}" for t, i in there)]
+        if gone:
+            lines.append(f"- none still in {', '.join(code(shown(t)) for t in gone)}: {prose(ALL_GONE)}")
+        lines.append("")
     return lines
 
 
 KNOWN_IN_SOURCE = ("The baseline's known defects in the candidate's source (where a defect's repair applies, its code is"
                    " still there, and the candidate with it repaired judges the candidate's failures):")
+ALL_GONE = "each repair found its code changed or repaired (report.json's repairs say which, and why)"
+
+
+def _known_in_source(report: Report) -> tuple[list[tuple[str, Intervention]], list[str]]:
+    """The candidates some of whose baseline's known defects are still in their source, and those none of whose are."""
+    tried = [(t, i) for t, i in report.run.result.interventions.items() if i.results]
+    return [(t, i) for t, i in tried if i.applied], [t for t, i in tried if not i.applied]
 
 
 def _markdown(report: Report, with_snippets: int) -> str:
@@ -427,16 +437,18 @@ def _folded_html(heading: str, summary: str, parts: list[str]) -> list[str]:
 
 
 def _how_the_gate_decides_html(report: Report) -> list[str]:
-    result = report.run.result
     parts = [
         f"<p>The gate applied {escape(report.gate.rule)}.</p>",
         f"<p>{escape(_correctness_line(report))}. {escape(_isolation_line(report))} {escape(METHOD)}</p>",
         _verdict_table(report).html(breaks_after=BREAKS),
     ]
-    repairs = [f"<li><code>{escape(shown(t))}</code>: {escape(intervention_summary(i))}</li>"
-               for t, i in result.interventions.items() if i.results]
-    if repairs:
-        parts += [f"<p>{escape(KNOWN_IN_SOURCE)}</p>", "<ul>", *repairs, "</ul>"]
+    there, gone = _known_in_source(report)
+    if there or gone:
+        parts += [f"<p>{escape(KNOWN_IN_SOURCE)}</p>", "<ul>",
+                  *(f"<li><code>{escape(shown(t))}</code>: {escape(intervention_summary(i))}</li>" for t, i in there)]
+        if gone:
+            parts.append(f"<li>none still in {', '.join(f'<code>{escape(shown(t))}</code>' for t in gone)}: {escape(ALL_GONE)}</li>")
+        parts.append("</ul>")
     return parts
 
 
