@@ -1,7 +1,8 @@
 """`knapcheck report`: a regression report and gate for a candidate solver against a baseline.
 
 Writes report.md (a pull-request comment), report.json (for machines), report.html (with plots) and
-solvers.log (what the solvers printed) to --out. Everything that can be wrong with the command line
+solvers.log (what the solvers printed) to --out, and appends the report's first screen to the
+GitHub Actions job summary where GITHUB_STEP_SUMMARY names one. Everything that can be wrong with the command line
 (an output directory that cannot be written, a corpus or instance file that cannot be read, a target
 that cannot be loaded) is found before the first instance is checked.
 """
@@ -21,6 +22,7 @@ from .durations import SYNTAX, duration
 from .inputs import add_instance_arguments, checked_families, family_list, stored_instances
 from .output_checks import REPORT_HTML, REPORT_JSON, REPORT_MARKDOWN, writable_directory, write_output
 from .solver_log import solver_log
+from .step_summary import append_summary
 from .stop_signals import stop_requests
 from .targets import SPEC_FORMS, load_targets, prepare_workers, promise_help, targets_and_baselines
 from .usage import UsageError, non_negative_int, positive_int
@@ -203,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ..fuzz.runs.candidate_run import run_candidate
     from ..reports.environment import environment
-    from ..reports.regression_report import Report, render_html, render_json, render_markdown
+    from ..reports.regression_report import Report, render_html, render_json, render_markdown, render_summary
     from ..solvers.registry import with_isolation
 
     checked_limits(args)
@@ -230,6 +232,7 @@ def run(args: argparse.Namespace) -> int:
     write_output(out / "report.md", markdown, REPORT_MARKDOWN)
     write_output(out / "report.json", json.dumps(render_json(report), indent=2) + "\n", REPORT_JSON)
     write_output(out / "report.html", render_html(report), REPORT_HTML)
+    append_summary(render_summary(report))
     if stop.reason:
         print(f"knapcheck report: {stop.reason}: the report in {out} is partial", file=sys.stderr)
         return stop.exit_status

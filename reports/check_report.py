@@ -9,6 +9,9 @@ baselines' own failures last.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
+
 from ..fuzz.instances import families
 from ..fuzz.judging.known.defects import describe as describe_causes
 from ..fuzz.judging.verdicts.comparison import Comparison
@@ -100,26 +103,39 @@ def causes_text(causes: tuple[str, ...]) -> str:
     return describe_causes(causes) if causes else "no known defect of the baseline"
 
 
-def _by_causes(counter, words) -> list[str]:
-    """Counts keyed by (..., causes) grouped by their causes: "VERDICT ... on N, ... (the causes)"."""
+Named = Callable[[tuple[str, ...]], str] | None
+"""How a text names a combination of causes: by what each is (``causes_text``), or by short name;
+None: the counts are summed over the causes (a text that names them elsewhere)."""
+
+
+def _by_causes(counter, words, named: Named = causes_text) -> list[str]:
+    """Counts keyed by (..., causes) grouped by their causes: "VERDICT ... on N, ... (the causes)";
+    with ``named`` None, by the rest of the key: "VERDICT ... on N"."""
+    if named is None:
+        summed: Counter = Counter()
+        for key, n in counter.items():
+            summed[key[:-1]] += n
+        return [f"{words(*key)} on {n}" for key, n in sorted(summed.items())]
     grouped: dict[tuple[str, ...], list[str]] = {}
     for key, n in sorted(counter.items()):
         grouped.setdefault(key[-1], []).append(f"{words(*key[:-1])} on {n}")
-    return [f"{', '.join(parts)} ({causes_text(causes)})" for causes, parts in grouped.items()]
+    return [f"{', '.join(parts)} ({named(causes)})" for causes, parts in grouped.items()]
 
 
-def visible_parts(comparison: Comparison) -> list[str]:
+def visible_parts(comparison: Comparison, named: Named = causes_text) -> list[str]:
     """The target's failures a known defect of the baseline explains, grouped by the defects."""
-    return _by_causes(comparison.visible, lambda v, b: f"{v} where the baseline is {b}")
+    return _by_causes(comparison.visible, lambda v, b: f"{v} where the baseline is {b}", named)
 
 
-def fixed_parts(comparison: Comparison, still_there: tuple[str, ...] = ()) -> list[str]:
+def fixed_parts(comparison: Comparison, still_there: tuple[str, ...] = (), named: Named = causes_text) -> list[str]:
     """The baseline's failures the target passes, grouped by the baseline's defects behind them;
     those of defects whose code is still in the target's source (``still_there``: their repairs
-    apply) said to pass by chance."""
+    apply) said to pass by chance. ``named`` None: by verdict alone."""
+    if named is None:
+        return [f"{verdict} on {n}" for verdict, n in sorted(comparison.fixed.items())]
     parts = []
     for (verdict, causes), n in sorted(comparison.fixed_causes.items()):
-        part = f"{verdict} on {n} ({causes_text(causes)})"
+        part = f"{verdict} on {n} ({named(causes)})"
         if causes and set(causes) <= set(still_there):
             part += " by chance: that defect's code is still in the candidate, and it shows on other instances"
         parts.append(part)
@@ -135,8 +151,9 @@ def percent(share: float) -> str:
     return f"{100 * share:.3g} %"
 
 
-def quality_line(comparison: Comparison, max_loss: float | None = None) -> str:
-    """Where both answers are valid, how often and by how much the target saves less runtime."""
+def quality_line(comparison: Comparison, max_loss: float | None = None, examples: bool = True) -> str:
+    """Where both answers are valid, how often and by how much the target saves less runtime
+    (``examples``: with the instance of the worst loss)."""
     quality = comparison.quality
     line = (f"quality (information{'' if max_loss is None else ', a failure past --max-quality-loss'}):"
             f" saves less runtime than the baseline on {quality.less} of {quality.compared} instances where both"
@@ -144,7 +161,8 @@ def quality_line(comparison: Comparison, max_loss: float | None = None) -> str:
     if quality.worst is not None:
         worst = quality.worst
         line += (f", by {percent(quality.median)} of it at the median and {percent(worst.loss)} at worst"
-                 f" ({worst.value!r} against {worst.baseline_value!r} on {worst.instance.as_dict()})")
+                 f" ({worst.value!r} against {worst.baseline_value!r}"
+                 f"{f' on {worst.instance.as_dict()}' if examples else ''})")
     if quality.more:
         line += f"; more on {quality.more}"
     if max_loss is not None:
@@ -152,9 +170,11 @@ def quality_line(comparison: Comparison, max_loss: float | None = None) -> str:
     return line
 
 
-def comparison_lines(target: str, comparison: Comparison, max_quality_loss: float | None = None) -> list[str]:
+def comparison_lines(target: str, comparison: Comparison, max_quality_loss: float | None = None,
+                     named: Named = causes_text, examples: bool = True) -> list[str]:
     """A target against its baseline: regressed, explained, shared and fixed instances, the
-    quality of a target that saves less, and selection changes."""
+    quality of a target that saves less, and selection changes (``examples``: with an instance of
+    each; ``named``: how the causes are named)."""
     lines = [
         f"{shown(target)} against {shown(comparison.baseline)}: {comparison.instances} instances run on both,"
         f" the same verdict on {comparison.same_verdict}"
@@ -162,25 +182,26 @@ def comparison_lines(target: str, comparison: Comparison, max_quality_loss: floa
     if comparison.regressed:
         lines.append(f"  regressions (instances): {_verdict_pairs(comparison.regressed)}")
     if comparison.visible:
-        lines.append("  known defects of the baseline, now visible (instances): " + "; ".join(visible_parts(comparison)))
+        lines.append("  known defects of the baseline, now visible (instances): " + "; ".join(visible_parts(comparison, named)))
     if comparison.shared:
         lines.append("  shared failures (instances): " + ", ".join(f"{v} on {n}" for v, n in sorted(comparison.shared.items())))
     if comparison.fixed:
-        lines.append("  passes where the baseline fails (instances): " + "; ".join(fixed_parts(comparison)))
+        lines.append("  passes where the baseline fails (instances): " + "; ".join(fixed_parts(comparison, named=named)))
     if comparison.quality.less or max_quality_loss is not None:
-        lines.append("  " + quality_line(comparison, max_quality_loss))
-    lines.append("  " + selection_line(comparison))
+        lines.append("  " + quality_line(comparison, max_quality_loss, examples))
+    lines.append("  " + selection_line(comparison, examples))
     return lines
 
 
-def selection_line(comparison: Comparison) -> str:
-    """Instances where both answers are valid but the saved sets differ: information, never a failure."""
+def selection_line(comparison: Comparison, examples: bool = True) -> str:
+    """Instances where both answers are valid but the saved sets differ: information, never a
+    failure (``examples``: with the first such instance)."""
     line = (
         f"selection changes (information, not failures): a different saved set on {comparison.selection_changes}"
         f" of {comparison.both_valid} instances where both answers are valid"
     )
     example = comparison.example
-    if example is not None:
+    if example is not None and examples:
         line += (
             f"; for example {example.instance.as_dict()}: saves {list(example.saved)} ({example.value!r}),"
             f" the baseline {list(example.baseline_saved)} ({example.baseline_value!r})"

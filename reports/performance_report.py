@@ -143,26 +143,30 @@ def _pair_title(pair: PairResult) -> str:
 
 
 def _sizes_line(pair: PairResult) -> str:
-    """The pair's growth in n beside its baseline's, and its worst sizes; empty when not measured."""
-    parts = []
+    """The pair's growth in n beside its baseline's (its worst sizes are in the report's first
+    screen); empty without the ladder in n."""
     ladder = growth(pair)
-    if ladder is not None:
-        parts.append(f"Growth in n: {ladder.describe()}.")
-    worst_time, worst_memory = worst(pair, "time"), worst(pair, "memory")
-    if worst_time is not None and worst_memory is not None:
-        parts.append(f"Worst size for time: {worst_time.row} ({_estimate(worst_time.time)}); for peak memory:"
-                     f" {worst_memory.row} ({_estimate(worst_memory.memory)}).")
-    return " ".join(parts)
+    return "" if ladder is None else f"Growth in n: {ladder.describe()}."
+
+
+def _measures(pair: PairResult) -> str:
+    """What the pair's times and peaks measure (one sentence for every pair measured the same way)."""
+    return f"{_TIME_MEASURES.get(pair.time_measure, '')}; {_MEMORY_MEASURES.get(pair.memory_measure, '')}."
 
 
 def _pair_line(pair: PairResult) -> str:
     line = (f"{pair.rounds} rounds in {pair.seconds:.0f} s (limit {pair.time_limit:g} s after loading), stopped because"
             f" {_STOPPED[pair.stopped]}; load average {pair.load_before:.2f} at the start and"
-            f" {pair.load_after:.2f} at the end, on {pair.cpus} cores; {_TIME_MEASURES.get(pair.time_measure, '')},"
-            f" {_MEMORY_MEASURES.get(pair.memory_measure, '')}.")
+            f" {pair.load_after:.2f} at the end, on {pair.cpus} cores.")
     if pair.failure is not None:
         line += f" Not measured: {shown_in(pair.failure.describe(), [pair.candidate, pair.baseline])}."
     return line
+
+
+def _explanation(performance: Performance) -> str:
+    """How every pair was measured: the method, then what times and peaks measure (once per way of measuring)."""
+    measures = list(dict.fromkeys(_measures(pair) for pair in performance.pairs))
+    return " ".join([EXPLANATION, *(m[0].upper() + m[1:] for m in measures)])
 
 
 EXPLANATION = (
@@ -176,15 +180,27 @@ EXPLANATION = (
 )
 
 
-def markdown_lines(performance: Performance) -> list[str]:
-    """The rule's outcome and its failures first, then each pair's measurements."""
+def outcome_markdown(performance: Performance) -> list[str]:
+    """The rule's outcome and its failures (never folded: they may fail the gate), or why nothing was measured."""
     lines = []
     if performance.pairs:
         outcome, failures = _gate_outcome(performance)
         lines += [outcome, ""]
         if failures:
             lines += [*(f"- {prose(failure)}" for failure in failures), ""]
-        lines += [EXPLANATION, ""]
+    if performance.note:
+        lines += [prose(performance.note), ""]
+    return lines
+
+
+def summary(performance: Performance) -> str:
+    """The measurements in a few words (the fold's summary)."""
+    return f"{len(performance.pairs)} {'pair' if len(performance.pairs) == 1 else 'pairs'} of solvers, each row's ratios and times"
+
+
+def measurements_markdown(performance: Performance) -> list[str]:
+    """How the pairs were measured (once for all), then each pair's measurements."""
+    lines = [prose(_explanation(performance)), ""] if performance.pairs else []
     for pair in performance.pairs:
         lines += [f"**{prose(_pair_title(pair))}**: {prose(_pair_line(pair))}", ""]
         table = _table(pair)
@@ -192,20 +208,24 @@ def markdown_lines(performance: Performance) -> list[str]:
             lines += [*table.markdown(), ""]
         if _sizes_line(pair):
             lines += [prose(_sizes_line(pair)), ""]
-    if performance.note:
-        lines += [prose(performance.note), ""]
     return lines
 
 
-def html_parts(performance: Performance) -> list[str]:
-    """As in Markdown, then the plots."""
+def outcome_html(performance: Performance) -> list[str]:
     parts = []
     if performance.pairs:
         outcome, failures = _gate_outcome(performance)
         parts.append(f"<p>{escape(outcome)}</p>")
         if failures:
             parts.append("<ul>" + "".join(f"<li>{escape(failure)}</li>" for failure in failures) + "</ul>")
-        parts.append(f"<p>{escape(EXPLANATION)}</p>")
+    if performance.note:
+        parts.append(f"<p>{escape(performance.note)}</p>")
+    return parts
+
+
+def measurements_html(performance: Performance) -> list[str]:
+    """As in Markdown, then the plots."""
+    parts = [f"<p>{escape(_explanation(performance))}</p>"] if performance.pairs else []
     for pair in performance.pairs:
         parts.append(f"<p><strong>{escape(_pair_title(pair))}</strong>: {escape(_pair_line(pair))}</p>")
         table = _table(pair)
@@ -213,8 +233,6 @@ def html_parts(performance: Performance) -> list[str]:
             parts.append(table.html())
         if _sizes_line(pair):
             parts.append(f"<p>{escape(_sizes_line(pair))}</p>")
-    if performance.note:
-        parts.append(f"<p>{escape(performance.note)}</p>")
     return parts + plots(performance)
 
 

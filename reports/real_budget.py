@@ -72,11 +72,32 @@ def render_text(overshoots: Overshoots) -> str:
     return "\n".join(parts)
 
 
+SOLVER_HEADER = ["solver", "answers", "over", "worst", "worst in family", "worst instance"]
+
+
+def by_solver(overshoots: Overshoots) -> Table:
+    """One row per solver that overshot: its answers and overshoots over every family, and its
+    worst (report.md's table; report.html and report.json have each family)."""
+    rows: dict[str, list[OvershootSummary]] = {}
+    for row in overshoots.summary():
+        rows.setdefault(row.solver, []).append(row)
+    cells = []
+    for solver, found in rows.items():
+        worst = max(found, key=lambda row: row.worst)
+        over = sum(row.over for row in found)
+        if over:
+            cells.append([shown(solver), str(sum(row.answers for row in found)), str(over), percent(worst.worst),
+                          worst.family, describe(worst.worst_instance)])
+    return Table(SOLVER_HEADER, cells)
+
+
 def markdown_lines(overshoots: Overshoots) -> list[str]:
-    over, line = table(overshoots)
+    """The note, one row per solver that overshot, and the solvers that never did."""
+    _, line = table(overshoots)
+    over = by_solver(overshoots)
     lines = [NOTE, ""]
     if over.rows:
-        lines += [*over.markdown(), ""]
+        lines += [*over.markdown(), "", "Each family's overshoots are in report.html and report.json.", ""]
     return lines + [line, ""]
 
 

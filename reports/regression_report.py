@@ -1,97 +1,72 @@
 """Rendering `knapcheck report`: report.md for a pull-request comment, report.json, report.html.
 
-Each output reads in the same order: the gate's outcome and the verdict table, then the failures
-(correctness, then performance), and only then information that fails nothing (each candidate
-against its baseline instance by instance with its selection changes, the real-memory table),
-and the environment.
+report.md and report.html open with the first screen (``knapcheck.reports.first_screen``): the
+verdict line, one row per candidate function, and the reproduction of a failure that fails the
+gate. Below it, each cause the report names is explained once (``knapcheck.reports.causes``), then
+everything else under its heading, folded in ``<details>``: the candidate's failures, the
+benchmark, how the gate decided (the rule, the verdict counts, the promises), each candidate
+against its baseline instance by instance, the baseline's own failures (under a heading that names
+them as the baseline's), the real-memory table, and the environment. What fails the gate stays
+unfolded: an oracle shown wrong, performance past a limit.
 
 Solvers are shown as ``knapcheck.solvers.specs.shown`` writes them (a file by its path relative
 to the working directory, where the reproductions run); report.json keeps each name as well.
 Whatever a target supplied (its name, what it raised, how its answer prints) stays text: quoted
 with ``knapcheck.reports.markdown`` in report.md, escaped in report.html.
 
-The Markdown stays well under a comment's 65 536 characters: reproductions are dropped from the
-end (they stay in report.json and report.html) until it fits under MAX_MARKDOWN_CHARS.
+report.md stays well under a comment's 65 536 characters: the baseline's own failures are listed
+without their reproductions (report.json and report.html have them), the real-memory table has one
+row per solver, and the candidate's reproductions are dropped from the end (they stay in
+report.json and report.html) until it fits under MAX_MARKDOWN_CHARS.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from html import escape
-from typing import cast
 
-from ..fuzz.judging.known.defects import describe as describe_causes
-from ..fuzz.judging.verdicts.comparison import QualityLoss
+from ..fuzz.judging.known.repaired import Intervention
 from ..fuzz.judging.verdicts.differential import Check
-from ..fuzz.judging.verdicts.gate import BASELINE, CANDIDATE, KNOWN, REGRESSION, VISIBLE, Decision
-from ..fuzz.runs.candidate_run import CandidateRun
+from ..fuzz.judging.verdicts.gate import BASELINE, CANDIDATE, KNOWN, OF_BASELINE, REGRESSION, VISIBLE
 from ..solvers.isolation.worker import limits_for
 from ..solvers.specs import shown
-from . import real_budget
+from . import causes, first_screen, real_budget
 from .check_report import (
     comparison_json,
     comparison_lines,
     describe_oracle_finding,
     detail,
     failure_json,
-    fixed_parts,
-    fixes,
     fixes_json,
     oracle_finding_json,
     ordered_findings,
-    percent,
     promise,
     solver_json,
     source,
     sources_json,
-    still_there,
     verdict_rows,
-    visible_parts,
 )
-from .markdown import code, fenced, prose
-from .performance_report import Performance, gate_sentence
-from .performance_report import html_parts as performance_html
-from .performance_report import markdown_lines as performance_markdown
+from .gate_report import RULE_NAMES, Report
+from .markdown import code, fenced, one_line, prose
+from .performance_report import Performance
+from .performance_report import measurements_html as performance_html
+from .performance_report import measurements_markdown as performance_markdown
+from .performance_report import outcome_html as performance_outcome_html
+from .performance_report import outcome_markdown as performance_outcome
+from .performance_report import summary as performance_summary
 from .performance_report import to_json as performance_json
 from .repairs import failure_lines, intervention_json, intervention_summary
 from .reproduction import snippet
 from .tables import SCROLLS, Table
 from .words import counted
 
+__all__ = ["MAX_MARKDOWN_CHARS", "Performance", "Report", "render_html", "render_json", "render_markdown", "render_summary"]
+
 SCHEMA_VERSION = 2
 MAX_MARKDOWN_CHARS = 50_000
-
-
-@dataclass
-class Report:
-    command: str
-    run: CandidateRun
-    environment: dict
-    performance: Performance
-    strict: bool = False
-    max_quality_loss: float | None = None
-    stopped_by: str = ""
-    """Why the run stopped before it was done ("interrupted", "terminated"): a partial report."""
-
-    @property
-    def gate(self) -> Decision:
-        """The gate fails on the rule's failures, whenever an oracle was shown wrong (then no
-        verdict of the run can be trusted, a pass included), and on a quality loss past the limit asked for."""
-        return self.run.gate(self.strict, self.max_quality_loss)
-
-    @property
-    def gate_failures(self) -> list[Check]:
-        return self.gate.failing
-
-    @property
-    def gate_failed(self) -> bool:
-        return not self.gate.passed or bool(self.performance.failures)
-
-
-def _specs(report: Report, role: str) -> str:
-    names = [shown(e.name) for e in report.run.entries(role)]
-    return ", ".join(names) if names else "none"
+CANDIDATE_FAILURES = "Failures of the candidate"
+BASELINE_FAILURES = "The baseline's known defects on these instances"
+"""The baseline's own failures: a heading no reader takes for the candidate's failures."""
 
 
 def _title(report: Report) -> str:
@@ -99,79 +74,6 @@ def _title(report: Report) -> str:
     named = shown(candidates[0].name) if len(candidates) == 1 else f"{len(candidates)} candidates"
     partial = f" (PARTIAL: {report.stopped_by})" if report.stopped_by else ""
     return f"knapcheck report: {named}{partial}"
-
-
-def _signature_text(failure: Check) -> str:
-    text = f"{shown(failure.solver.name)} {failure.verdict.value}"
-    if failure.baseline_verdict is not None:
-        text += f" where the baseline is {failure.baseline_verdict}"
-    return text
-
-
-def _gate(report: Report) -> tuple[str, str]:
-    """The gate's outcome (shown in bold) and the rest of its sentence: the rule and what decided."""
-    gate = report.gate
-    failing = gate.failing
-    candidate = report.run.findings(CANDIDATE)
-    decided = []
-    result = report.run.result
-    fixed = sum(fixes(c, still_there(result, t)) for t, c in result.comparisons.items())
-    if failing:
-        what = "regression" if any(f.counterpart is not None for f in failing) and not report.strict else "failure"
-        listed = "; ".join(_signature_text(f) for f in failing)
-        decided.append(f"{counted(len(failing), what, what + 's')}: {listed}.")
-    elif fixed:
-        decided.append(f"It fixes {counted(fixed, 'failure', 'failures')} of the baseline and regresses nothing.")
-    elif candidate:
-        decided.append(f"No regression: the baseline shares, or a known defect of it explains, each of the candidate's"
-                       f" {counted(len(candidate), 'distinct failure', 'distinct failures')}.")
-    else:
-        decided.append("The candidate passed every check.")
-    for target in gate.quality_failing:
-        worst = cast(QualityLoss, report.run.result.comparisons[target].quality.worst)  # failing: it lost somewhere
-        decided.append(f"{shown(target)} saves less runtime than its baseline, by {percent(worst.loss)} of it at worst"
-                       f" ({worst.value!r} against {worst.baseline_value!r}), past --max-quality-loss"
-                       f" {report.max_quality_loss:g}.")
-    if gate.oracle_findings:
-        decided.append(f"The oracle was shown wrong {counted(gate.oracle_findings, 'time', 'times')}, so no verdict can be trusted.")
-    if gate_sentence(report.performance):
-        decided.append(gate_sentence(report.performance))
-    if report.stopped_by:
-        decided.append(f"The run was {report.stopped_by} before it was done: what ran is below.")
-    else:
-        decided.append(f"Exit status {1 if report.gate_failed else 0}.")
-    return f"Gate: {'FAILED' if report.gate_failed else 'passed'}", f" under {gate.rule}. {' '.join(decided)}"
-
-
-def outcome_lines(report: Report) -> list[tuple[str, str]]:
-    """What the candidates fix, the known defects of the baseline they make visible, and how much
-    less a heuristic saves: (a bold lead, the rest), each a line of report.md's opening."""
-    lines = []
-    comparisons = report.run.result.comparisons
-    result = report.run.result
-    fixed = [f"{shown(t)} passes on {counted(sum(c.fixed.values()), 'instance', 'instances')} where {shown(c.baseline)}"
-             f" fails: {'; '.join(fixed_parts(c, still_there(result, t)))}." for t, c in comparisons.items() if c.fixed]
-    if fixed:
-        lines.append(("Fixes:", " " + " ".join(fixed)))
-    visible = [f"{shown(t)}: {'; '.join(visible_parts(c))}." for t, c in comparisons.items() if c.visible]
-    if visible:
-        lines.append(("Known defects of the baseline, now visible", f" (information, instances): {' '.join(visible)}"))
-    worse = [f"{shown(t)} saves less runtime than {shown(c.baseline)} on {c.quality.less} of {c.quality.compared} instances"
-             f" where both are valid, by {percent(c.quality.median)} of it at the median and {percent(cast(QualityLoss, c.quality.worst).loss)}"
-             " at worst." for t, c in comparisons.items() if c.quality.less]  # less: it lost somewhere, so a worst
-    if worse:
-        lines.append(("Quality", f" ({'information' if report.max_quality_loss is None else 'a failure past --max-quality-loss'}):"
-                      f" {' '.join(worse)}"))
-    repairs = [f"{shown(t)}: {intervention_summary(i)}." for t, i in result.interventions.items() if i.results]
-    if repairs:
-        lines.append(("The baseline's known defects in the candidate's source",
-                      " (information: where a defect's repair applies, its code is still there, and the candidate with"
-                      f" it repaired judges the candidate's failures): {' '.join(repairs)}"))
-    return lines
-
-
-def _roles_line(report: Report) -> str:
-    return f"Candidate: {_specs(report, CANDIDATE)}. Baseline: {_specs(report, BASELINE)}."
 
 
 def _correctness_line(report: Report) -> str:
@@ -209,15 +111,18 @@ WHERE_TO_RUN = "Each reproduction runs as shown with Python from the directory t
 
 
 def _verdict_table(report: Report) -> Table:
+    """Each solver's role, the promise it was judged on (and why), and its verdict counts."""
     header, rows = verdict_rows(report.run.result)
-    roles = [report.run.roles[e.name] for e in report.run.result.solvers]
-    return Table([header[0], "role", *header[1:]], [[row[0], role, *row[1:]] for row, role in zip(rows, roles)])
+    solvers = report.run.result.solvers
+    return Table([header[0], "role", "judged on its promise", *header[2:]],
+                 [[row[0], report.run.roles[e.name], promise(e), *row[2:]] for row, e in zip(rows, solvers)])
 
 
 def _comparison_lines(report: Report) -> list[str]:
+    """Each candidate against its baseline by verdict (the causes are in the first screen's table, each instance in report.json)."""
     lines = []
     for target, comparison in report.run.result.comparisons.items():
-        lines += comparison_lines(target, comparison, report.max_quality_loss)
+        lines += comparison_lines(target, comparison, report.max_quality_loss, named=None, examples=False)
     return lines
 
 
@@ -225,17 +130,17 @@ def _returned(failure: Check) -> str:
     return repr(failure.outcome.answer)[:300]
 
 
-def _status_text(report: Report, failure: Check, status: str) -> str:
-    """The status, with the known defects that explain the failure and the corpus case it matches."""
-    text = status
-    if failure.causes and status in (VISIBLE, BASELINE):
-        text += f": {describe_causes(failure.causes)}"
+def _status(report: Report, failure: Check, status: str, text=prose, link=causes.markdown_link) -> str:
+    """The status (written with ``text``), with the known defects that explain the failure (by
+    short name, each a ``link``) and the corpus case it matches."""
+    explained = bool(failure.causes) and status in (VISIBLE, OF_BASELINE)
+    written = text(status) + (": " + ", ".join(link(name) for name in failure.causes) if explained else "")
     case = report.run.result.known.get(failure.differential_signature)
     if not case:
-        return text
+        return written
     if status == KNOWN:
-        return f"{text}: corpus case {case}"
-    return f"{text}{'; ' if text != status else ', '}known: corpus case {case}"
+        return written + text(f": corpus case {case}")
+    return written + text(f"{'; ' if explained else ', '}known: corpus case {case}")
 
 
 def _found_in(failure: Check) -> str:
@@ -256,9 +161,11 @@ def _baseline_markdown(failure: Check) -> list[str]:
     return [f"- baseline {code(shown(base.solver.name))} on the same instance: {base.verdict.value}{returned}"]
 
 
-def _failure_markdown(index: int, failure: Check, status: str, with_snippet: bool, intervention=None) -> list[str]:
+def _failure_markdown(index: int, failure: Check, status: str, reproduction: str, intervention=None) -> list[str]:
+    """A candidate's failure; ``reproduction``: "shown" (folded here), "above" (on the first
+    screen) or "left out" (to fit a comment)."""
     lines = [
-        f"### {index}. {code(shown(failure.solver.name))}: {failure.verdict.value} ({prose(status)})",
+        f"### {index}. {code(shown(failure.solver.name))}: {failure.verdict.value} ({status})",
         "",
         f"- {prose(_found_in(failure))} (instance {code(failure.instance_id)})",
     ]
@@ -268,11 +175,33 @@ def _failure_markdown(index: int, failure: Check, status: str, with_snippet: boo
     if failure.outcome.returned:
         lines.append(f"- returned {code(_returned(failure))}")
     lines += [*_baseline_markdown(failure), *(f"- {line}" for line in failure_lines(failure, intervention, markdown=True)), ""]
-    if with_snippet:
+    if reproduction == "shown":
         lines += ["<details><summary>Reproduction</summary>", "", *fenced(snippet(failure), "python"), "", "</details>", ""]
+    elif reproduction == "above":
+        lines += ["(its reproduction is at the top of this report)", ""]
     else:
         lines += ["(reproduction left out to fit a comment: see report.json)", ""]
     return lines
+
+
+def _baseline_table(of_baseline: list[Check]) -> Table:
+    """The baseline's own failures, a row each, the causes linked (report.md; each one's answer,
+    corpus case and reproduction are in report.json and report.html)."""
+    rows = [[code(shown(f.solver.name)), f.verdict.value, ", ".join(causes.markdown_link(c) for c in f.causes) or "-",
+             prose(f.family), str(f.instance.n), code(f.instance_id)] for f in of_baseline]
+    return Table(["solver", "verdict", "causes", "found in (a family, or stored instances)", "n", "instance"], rows)
+
+
+def _folded(summary: str, lines: list[str]) -> list[str]:
+    """Markdown ``lines`` folded under ``summary``, plain text (HTML, on one line, as GitHub reads it)."""
+    return [f"<details><summary>{escape(one_line(summary), quote=False)}</summary>", "", *lines, "</details>", ""]
+
+
+def _findings_summary(found: list[tuple[Check, str]]) -> str:
+    by_status: dict[str, int] = {}
+    for _, status in found:
+        by_status[status] = by_status.get(status, 0) + 1
+    return f"{counted(len(found), 'distinct failure')} ({'; '.join(f'{status}: {n}' for status, n in by_status.items())})"
 
 
 def _environment_table(environment: dict) -> Table:
@@ -293,57 +222,91 @@ def _environment_table(environment: dict) -> Table:
 
 
 def render_markdown(report: Report) -> str:
-    findings = report.run.result.findings
-    for with_snippets in range(len(findings), -1, -1):
+    candidate = [f for f, status in ordered_findings(report.run.result) if status != OF_BASELINE]
+    for with_snippets in range(len(candidate), -1, -1):
         text = _markdown(report, with_snippets)
         if len(text) <= MAX_MARKDOWN_CHARS:
             return text
     return text
 
 
+def _causes_markdown(report: Report) -> list[str]:
+    named = causes.named(report.run.result)
+    return ["## Causes", "", "The baseline's known defects this report names:", "", *causes.markdown_lines(named), ""] if named else []
+
+
+def render_summary(report: Report) -> str:
+    """The first screen and the causes it names, for a CI job's summary (the whole report is in the
+    report's directory)."""
+    lines = [f"# {prose(_title(report))}", "", *first_screen.markdown_lines(report), *_causes_markdown(report),
+             "Everything else is in the report's directory: report.md, report.html and report.json.", ""]
+    return "\n".join(lines)
+
+
+def _how_the_gate_decides(report: Report) -> list[str]:
+    """The rule in full, what was checked and how, the verdict counts, the promises, and where the
+    baseline's known defects are still in the candidate's source."""
+    lines = [f"The gate applied {prose(report.gate.rule)}.", "",
+             f"{prose(_correctness_line(report))}. {_isolation_line(report)} {METHOD}", "",
+             *_verdict_table(report).markdown(), ""]
+    there, gone = _known_in_source(report)
+    if there or gone:
+        lines += [prose(KNOWN_IN_SOURCE), "", *(f"- {code(shown(t))}: {prose(intervention_summary(i))}" for t, i in there)]
+        if gone:
+            lines.append(f"- none still in {', '.join(code(shown(t)) for t in gone)}: {prose(ALL_GONE)}")
+        lines.append("")
+    return lines
+
+
+KNOWN_IN_SOURCE = ("The baseline's known defects in the candidate's source (where a defect's repair applies, its code is"
+                   " still there, and the candidate with it repaired judges the candidate's failures):")
+ALL_GONE = "each repair found its code changed or repaired (report.json's repairs say which, and why)"
+
+
+def _known_in_source(report: Report) -> tuple[list[tuple[str, Intervention]], list[str]]:
+    """The candidates some of whose baseline's known defects are still in their source, and those none of whose are."""
+    tried = [(t, i) for t, i in report.run.result.interventions.items() if i.results]
+    return [(t, i) for t, i in tried if i.applied], [t for t, i in tried if not i.applied]
+
+
 def _markdown(report: Report, with_snippets: int) -> str:
-    """The gate and the verdict table (what a reviewer reads first), the failures, then information."""
-    outcome, rest = _gate(report)
-    lines = [
-        f"# {prose(_title(report))}",
-        "",
-        f"**{outcome}**{prose(rest)}",
-        "",
-        *(f"**{lead}**{prose(text)}\n" for lead, text in outcome_lines(report)),
-        prose(_roles_line(report)),
-        "",
-        *_verdict_table(report).markdown(),
-        "",
-        f"{prose(_correctness_line(report))}. {_isolation_line(report)} {METHOD}",
-        "",
-        "Judged on their promises:",
-        "",
-        *(f"- {code(shown(e.name))}: {promise(e)}" for e in report.run.result.solvers),
-        "",
-    ]
-    ordered = _ordered_findings(report)
-    if ordered:
-        lines += ["## Failures", "", WHERE_TO_RUN, ""]
-        interventions = report.run.result.interventions
-        for index, (failure, status) in enumerate(ordered, 1):
-            lines += _failure_markdown(index, failure, status, index <= with_snippets, interventions.get(failure.solver.name))
-    oracle_findings = report.run.result.oracle_findings
-    if oracle_findings:
+    """The first screen, the causes explained, then everything else folded under its heading."""
+    result = report.run.result
+    lines = [f"# {prose(_title(report))}", "", *first_screen.markdown_lines(report)]
+    lines += _causes_markdown(report)
+    found = ordered_findings(result)
+    candidate = [(f, status) for f, status in found if status != OF_BASELINE]
+    if candidate:
+        shown_above = first_screen.shown_failure(report)
+        interventions = result.interventions
+        failures = [WHERE_TO_RUN, ""]
+        for index, (failure, status) in enumerate(candidate, 1):
+            reproduction = "above" if failure is shown_above else "shown" if index <= with_snippets else "left out"
+            failures += _failure_markdown(index, failure, _status(report, failure, status), reproduction,
+                                          interventions.get(failure.solver.name))
+        lines += [f"## {CANDIDATE_FAILURES}", "", *_folded(_findings_summary(candidate), failures)]
+    if result.oracle_findings:
         lines += ["## Oracle findings", "", "The oracle, not the solver, was shown wrong here (judged UNVERIFIED):", ""]
-        lines += [*fenced("\n".join(describe_oracle_finding(f) for f in oracle_findings)), ""]
-    lines += ["## Performance", "", *performance_markdown(report.performance)]
-    if report.run.result.comparisons:
-        lines += ["## Candidate against baseline, instance by instance", "", *fenced("\n".join(_comparison_lines(report))), ""]
-    lines += [f"## {real_budget.TITLE}", "", *real_budget.markdown_lines(report.run.result.overshoots), ""]
+        lines += [*fenced("\n".join(describe_oracle_finding(f) for f in result.oracle_findings)), ""]
+    lines += ["## Performance", "", *performance_outcome(report.performance)]
+    if report.performance.pairs:
+        lines += _folded(performance_summary(report.performance), performance_markdown(report.performance))
+    lines += ["## How the gate decides", "", *_folded(_rule_summary(report), _how_the_gate_decides(report))]
+    if result.comparisons:
+        lines += ["## Candidate against baseline, instance by instance", "",
+                  *_folded("Instances run on both, by outcome (each instance is in report.json)",
+                           [*fenced("\n".join(_comparison_lines(report))), ""])]
+    of_baseline = [(f, status) for f, status in found if status == OF_BASELINE]
+    if of_baseline:
+        listed = [*_baseline_table([f for f, _ in of_baseline]).markdown(cells_are_markdown=True), "",
+                  "Each one's answer, corpus case and reproduction are in report.json and report.html.", ""]
+        lines += [f"## {prose(BASELINE_FAILURES)}", "", *_folded(_baseline_summary(of_baseline), listed)]
+    lines += [f"## {real_budget.TITLE}", "",
+              *_folded("Information, not a contract failure", real_budget.markdown_lines(result.overshoots))]
     lines += [
         "## Environment",
         "",
-        f"<details><summary>{escape(_environment_summary(report.environment))}</summary>",
-        "",
-        *_environment_table(report.environment).markdown(),
-        "",
-        "</details>",
-        "",
+        *_folded(_environment_summary(report.environment), [*_environment_table(report.environment).markdown(), ""]),
         "Produced by:",
         "",
         *fenced(report.command),
@@ -352,15 +315,20 @@ def _markdown(report: Report, with_snippets: int) -> str:
     return "\n".join(lines)
 
 
+def _rule_summary(report: Report) -> str:
+    result = report.run.result
+    return (f"{RULE_NAMES.get(report.gate.rule, report.gate.rule)}; {counted(result.instances, 'instance')},"
+            f" {counted(len(result.solvers), 'solver')}, the verdict counts")
+
+
+def _baseline_summary(of_baseline: list[tuple[Check, str]]) -> str:
+    return f"{counted(len(of_baseline), 'distinct failure')} of the baseline, none of them the candidate's (information)"
+
+
 def _environment_summary(environment: dict) -> str:
     torch = environment["torch"]
     device = f"CUDA: {torch['gpu']}" if torch["cuda_available"] else "CPU only"
     return f"knapcheck {environment['knapcheck']}, torch {torch['version']}, {device}"
-
-
-def _ordered_findings(report: Report) -> list[tuple[Check, str]]:
-    """Regressions (or, without a baseline, new failures) first, then the shared or known ones, then the baseline's."""
-    return [(f, _status_text(report, f, status)) for f, status in ordered_findings(report.run.result)]
 
 
 def render_json(report: Report) -> dict:
@@ -403,6 +371,7 @@ def render_json(report: Report) -> dict:
             ],
             "max_quality_loss": report.max_quality_loss,
             "quality_failing": report.gate.quality_failing,
+            "functions": [row.as_json() for row in first_screen.function_rows(report)],
         },
         "performance": performance_json(report.performance),
     }
@@ -411,9 +380,14 @@ def render_json(report: Report) -> dict:
 BREAKS = "/_"
 """Where a table cell of report.html may wrap: a path after a slash, a verdict after its underscore."""
 _STYLE = f"""
-body {{ font-family: sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; line-height: 1.4; }}
+body {{ font-family: sans-serif; max-width: 1100px; margin: 1em auto; padding: 0 1em; line-height: 1.4; }}
 h1, h2, h3, li, p {{ overflow-wrap: anywhere; }}
-h1 {{ font-size: 1.6em; }}
+h1 {{ font-size: 1.5em; margin: 0.3em 0; }}
+#verdict {{ font-size: 1.15em; }}
+#functions td {{ font-size: 0.95em; }}
+#functions td:nth-child(5), #functions td:nth-child(6) {{ white-space: nowrap; }}
+summary {{ cursor: pointer; }}
+details[open] > summary {{ margin-bottom: 0.5em; }}
 .{SCROLLS} {{ max-width: 100%; overflow-x: auto; margin: 1em 0; }}
 table {{ border-collapse: collapse; }}
 td, th {{ border: 1px solid #ccc; padding: 3px 8px; text-align: left; vertical-align: top; }}
@@ -426,7 +400,7 @@ svg {{ max-width: 100%; height: auto; }}
 
 def _real_budget_html(report: Report) -> list[str]:
     over, line = real_budget.table(report.run.result.overshoots)
-    parts = [f"<h2>{escape(real_budget.TITLE)}</h2>", f"<p>{escape(real_budget.NOTE)}</p>"]
+    parts = [f"<p>{escape(real_budget.NOTE)}</p>"]
     if over.rows:
         parts.append(over.html(breaks_after=BREAKS))
     return parts + [f"<p>{escape(line)}</p>"]
@@ -442,11 +416,11 @@ def _baseline_html(failure: Check) -> str:
     return f"<li>baseline <code>{escape(shown(base.solver.name))}</code> on the same instance: {base.verdict.value}{returned}</li>"
 
 
-def _failure_html(index: int, failure: Check, status: str) -> list[str]:
-    css = ' class="regression"' if status.startswith(REGRESSION) else ""
+def _failure_html(report: Report, index: int, failure: Check, status: str, reproduction: bool = True) -> list[str]:
+    css = ' class="regression"' if status == REGRESSION else ""
     return [
         f"<h3>{index}. <code>{escape(shown(failure.solver.name))}</code>: {failure.verdict.value} "
-        f"<span{css}>({escape(status)})</span></h3>",
+        f"<span{css}>({_status(report, failure, status, escape, causes.html_link)})</span></h3>",
         "<ul>",
         f"<li>{escape(_found_in(failure))} (instance <code>{failure.instance_id}</code>)</li>",
         f"<li>{escape(detail(failure))}</li>" if failure.judgement.detail else "",
@@ -454,46 +428,73 @@ def _failure_html(index: int, failure: Check, status: str) -> list[str]:
         f"<li>returned <code>{escape(_returned(failure))}</code></li>" if failure.outcome.returned else "",
         _baseline_html(failure),
         "</ul>",
-        f"<pre>{escape(snippet(failure))}</pre>",
+        f"<pre>{escape(snippet(failure))}</pre>" if reproduction else "<p>(its reproduction is at the top of this report)</p>",
     ]
+
+
+def _folded_html(heading: str, summary: str, parts: list[str]) -> list[str]:
+    return [f"<h2>{escape(heading)}</h2>", f"<details><summary>{escape(summary)}</summary>", *parts, "</details>"]
+
+
+def _how_the_gate_decides_html(report: Report) -> list[str]:
+    parts = [
+        f"<p>The gate applied {escape(report.gate.rule)}.</p>",
+        f"<p>{escape(_correctness_line(report))}. {escape(_isolation_line(report))} {escape(METHOD)}</p>",
+        _verdict_table(report).html(breaks_after=BREAKS),
+    ]
+    there, gone = _known_in_source(report)
+    if there or gone:
+        parts += [f"<p>{escape(KNOWN_IN_SOURCE)}</p>", "<ul>",
+                  *(f"<li><code>{escape(shown(t))}</code>: {escape(intervention_summary(i))}</li>" for t, i in there)]
+        if gone:
+            parts.append(f"<li>none still in {', '.join(f'<code>{escape(shown(t))}</code>' for t in gone)}: {escape(ALL_GONE)}</li>")
+        parts.append("</ul>")
+    return parts
 
 
 def render_html(report: Report) -> str:
     """The same order as report.md; every text is escaped."""
     title = _title(report)
-    outcome, rest = _gate(report)
+    result = report.run.result
     parts = [
         "<!DOCTYPE html>",
         '<html><head><meta charset="utf-8">',
         f"<title>{escape(title)}</title>",
         f"<style>{_STYLE}</style></head><body>",
         f"<h1>{escape(title)}</h1>",
-        f"<p><strong>{escape(outcome)}</strong>{escape(rest)}</p>",
-        *(f"<p><strong>{escape(lead)}</strong>{escape(text)}</p>" for lead, text in outcome_lines(report)),
-        f"<p>{escape(_roles_line(report))}</p>",
-        _verdict_table(report).html(breaks_after=BREAKS),
-        f"<p>{escape(_correctness_line(report))}. {escape(_isolation_line(report))} {escape(METHOD)}</p>",
-        "<p>Judged on their promises:</p><ul>"
-        + "".join(f"<li><code>{escape(shown(e.name))}</code>: {escape(promise(e))}</li>" for e in report.run.result.solvers)
-        + "</ul>",
+        *first_screen.html_parts(report),
     ]
-    ordered = _ordered_findings(report)
-    if ordered:
-        parts += ["<h2>Failures</h2>", f"<p>{escape(WHERE_TO_RUN)}</p>"]
-    for index, (failure, status) in enumerate(ordered, 1):
-        parts += _failure_html(index, failure, status)
-    if report.run.result.oracle_findings:
+    named = causes.named(result)
+    if named:
+        parts += ["<h2>Causes</h2>", "<p>The baseline's known defects this report names:</p>",
+                  *causes.html_parts(named)]
+    found = ordered_findings(result)
+    candidate = [(f, status) for f, status in found if status != OF_BASELINE]
+    if candidate:
+        shown_above = first_screen.shown_failure(report)
+        failures = [f"<p>{escape(WHERE_TO_RUN)}</p>"]
+        for index, (failure, status) in enumerate(candidate, 1):
+            failures += _failure_html(report, index, failure, status, reproduction=failure is not shown_above)
+        parts += _folded_html(CANDIDATE_FAILURES, _findings_summary(candidate), failures)
+    if result.oracle_findings:
         parts += ["<h2>Oracle findings</h2>", "<p>The oracle, not the solver, was shown wrong here (judged UNVERIFIED):</p>"]
-        parts += [f"<pre>{escape(describe_oracle_finding(f))}</pre>" for f in report.run.result.oracle_findings]
-    parts.append("<h2>Performance</h2>")
-    parts += performance_html(report.performance)
-    if report.run.result.comparisons:
-        parts += ["<h2>Candidate against baseline, instance by instance</h2>",
-                  f"<pre>{escape(chr(10).join(_comparison_lines(report)))}</pre>"]
-    parts += _real_budget_html(report)
+        parts += [f"<pre>{escape(describe_oracle_finding(f))}</pre>" for f in result.oracle_findings]
+    parts += ["<h2>Performance</h2>", *performance_outcome_html(report.performance)]
+    if report.performance.pairs:
+        parts += [f"<details><summary>{escape(performance_summary(report.performance))}</summary>",
+                  *performance_html(report.performance), "</details>"]
+    parts += _folded_html("How the gate decides", _rule_summary(report), _how_the_gate_decides_html(report))
+    if result.comparisons:
+        parts += _folded_html("Candidate against baseline, instance by instance",
+                              "Instances run on both, by outcome (each instance is in report.json)",
+                              [f"<pre>{escape(chr(10).join(_comparison_lines(report)))}</pre>"])
+    of_baseline = [(f, status) for f, status in found if status == OF_BASELINE]
+    if of_baseline:
+        listed = [part for index, (f, status) in enumerate(of_baseline, 1) for part in _failure_html(report, index, f, status)]
+        parts += _folded_html(BASELINE_FAILURES, _baseline_summary(of_baseline), listed)
+    parts += _folded_html(real_budget.TITLE, "Information, not a contract failure", _real_budget_html(report))
     parts += [
-        "<h2>Environment</h2>",
-        _environment_table(report.environment).html(),
+        *_folded_html("Environment", _environment_summary(report.environment), [_environment_table(report.environment).html()]),
         f"<p>Produced by:</p><pre>{escape(report.command)}</pre>",
         "</body></html>",
     ]

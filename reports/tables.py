@@ -35,16 +35,15 @@ class Table:
         lines = [_markdown_row(self.header, inline), "|" + "---|" * len(self.header)]
         return lines + [_markdown_row(row, inline) for row in self.rows]
 
-    def html(self, breaks_after: str = "") -> str:
+    def html(self, breaks_after: str = "", cells_are_html: bool = False) -> str:
         """A ``<table>`` with a head and a body, inside a ``<div class="table-scroll">``.
         ``breaks_after``: characters after which a cell may wrap (``/_``: a path at its slashes,
         OVER_BUDGET over two lines), so that the table needs less width; only characters that
-        ``html.escape`` leaves as they are."""
-        head = "".join(f"<th>{_breakable(escape(cell), breaks_after)}</th>" for cell in self.header)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{_breakable(escape(cell), breaks_after)}</td>" for cell in row) + "</tr>"
-            for row in self.rows
-        )
+        ``html.escape`` leaves as they are. ``cells_are_html``: the body's cells are HTML already
+        (the caller escaped what a target supplied), not plain text."""
+        head = "".join(f"<th>{breakable(escape(cell), breaks_after)}</th>" for cell in self.header)
+        cell_html = (lambda cell: cell) if cells_are_html else (lambda cell: breakable(escape(cell), breaks_after))
+        body = "".join("<tr>" + "".join(f"<td>{cell_html(cell)}</td>" for cell in row) + "</tr>" for row in self.rows)
         return f'<div class="{SCROLLS}"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
     def text(self) -> str:
@@ -60,7 +59,8 @@ def _markdown_row(cells: Sequence[str], inline: Callable[[str], str]) -> str:
     return "| " + " | ".join(inline(cell).replace("|", "\\|") for cell in cells) + " |"
 
 
-def _breakable(html: str, after: str) -> str:
+def breakable(html: str, after: str) -> str:
+    """``html`` with a line-break opportunity (``<wbr>``) after each of the characters ``after``."""
     for mark in after:
         html = html.replace(mark, mark + "<wbr>")
     return html

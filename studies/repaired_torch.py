@@ -7,7 +7,7 @@ In a fresh temporary directory it runs, as a PyTorch developer would,
     knapcheck export-tests --out test_knapsack_knapcheck.py
 
 and then the exported file with torch's four solvers swapped for the repaired file's functions.
-It prints the gate's exit status and opening lines, the catalogued causes the report counts as
+It prints the gate's exit status and report.md's first screen, the catalogued causes the report counts as
 fixed and those it does not, any regression, and the exported file's outcomes by kind. The repaired
 file passes when the gate exits 0 with every cause fixed and the exported file fails nothing.
 """
@@ -59,7 +59,7 @@ def main() -> None:
         gate = run([knapcheck, "report", "--candidate", "knapsack.py", "--baseline", "torch",
                     "--bench-repeats", "0", "--out", "r"], work)
         report = json.loads((work / "r" / "report.json").read_text())
-        print((work / "r" / "report.md").read_text().split("\n\nCandidate:")[0], "\n")
+        print((work / "r" / "report.md").read_text().split("\n## ")[0], "\n")
         fixed = {cause for fix in report["gate"]["fixes"] if not fix["by_chance"] for cause in fix["causes"]}
         print(f"gate exit {gate.returncode}; fixed {len(fixed & set(CAUSES))} of {len(CAUSES)} catalogued causes")
         print(f"  not counted as fixed: {', '.join(sorted(set(CAUSES) - fixed)) or 'none'}")

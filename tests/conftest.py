@@ -22,6 +22,10 @@ if "torch" in sys.modules:
 own (``knapcheck.solvers.isolation.worker.INTRA_OP_THREADS``): xdist runs a process per core, and
 each runs solvers in process and starts workers, commands and exported files that run torch."""
 
+os.environ.pop("GITHUB_STEP_SUMMARY", None)
+"""No report a test runs appends to the job summary of a GitHub Actions run the suite runs in;
+tests/test_report_gate.py sets it where it is the subject."""
+
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 """Bytecode is kept, whatever the environment says: the suite starts hundreds of interpreters

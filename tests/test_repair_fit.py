@@ -18,20 +18,11 @@ torch's functions of their names:
 import json
 
 import pytest
-from shared_runs import run_once
+from copies_gate import copies_gate, copy_specs
 from test_torch_copies import assert_reproduces_the_copys_own_defect, regressions
-from torch_copies import (
-    BACKTRACK_TOLERANCE,
-    DP_FLOAT64,
-    FINFO_TOLERANCE,
-    SPLIT_IN_HELPER,
-    torch_source,
-    width_named_split_fix,
-    write_copy,
-)
+from torch_copies import FINFO_TOLERANCE, SPLIT_IN_HELPER, torch_source, width_named_split_fix, write_copy
 
 from knapcheck.commands import exit_status
-from knapcheck.commands.cli import main
 from knapcheck.fuzz.corpus.regression import load_regression_corpus
 from knapcheck.fuzz.judging.known.by_cause import Causes
 from knapcheck.fuzz.judging.known.float32_exact import float32_exact
@@ -44,33 +35,12 @@ from knapcheck.solvers.registry import resolve_one
 SLIDING = "dp_knapsack_sliding_hirschberg"
 
 
-def _write_copies(root) -> dict[str, str]:
-    (root / "width").mkdir()
-    (root / "width" / "knapsack.py").write_text(width_named_split_fix(torch_source()))
-    (root / "finfo").mkdir()
-    write_copy(root / "finfo" / "knapsack.py", FINFO_TOLERANCE)
-    (root / "fix_and_bug").mkdir()
-    write_copy(root / "fix_and_bug" / "knapsack.py", (*DP_FLOAT64, BACKTRACK_TOLERANCE))
-    return {"width": f"{root / 'width' / 'knapsack.py'}:{SLIDING}",
-            "finfo": f"{root / 'finfo' / 'knapsack.py'}:dp_knapsack",
-            "fix_and_bug": f"{root / 'fix_and_bug' / 'knapsack.py'}:dp_knapsack"}
-
-
-def _gate(root) -> None:
-    copies = _write_copies(root)
-    status = main(["report", "--candidate", *copies.values(), "--baseline", f"torch:{SLIDING}", "torch:dp_knapsack",
-                   "--families", "tiny", "tight_budget", "float32_limits", "flop_scale", "runtime_span",
-                   "--per-family", "30", "--bench-repeats", "0", "--out", str(root / "report")])
-    (root / "status").write_text(str(status))
-
-
 @pytest.fixture(scope="module")
 def gate(tmp_path_factory):
-    """One gate of the three copies against torch, run once for every xdist worker."""
-    root = run_once(tmp_path_factory, "repair_fit", _gate)
+    """The shared gate of the copies against torch (copies_gate), run once for every xdist worker."""
+    root = copies_gate(tmp_path_factory)
     data = json.loads((root / "report" / "report.json").read_text())
-    specs = {name: f"{root / name / 'knapsack.py'}:{SLIDING if name == 'width' else 'dp_knapsack'}"
-             for name in ("width", "finfo", "fix_and_bug")}
+    specs = {name: found[0] for name, found in copy_specs(root).items() if name != "repaired"}
     return int((root / "status").read_text()), specs, data
 
 

@@ -43,12 +43,12 @@ def test_a_report_on_torch_solvers_shows_each_distinct_failure_once_with_a_repro
     assert len(markdown.encode()) < 60_000
     lines = markdown.splitlines()
     assert lines[2].startswith("**Gate: FAILED** under the differential rule")
-    table = next(i for i, line in enumerate(lines) if line.startswith("| solver | role | kind | OPTIMAL |"))
-    order = [lines.index(heading) for heading in ("## Failures", "## Performance", "## Candidate against baseline,"
-             " instance by instance", f"## {real_budget.TITLE}", "## Environment")]
-    assert [table, *order] == sorted([table, *order]), "failures and the gate come before information"
+    table = next(i for i, line in enumerate(lines) if line.startswith("| solver | role | judged on its promise | OPTIMAL |"))
+    order = [lines.index(heading) for heading in ("## Failures of the candidate", "## Performance", "## How the gate decides",
+             "## Candidate against baseline, instance by instance", f"## {real_budget.TITLE}", "## Environment")]
+    assert [*order[:3], table, *order[3:]] == sorted([table, *order]), "failures and the gate come before information"
     failures = [line for line in lines if line.startswith("### ") and line[4].isdigit()]
-    assert markdown.count("<details><summary>Reproduction</summary>") == len(failures) > 0
+    assert markdown.count("<details><summary>Reproduction</summary>") == len(failures) - 1 > 0, "the first is on top"
     html = (out / "report.html").read_text()
     assert html.startswith("<!DOCTYPE html>") and "## " not in html
     assert real_budget.TITLE in html
@@ -122,7 +122,10 @@ def test_failures_are_compared_by_kind_between_candidate_and_baseline(planted_pa
     assert {r["verdict"] for r in comparison["regressed"]} == {"OVER_BUDGET"}
     markdown = render_markdown(report)
     assert "**Gate: FAILED** under the differential rule" in markdown.splitlines()[2]
-    assert markdown.index("OVER_BUDGET (regression)") < markdown.index("SUBOPTIMAL (baseline)")
+    candidate = markdown[markdown.index("## Failures of the candidate"):markdown.index("## Performance")]
+    assert "OVER_BUDGET (regression)" in candidate and "planted_baseline`:" not in candidate
+    baseline = markdown[markdown.index("## The baseline's known defects on these instances"):]
+    assert "| `planted_baseline` | SUBOPTIMAL |" in baseline
     assert "- found in family tight_budget" in markdown or "- found in stored instances: corpus" in markdown
     assert "<strong>Gate: FAILED</strong> under the differential rule" in render_html(report)
 

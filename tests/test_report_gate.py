@@ -40,10 +40,16 @@ def report(tmp_path, empty_corpus, *options) -> tuple[int, dict, str]:
     return status, json.loads((out / "report.json").read_text()), (out / "report.md").read_text()
 
 
-def test_a_kind_of_failure_the_baseline_never_shows_is_a_regression(tmp_path, empty_corpus):
+def test_a_kind_of_failure_the_baseline_never_shows_is_a_regression(tmp_path, empty_corpus, monkeypatch):
+    summary = tmp_path / "step_summary.md"
+    summary.write_text("an earlier step's summary\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     status, data, markdown = report(tmp_path, empty_corpus, "--candidate", "planted.wrong_answers:takes_everything",
                                     "--baseline", "planted.wrong_answers:takes_nothing")
     assert status == exit_status.FAILED
+    first_screen = markdown[:markdown.index("\n## ") + 1]
+    assert summary.read_text() == ("an earlier step's summary\n" + first_screen
+                                   + "Everything else is in the report's directory: report.md, report.html and report.json.\n")
     assert data["gate"]["rule"] == "differential" and not data["gate"]["passed"]
     failing = data["gate"]["failing"]
     assert ["planted.wrong_answers:takes_everything", "OVER_BUDGET", "SUBOPTIMAL"] in failing
@@ -77,7 +83,18 @@ def test_without_a_baseline_every_candidate_failure_counts(tmp_path, empty_corpu
     status, data, markdown = report(tmp_path, empty_corpus, "--candidate", "planted.wrong_answers:takes_nothing")
     assert status == exit_status.FAILED and data["correctness"]["failures"][0]["status"] == "new"
     assert data["gate"]["rule"] == "no baseline"
-    assert markdown.splitlines()[2].startswith("**Gate: FAILED** under no baseline: every failure of a gated target counts")
+    assert markdown.splitlines()[2].startswith("**Gate: FAILED** under no baseline (every failure counts): 1 failure in")
+
+
+def test_a_job_summary_that_cannot_be_written_is_one_warning_and_the_report_is_whole(tmp_path, empty_corpus, monkeypatch,
+                                                                                      capsys):
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path))
+    status, data, markdown = report(tmp_path, empty_corpus, "--candidate", "planted.wrong_answers:takes_nothing")
+    assert status == exit_status.FAILED and markdown.startswith("# knapcheck report: ")
+    assert (tmp_path / "out" / "report.html").is_file() and data["gate"]["passed"] is False
+    (warning,) = [line for line in capsys.readouterr().err.splitlines() if "summary" in line]
+    assert warning.startswith("knapcheck report: warning: the job summary was not written (GITHUB_STEP_SUMMARY=")
+    assert warning.endswith("Is a directory); the report is complete")
 
 
 def test_a_pull_request_file_against_torch_from_another_directory(tmp_path, monkeypatch):

@@ -118,7 +118,8 @@ def test_a_target_s_text_cannot_forge_report_md(workdir):
     assert not [line for line in lines if re.match(r"\W*(gate|\| x)", line, re.IGNORECASE) and line is not lines[2]]
     tokens = _markdown_parser().parse(markdown)
     headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
-    assert headings[-3:] == ["Performance", "Real memory against max_memory", "Environment"], "no fence swallowed the rest"
+    assert headings[-4:] == ["Performance", "How the gate decides", "Real memory against max_memory", "Environment"], \
+        "no fence swallowed the rest"
     fences = [t for t in tokens if t.type == "fence"]
     reproductions = [t.content for t in fences if t.info == "python"]
     assert len(reproductions) == len(data["correctness"]["failures"]) == 2
@@ -128,7 +129,7 @@ def test_a_target_s_text_cannot_forge_report_md(workdir):
     rendered = _markdown_parser().render(markdown)
     assert "<script" not in rendered and "<i>" not in rendered
     assert re.findall(r"<strong>[^<]*</strong>", rendered) == ["<strong>Gate: FAILED</strong>"]
-    assert rendered.count("<table>") == 2, "the verdict and environment tables, no table of the target's"
+    assert rendered.count("<table>") == 3, "the per-function, verdict and environment tables, no table of the target's"
 
 
 def test_a_target_s_text_is_escaped_in_report_html(workdir):
@@ -150,10 +151,12 @@ def test_failures_and_the_gate_come_before_information_in_every_output(workdir, 
     status, markdown, data, html = report("--candidate", "wrong_answers.py:takes_everything", "--baseline",
                                           "wrong_answers.py:takes_nothing")
     lines = markdown.splitlines()
-    order = [lines.index(h) for h in ("## Failures", "## Performance", "## Candidate against baseline, instance by"
-                                      " instance", "## Real memory against max_memory", "## Environment")]
+    order = [lines.index(h) for h in ("## Failures of the candidate", "## Performance", "## Candidate against baseline,"
+                                      " instance by instance", "## The baseline's known defects on these instances",
+                                      "## Real memory against max_memory", "## Environment")]
     assert order == sorted(order)
-    at = [html.index(h) for h in ("<h2>Failures</h2>", "<h2>Performance</h2>", "<h2>Candidate against baseline",
+    at = [html.index(h) for h in ("<h2>Failures of the candidate</h2>", "<h2>Performance</h2>", "<h2>Candidate against baseline",
+                                  "<h2>The baseline&#x27;s known defects on these instances</h2>",
                                   "<h2>Real memory against max_memory</h2>", "<h2>Environment</h2>")]
     assert at == sorted(at)
     capsys.readouterr()

@@ -14,6 +14,7 @@ instance by instance. A heuristic made worse passes, saying by how much, unless 
 import json
 
 import pytest
+from first_screens import first_screen
 from reproductions import assert_fails_on_the_candidate_alone, baseline_and_candidate_errors
 from torch_copies import (
     DP_ASCENDING_MEMORY,
@@ -84,8 +85,12 @@ def test_a_second_off_by_one_in_the_split_fails_the_gate_with_its_own_reproducti
     assert_reproduces_the_copys_own_defect(regression)
     shared = [f for f in data["failures"] if f["status"] == "also in baseline"]
     assert "OVER_BUDGET" in [f["verdict"] for f in shared], "torch's own split defect is shown apart, as shared"
-    markdown = (out / "report.md").read_text()
-    assert "OVER_BUDGET where the baseline is OPTIMAL" in markdown.splitlines()[2]
+    screen = first_screen((out / "report.md").read_text())
+    assert screen.lines[2].startswith("**Gate: FAILED** under the differential rule (the default): 1 regression in ")
+    (row,) = screen.rows
+    assert row["regressions"] == "1: OVER_BUDGET"
+    assert "dp_knapsack_sliding_hirschberg OVER_BUDGET where the baseline is OPTIMAL, on " in screen.text
+    assert regression["reproduction"] in screen.text
 
 
 def test_a_looser_mip_gap_is_reported_with_a_reproduction_of_that_gap(tmp_path):
@@ -151,11 +156,15 @@ def test_the_split_fix_passes_the_gate_and_its_report_opens_with_what_it_fixes(t
     assert all(f["verdict"] == "SUBOPTIMAL" and f["causes"] == ["float32"] for f in visible)
     assert not any(float32_exact(f["instance"]["runtimes"]) for f in visible)
     assert {v["baseline_verdict"] for v in data["gate"]["known_visible"]} == {"OPTIMAL", "OVER_BUDGET"}
-    assert markdown[2].startswith("**Gate: passed**") and f"It fixes {fix['instances']} failures of the baseline" in markdown[2]
-    assert markdown[4].startswith("**Fixes:** knapsack.py:dp_knapsack_sliding_hirschberg passes on")
-    assert f"OVER_BUDGET on {fix['instances']} (the Hirschberg split hands the two halves capacity + 1 units" in markdown[4]
-    assert markdown[6].startswith("**Known defects of the baseline, now visible** (information, instances):")
-    assert "(float32 arithmetic:" in markdown[6]
+    assert markdown[2].startswith("**Gate: passed**") and f"fixes {fix['instances']} failures of the baseline" in markdown[2]
+    (row,) = first_screen("\n".join(markdown)).rows
+    assert row["function"] == "`knapsack.py:dp_knapsack_sliding_hirschberg`"
+    assert row["fixes (causes)"] == f"{fix['instances']}: [hirschberg_split](#cause-hirschberg_split)"
+    moved = sum(v["instances"] for v in data["gate"]["known_visible"])
+    assert row["known defects only moved"] == f"{moved}: [float32](#cause-float32)"
+    for explained in ("`hirschberg_split`: the Hirschberg split hands the two halves capacity + 1 units",
+                      "`float32`: float32 arithmetic:"):
+        assert sum(explained in line for line in markdown) == 1
 
 
 def test_check_against_torch_passes_the_split_fix_and_says_what_it_fixes(tmp_path, capsys):
@@ -195,8 +204,10 @@ def test_reading_ilp_solutions_with_a_half_passes_the_gate_and_its_fix_counts_by
         ("SUBOPTIMAL", ["solution_read"], 1, True)]
     (visible,) = with_status(data, "known defect, now visible")
     assert visible["signature"][1:] == ["WRONG_VALUE", "SUBOPTIMAL"] and visible["causes"] == ["objective_value"]
-    assert markdown[4].startswith("**Fixes:**") and "SUBOPTIMAL on 1 (res.x is read as exactly 0 or 1" in markdown[4]
-    assert "by chance: that defect's code is still in the candidate" in markdown[4]
+    screen = first_screen("\n".join(markdown))
+    (row,) = screen.rows
+    assert row["fixes (causes)"] == "0; 1: [solution_read](#cause-solution_read) by chance"
+    assert "By chance: the candidate passes there, but the defect's code is still in its source" in screen.text
 
 
 @pytest.mark.parametrize(
@@ -214,7 +225,9 @@ def test_fixes_of_other_known_defects_pass_and_say_what_they_fix(tmp_path, edit,
     assert status == exit_status.OK, data["gate"]
     assert {f["verdict"] for f in data["gate"]["fixes"]} == verdicts
     assert all(f["causes"] == [cause] for f in data["gate"]["fixes"])
-    assert markdown[4].startswith("**Fixes:**")
+    (row,) = first_screen("\n".join(markdown)).rows
+    fixed = sum(f["instances"] for f in data["gate"]["fixes"])
+    assert row["fixes (causes)"] == f"{fixed}: [{cause}](#cause-{cause})"
 
 
 def test_a_refactor_of_dp_that_orders_items_by_memory_passes(tmp_path):
@@ -237,8 +250,8 @@ def test_a_worse_greedy_reports_its_quality_loss_and_fails_only_when_asked(tmp_p
     quality = data["correctness"]["comparisons"][str(copy) + ":greedy_knapsack"]["quality"]
     assert status == exit_status.OK and quality["less"] >= 1 and 0 < quality["median_loss"] <= quality["worst"]["loss"]
     assert quality["worst"]["value"] < quality["worst"]["baseline_value"]
-    lead = next(line for line in markdown if line.startswith("**Quality** (information):"))
-    assert f"on {quality['less']} of {quality['compared']} instances where both are valid" in lead
+    (row,) = first_screen("\n".join(markdown)).rows
+    assert row["quality loss"].endswith(f" % at worst, on {quality['less']} of {quality['compared']}")
     status, data, markdown = report_on(tmp_path, copy, "greedy_knapsack", *options, "--max-quality-loss", "0.0001")
     assert status == exit_status.FAILED
     assert data["gate"]["quality_failing"] == [f"{copy}:greedy_knapsack"] and data["gate"]["failing"] == []

@@ -14,8 +14,10 @@ so that they share one run of the instances.
 """
 
 import json
+import re
 
 import pytest
+from first_screens import first_screen
 from shared_runs import run_once
 from test_torch_copies import assert_reproduces_the_copys_own_defect, regressions
 from torch_copies import (
@@ -92,13 +94,16 @@ def test_each_copy_over_fills_where_torch_does_not_and_its_repair_passes_there(m
 
 def test_the_report_of_a_moved_defect_names_the_repair_and_shows_the_repaired_candidate_passes(moved_report):
     _, _, _, markdown = moved_report
-    assert "(known defect, now visible: the Hirschberg split hands the two halves capacity + 1 units" in markdown
+    assert "(known defect, now visible: [hirschberg_split](#cause-hirschberg_split))" in markdown
     assert "it is OPTIMAL on this instance: the failure is that known defect, moved" in markdown
     assert "- repair hirschberg_split: line 246: `right_capacity = capacity - best_split` -> " \
            "`right_capacity = (capacity - 1) - best_split`" in markdown
-    opening = markdown.split("\n\nCandidate:")[0]
-    assert "**The baseline's known defects in the candidate's source**" in opening and "hirschberg_split at line 246" in opening
-    assert "It fixes" not in opening.splitlines()[2], "passing where torch over-fills by chance is no fix"
+    how = markdown[markdown.index("## How the gate decides"):]
+    assert "The baseline's known defects in the candidate's source" in how and "hirschberg_split at line 246" in how
+    screen = first_screen(markdown)
+    assert "fixes" not in screen.lines[2], "passing where torch over-fills by chance is no fix"
+    by_chance = r"0(; \d+: .*\[hirschberg_split\]\(#cause-hirschberg_split\).* by chance)?"
+    assert all(re.fullmatch(by_chance, row["fixes (causes)"]) for row in screen.rows), screen.rows
 
 
 def test_a_float_bug_of_its_own_beside_torchs_float32_table_still_fails(tmp_path, monkeypatch):
