@@ -173,12 +173,12 @@ def test_check_against_torch_passes_the_split_fix_and_says_what_it_fixes(tmp_pat
                          " halves capacity + 1 units between them)")
 
 
-def test_reading_ilp_solutions_with_a_half_passes_the_gate_and_its_fix_counts_by_chance(tmp_path):
+def test_reading_ilp_solutions_with_a_half_passes_the_gate_and_its_fix_counts(tmp_path):
     """``x > 0.5`` saves the items HiGHS chose at 0.9999999 (the corpus's ``x == 1`` case passes),
     and its reported value, HiGHS' objective, is then 1e-13 off the saved items' sum: torch's
     ``-res.fun`` defect, WRONG_VALUE where torch was SUBOPTIMAL. That used to be a regression.
-    The fix counts by chance: reading HiGHS' x by rounding still over-fills where an item of 10**6
-    units sits at 0.999999 (``weight_limits``), and the ``solution_read`` repair still applies.
+    The fix is no chance: reading x with a half is the ``solution_read`` repair itself (a rounding),
+    so that repair finds no ``x == 1`` left in the copy.
     The corpus is cut to ilp_knapsack's two cases of those defects, and shrinking HiGHS' answers
     to 6 s (40 % of --time)."""
     copy = write_copy(tmp_path / "knapsack.py", ILP_HALF)
@@ -192,11 +192,11 @@ def test_reading_ilp_solutions_with_a_half_passes_the_gate_and_its_fix_counts_by
                                        "--regressions", str(corpus), "--instances", str(instance), "--time", "15")
     assert status == exit_status.OK, data["gate"]
     assert [(f["verdict"], f["causes"], f["instances"], f["by_chance"]) for f in data["gate"]["fixes"]] == [
-        ("SUBOPTIMAL", ["solution_read"], 1, True)]
+        ("SUBOPTIMAL", ["solution_read"], 1, False)]
     (visible,) = with_status(data, "known defect, now visible")
     assert visible["signature"][1:] == ["WRONG_VALUE", "SUBOPTIMAL"] and visible["causes"] == ["objective_value"]
     assert markdown[4].startswith("**Fixes:**") and "SUBOPTIMAL on 1 (res.x is read as exactly 0 or 1" in markdown[4]
-    assert "by chance: that defect's code is still in the candidate" in markdown[4]
+    assert "by chance" not in markdown[4]
 
 
 @pytest.mark.parametrize(
