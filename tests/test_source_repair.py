@@ -166,4 +166,4 @@ def test_a_guard_of_the_empty_problem_with_another_condition_is_the_repair_alrea
     guarded = torch_source().replace("    np_memory = np.array(memory)\n",
                                      "    if not memory:\n        return 0.0, [], []\n    np_memory = np.array(memory)\n", 1)
     (result,) = repaired(guarded, "ilp_knapsack", [("empty_problem", CAUSES["empty_problem"].repairs["ilp_knapsack"])]).results
-    assert not result.applied and "answers a problem without items before it (`if not memory:`)" in result.why_not
+    assert not result.applied and "answers a problem without items (`if not memory:`)" in result.why_not

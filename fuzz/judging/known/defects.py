@@ -37,7 +37,9 @@ from .known import same_solver
 from .source_repair import (
     Repair,
     add_keyword,
+    bind_at_start,
     guards_empty_input,
+    insert_at_start,
     insert_before,
     insert_before_call,
     minuend_is_the_width,
@@ -153,7 +155,7 @@ def _objective_value(failure: Check) -> bool:
 
 
 _FLOAT64 = Repair("the table or the profiles in float64: the dtype of the tensors it makes, no other float32",
-                  (replace_keyword_values("dtype", "torch.float32", "torch.float64"),))
+                  (replace_keyword_values("dtype", "torch.float32", "torch.float64"),), "compute in float64, not float32")
 
 FLOAT32 = Cause(
     "float32",
@@ -175,7 +177,7 @@ ZERO_WEIGHT_NEGATIVE_RUNTIME = Cause(
     repairs={"dp_knapsack": Repair("a zero-weight item adds its runtime only where it is positive", (
         replace_line("dp[i, :] = dp[i - 1, :] + current_runtime",
                      "dp[i, :] = dp[i - 1, :] + current_runtime.clamp(min=0)"),
-    ))},
+    ), "never save a zero-weight item of negative runtime")},
 )
 ZERO_MEMORY_DIVISION = Cause(
     "zero_memory_division",
@@ -187,8 +189,11 @@ ZERO_MEMORY_DIVISION = Cause(
     repairs={"greedy_knapsack": Repair("an item of zero memory ranks first instead of being divided by", (
         replace_expression("runtimes[i] / memory[i]", 'runtimes[i] / memory[i] if memory[i] else float("inf")',
                            already='runtimes[i] / memory[i] if memory[i] else float("inf")'),
-    ))},
+    ), "rank items of zero memory first instead of dividing by zero")},
 )
+_SCALE_BOUND = bind_at_start("S", ("# Scaling factor to convert floating point weights to integers", f"S = {SCALE}"))
+"""The file's own scaling factor, ``S`` as torch's dp solvers name it, bound where a repair uses it."""
+
 UNQUANTIZED_MEMORY = Cause(
     "unquantized_memory",
     "it compares unquantized memory with max_memory, not the quantized weights with the capacity",
@@ -198,21 +203,26 @@ UNQUANTIZED_MEMORY = Cause(
     leave=lambda instance: Instance(tuple(map(_snapped, instance.memory)), instance.runtimes, _snapped(instance.max_memory)),
     repairs={
         "greedy_knapsack": Repair("the quantized weights are added up and compared with the quantized budget", (
+            _SCALE_BOUND,
             replace_expression("total_memory + memory[i] <= max_memory",
-                               f"total_memory + round(memory[i] * {SCALE}) <= round(max_memory * {SCALE})"),
-            replace_line("total_memory += memory[i]", f"total_memory += round(memory[i] * {SCALE})"),
-        )),
+                               "total_memory + round(memory[i] * S) <= round(max_memory * S)"),
+            replace_line("total_memory += memory[i]", "total_memory += round(memory[i] * S)"),
+        ), "compare the quantized memory with the quantized budget"),
         "ilp_knapsack": Repair(
             "the constraint holds the quantized weights and budget, an item heavier than the budget at one unit"
             " more than it, all divided by a power of two (exact) that keeps them under 10**15, the largest"
             " coefficient HiGHS takes", (
             replace_line("np_memory = np.array(memory)", "\n".join((
-                f"quantized_budget = round(max_memory * {SCALE})",
-                "unit = 2.0 ** max(0, int(np.ceil(np.log2((quantized_budget + 1) / 1e15))))",
-                f"np_memory = np.array([min(round(m * {SCALE}), quantized_budget + 1) for m in memory], dtype=float) / unit",
+                "# Quantized as dp_knapsack does: an item heavier than the budget weighs one unit",
+                "# more than it, all in a unit that keeps the weights below HiGHS' largest, 1e15",
+                f"S = {SCALE}",
+                "quantized_max_memory = round(max_memory * S)",
+                "unit = 2.0 ** max(0, int(np.ceil(np.log2((quantized_max_memory + 1) / 1e15))))",
+                "np_memory = np.array([min(round(m * S), quantized_max_memory + 1) for m in memory]) / unit",
             ))),
-            replace_expression("np.array(max_memory)", "np.array(quantized_budget / unit)", already="quantized_budget / unit"),
-        )),
+            replace_expression("np.array(max_memory)", "np.array(quantized_max_memory / unit)",
+                               already="quantized_max_memory / unit"),
+        ), "constrain the quantized weights, as dp_knapsack does"),
     },
 )
 EMPTY_PROBLEM = Cause(
@@ -221,9 +231,9 @@ EMPTY_PROBLEM = Cause(
     "the instance without items",
     frozenset({"REJECTED"}),
     trait=traits.EMPTY,
-    repairs={"ilp_knapsack": Repair("a problem without items is answered before milp is asked", (
-        insert_before_call("milp", ("if len(memory) == 0:", "    return 0.0, [], []"), already=guards_empty_input),
-    ))},
+    repairs={"ilp_knapsack": Repair("a problem without items is answered first, before milp could be asked", (
+        insert_at_start(("if len(memory) == 0:", "    return 0.0, [], []"), already=guards_empty_input),
+    ), "answer a problem without items before calling milp")},
 )
 HIRSCHBERG_SPLIT = Cause(
     "hirschberg_split",
@@ -234,6 +244,7 @@ HIRSCHBERG_SPLIT = Cause(
         "the right half gets the capacity the left half leaves, not one unit more (the profiles have capacity + 1 cells)",
         (replace_line("right_capacity = capacity - best_split", "right_capacity = (capacity - 1) - best_split",
                       holds=minuend_is_the_width),),
+        "give the right half only the capacity the left half leaves",
     )},
 )
 SOLUTION_READ = Cause(
@@ -245,31 +256,17 @@ SOLUTION_READ = Cause(
     frozenset({"SUBOPTIMAL", "OVER_BUDGET"}),
     bound=_solution_read,
     repairs={"ilp_knapsack": Repair(
-        "milp's answer is rounded to 0 and 1, and where the rounded x breaks a constraint the item HiGHS left"
-        " furthest from 0 or 1 is fixed out and fixed in, the better of the two answers kept", (
-        insert_before("integrality = np.ones_like(c)", (
-            "# HiGHS takes x within 1e-6 of 0 or 1 as integral: rounded, and branched on where that over-fills",
-            "highs_milp = milp",
-            "def milp(*, c, constraints, bounds, **problem):",
-            "    res = highs_milp(c=c, constraints=constraints, bounds=bounds, **problem)",
-            "    if not res.success:",
-            "        return res",
-            "    x = np.round(res.x)",
-            "    if all(np.all((k.lb <= k.A @ x) & (k.A @ x <= k.ub)) for k in constraints):",
-            "        res.x = x",
-            "        return res",
-            "    branched = int(np.argmax(np.abs(res.x - x)))",
-            "    answers = []",
-            "    for fixed in (0.0, 1.0):",
-            "        lower, upper = (np.array(np.broadcast_to(b, c.shape), dtype=float) for b in (bounds.lb, bounds.ub))",
-            "        lower[branched] = upper[branched] = fixed",
-            "        answer = milp(c=c, constraints=constraints, bounds=Bounds(lower, upper), **problem)",
-            "        if answer.success:",
-            "            answers.append(answer)",
-            "    res.success = bool(answers)",
-            "    return min(answers, key=lambda answer: c @ answer.x) if answers else res",
+        "milp's answer is rounded to 0 and 1, unless the rounded selection breaks the constraint (HiGHS' tolerance"
+        " lets an item of 10**6 units sit at 0.999999: rounded, it over-fills by a unit), where x is read as before", (
+        insert_before_call("enumerate", (
+            "# HiGHS takes x within 1e-6 of 0 or 1 as integral: round it, unless the rounded",
+            "# selection breaks the constraint by that tolerance",
+            "solution = np.round(res.x)",
+            "if np_memory @ solution > memory_constraint.ub:",
+            "    solution = res.x",
         )),
-    ))},
+        replace_expression("enumerate(res.x)", "enumerate(solution)", already="enumerate(solution)"),
+    ), "round milp's solution before reading it")},
 )
 OBJECTIVE_VALUE = Cause(
     "objective_value",
@@ -280,7 +277,7 @@ OBJECTIVE_VALUE = Cause(
     repairs={"ilp_knapsack": Repair("the reported value is the saved runtimes' sum", (
         replace_expression("-res.fun", "float(sum(runtimes[i] for i in items_to_save))",
                            already="sum(runtimes[i] for i in items_to_save)"),
-    ))},
+    ), "report the saved runtimes' sum, not HiGHS' objective")},
 )
 MIP_GAP = Cause(
     "mip_gap",
@@ -291,16 +288,17 @@ MIP_GAP = Cause(
     repairs={"ilp_knapsack": Repair(
         "milp is asked for no relative gap (the one gap scipy's milp takes), and the objective is scaled until its"
         " smallest runtime is 1 (its largest at most 1e12): above HiGHS' absolute gap and tolerances, below the"
-        " 1e20 HiGHS takes for an infinite cost", (
+        " 1e20 HiGHS takes for an infinite cost; its optimum is scaled back", (
             replace_line("c = -np_runtimes", "\n".join((
-                "# Scaled until the smallest runtime is 1 (the largest at most 1e12): above HiGHS' absolute gap,",
-                "# below its infinite cost (1e20)",
-                "magnitudes = np.abs(np_runtimes)",
-                "scale = max(magnitudes[magnitudes != 0].min(initial=1.0), magnitudes.max(initial=0.0) * 1e-12)",
+                "# HiGHS stops within 1e-6 of the optimum: the objective is scaled so that its",
+                "# smallest runtime is at least 1, its largest at most 1e12 (below HiGHS' 1e20)",
+                "magnitudes = np.abs(np_runtimes[np_runtimes != 0])",
+                "scale = max(magnitudes.min(initial=1.0), magnitudes.max(initial=0.0) * 1e-12)",
                 "c = -np_runtimes / scale",
             ))),
             add_keyword("milp", 'options={"mip_rel_gap": 0}'),
-        ))},
+            insert_before("items_to_save = []", ("res.fun *= scale  # the objective in runtimes again",)),
+        ), "solve to a zero MIP gap")},
 )
 
 CAUSES = {

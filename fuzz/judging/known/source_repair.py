@@ -260,6 +260,36 @@ def insert_before(statement: str, lines: Sequence[str], already: Condition | Non
     return _insert(statement, lambda node: isinstance(node, ast.stmt) and _shape(node) == shape, lines, already)
 
 
+def insert_at_start(lines: Sequence[str], already: Condition | None = None) -> Edit:
+    """``lines`` inserted above the function's first statement (its docstring kept first), unless
+    ``already`` says the function does what they do."""
+
+    def find(scope: Scope) -> list[Site] | str:
+        body = [s for s in scope.function.body if s is not _docstring(scope.function)]
+        if not body:
+            return "its body holds nothing but a docstring"
+        there = already(scope, body[0]) if already is not None else ""
+        if there:
+            return f"{there} (repaired, or changed where the repair would go)"
+        return _inserted(scope, body[0], lines, scope.function.name)
+
+    return Edit(find)
+
+
+def bind_at_start(name: str, lines: Sequence[str]) -> Edit:
+    """``lines``, which bind ``name``, inserted above the function's first statement, where the
+    function does not bind ``name`` already; where it does, nothing changes (and the edit applies):
+    the repair's other edits use the function's own ``name``."""
+    inserted = insert_at_start(lines)
+
+    def find(scope: Scope) -> list[Site] | str:
+        if any(True for _ in _assignments(scope.function, name)):
+            return []
+        return inserted.find(scope)
+
+    return Edit(find)
+
+
 def _insert(expects: str, is_anchor: Callable[[ast.AST], bool], lines: Sequence[str], already: Condition | None) -> Edit:
     first = ast.parse("\n".join(lines)).body[0]
 
@@ -290,6 +320,8 @@ class Repair:
     what: str
     """What the repair changes, in a few words."""
     edits: tuple[Edit, ...]
+    title: str = ""
+    """The fix as an upstream commit's subject names it (``knapcheck.fuzz.judging.known.patch_series``)."""
 
 
 @dataclass(frozen=True)
@@ -491,15 +523,16 @@ def _is_length(node: ast.AST, names: set[str]) -> bool:
 
 
 def guards_empty_input(scope: Scope, anchor: ast.stmt) -> str:
-    """Whether the function leaves before ``anchor`` when it has no items: an ``if`` above it, on
-    the emptiness of a parameter (or of a name bound to a parameter's length), that returns or raises."""
+    """Whether the function leaves when it has no items: an ``if`` anywhere in it (a repair inserted
+    at ``anchor``, its first statement, would only repeat it), on the emptiness of a parameter (or of
+    a name bound to a parameter's length), that returns or raises."""
     function = scope.function
     names = {a.arg for a in function.args.args}
     for node in ast.walk(function):
         if isinstance(node, ast.Assign) and _is_length(node.value, names) and isinstance(node.value, ast.Call):
             names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
     for node in ast.walk(function):
-        if (isinstance(node, ast.If) and node.lineno < anchor.lineno and node.body
+        if (isinstance(node, ast.If) and node.body
                 and isinstance(node.body[-1], (ast.Return, ast.Raise)) and _tests_emptiness(node.test, names)):
-            return f"line {node.lineno} answers a problem without items before it (`if {ast.unparse(node.test)}:`)"
+            return f"line {node.lineno} answers a problem without items (`if {ast.unparse(node.test)}:`)"
     return ""
