@@ -80,7 +80,7 @@ class Ended:
 
 
 @dataclass(frozen=True)
-class Ready:
+class Handshake:
     """The child's handshake: its process id once ready, or why it is not (``pid`` None)."""
 
     pid: int | None
@@ -173,7 +173,7 @@ class Child:
         except (EOFError, OSError):
             return self._died()
 
-    def await_ready(self, seconds: float = STARTUP_TIME_LIMIT) -> Ready | Ended:
+    def await_ready(self, seconds: float = STARTUP_TIME_LIMIT) -> Handshake | Ended:
         """The child's handshake, within ``seconds``; once it is ready, its tree's memory cap counts
         from what the tree holds now. A child that is not ready is stopped."""
         message = self.receive(HANDSHAKE_LIMIT, seconds)
@@ -185,12 +185,12 @@ class Child:
             document = None
         if isinstance(document, dict) and set(document) == {"error"} and isinstance(document["error"], str):
             self.stop()
-            return Ready(None, document["error"])
+            return Handshake(None, document["error"])
         pid = document.get("ready") if isinstance(document, dict) and set(document) == {"ready"} else None
         if type(pid) is not int or pid not in [self.pid, *lifetime.descendants(self.pid)]:
             return self._end(CRASHED, f"{self.who} sent {message[:80]!r} where it should have said it was ready")
         self.cap.loaded(self.pid)
-        return Ready(pid)
+        return Handshake(pid)
 
     def _end(self, kind: str, error: str) -> Ended:
         self.stop()
