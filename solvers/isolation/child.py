@@ -129,11 +129,6 @@ class Child:
     def pid(self) -> int:
         return self.process.pid
 
-    @property
-    def running(self) -> bool:
-        """Not stopped yet (it may have died: ``receive`` tells)."""
-        return self.connection is not None
-
     def send(self, payload: bytes) -> None:
         """One message to the child; OSError when it is gone."""
         if self.connection is None:
