@@ -109,7 +109,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption("knapcheck_targets"):
         return
     config.stash[_PLAN] = _plan(config)
-    config.pluginmanager.register(_Session(config.stash[_PLAN], _SolverLog(config)), "knapcheck-session")
+    config.pluginmanager.register(_Session(config.stash[_PLAN], config), "knapcheck-session")
 
 
 def _plan(config: pytest.Config) -> Plan:
@@ -192,11 +192,23 @@ class _SolverLog:
 
 
 class _Session:
-    """The plugin's hooks while a target is given (registered by pytest_configure, so inert otherwise)."""
+    """The plugin's hooks while a target is given (registered by pytest_configure, so inert otherwise).
 
-    def __init__(self, plan: Plan, log: _SolverLog) -> None:
+    The session's workers are one pool (``knapcheck.solvers.isolation.worker.WorkerPool``), the
+    current one from configure to the session's end: the targets are loaded when the suite is
+    collected and serve every test after."""
+
+    def __init__(self, plan: Plan, config: pytest.Config) -> None:
+        from .solvers.isolation.worker import WorkerPool
+
         self.plan = plan
-        self.log = log
+        self._workers = ExitStack()
+        self._workers.enter_context(WorkerPool())
+        try:
+            self.log = _SolverLog(config)
+        except BaseException:
+            self._workers.close()
+            raise
 
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector):
@@ -214,10 +226,8 @@ class _Session:
         node.workerinput[LOG_KEY] = str(self.log.path)
 
     def pytest_sessionfinish(self) -> None:
-        from .solvers.isolation.worker import stop_workers
-
-        stop_workers()
         self.log.close()
+        self._workers.close()
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         line = self.log.summary()
@@ -283,10 +293,10 @@ class Suite(pytest.Collector):
 
     def _load(self) -> None:
         """Every target and baseline loaded now, so one that cannot be is a collection error, said once."""
-        from .solvers.isolation.worker import start_workers
+        from .solvers.isolation.worker import current_pool
 
         entries = [*self.plan.targets, *self.plan.counterparts.values()]
-        unloadable = start_workers([e for e in entries if e.isolate], second_for_exact=True)
+        unloadable = current_pool().start(entries, second_for_exact=True)
         problems = [f"{name}: {outcome.error}" for name, outcome in unloadable.items()]
         for entry in entries:
             if not entry.isolate:

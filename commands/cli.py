@@ -16,7 +16,8 @@ import signal
 import sys
 import traceback
 
-from ..solvers.isolation.worker import INTRA_OP_THREADS
+from ..solvers.isolation.child import INTRA_OP_THREADS
+from ..solvers.isolation.worker import WorkerPool
 from . import exit_status
 from .output_checks import OutputTaken
 from .stop_signals import STATUSES, raise_terminated, stopped_by
@@ -90,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(_command_in(argv)).parse_args(argv)
     previous = signal.signal(signal.SIGTERM, raise_terminated)
     try:
-        return args.run(args)
+        with WorkerPool():
+            return args.run(args)
     except UsageError as exc:
         print(f"knapcheck {args.command}: " + " ".join(str(exc).split()), file=sys.stderr)
         return exit_status.USAGE

@@ -183,16 +183,14 @@ def _load_isolated(entries: list[SolverEntry]) -> None:
     """Load every target named by a file or a module (``nosuch.py:f``), in its isolated worker,
     before any work: one that cannot be loaded is a usage error, not a campaign of verdicts about
     code that never ran. (Ours and torch's are known to the registry already.) The workers are
-    stopped again: the campaign's workers start their own."""
+    stopped again (a pool of their own): the campaign's workers start their own."""
     from ..solvers import specs
-    from ..solvers.isolation.worker import stop_workers
+    from ..solvers.isolation.worker import WorkerPool
     from ..solvers.registry import with_isolation
 
     named = [with_isolation(e) for e in entries if not e.ours and specs.parse(e.spec).kind in ("file", "module")]
-    try:
+    with WorkerPool():
         load_targets(named)
-    finally:
-        stop_workers()
 
 
 def run(args: argparse.Namespace) -> int:

@@ -132,11 +132,10 @@ def load_targets(entries: list[SolverEntry], *, determinism: bool = False) -> No
     """Load every entry's solver now: isolated ones in their worker processes (started side by
     side, with ``determinism`` the second workers of exact ones too), the others here. UsageError
     naming each one that cannot be loaded."""
-    from ..solvers.isolation.worker import start_workers
+    from ..solvers.isolation.worker import current_pool
 
-    isolated = [e for e in entries if e.isolate]
     problems = [
-        _reason(name, outcome.error) for name, outcome in start_workers(isolated, second_for_exact=determinism).items()
+        _reason(name, outcome.error) for name, outcome in current_pool().start(entries, second_for_exact=determinism).items()
     ]
     for entry in entries:
         if not entry.isolate:

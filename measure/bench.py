@@ -1,31 +1,33 @@
 """Benchmarking solvers side by side: each measurement in its own fresh child process.
 
 A row is a seeded, reproducible instance. For every (row, solver) pair ``run_bench`` starts
-``repeats`` fresh processes (``knapcheck.measure.bench_child``), each timing one call and measuring the peak
-resident memory it added. A per-call row (``PerCallRow``) is many small problems instead, each
-solved ``rounds`` times in the one process, since a fresh process per call of a few microseconds
-would measure nothing but the process: its time is the median of all those calls. A child that runs past the time limit is killed and the pair shows
-``timeout``; a pair whose registry entry refuses the size (``SolverEntry.accepts``) is not run and
-shows ``too big``. Once a pair fails, its remaining repeats are skipped, so a full matrix finishes
-in bounded time. ``knapcheck.reports.bench_table`` shows the medians side by side, with ratios against
-upstream baselines measured in the same run.
+``repeats`` fresh processes (``knapcheck.measure.bench_child``, children of
+``knapcheck.solvers.isolation.child`` as the correctness workers are: their whole tree capped and
+stopped with them), each timing one call and measuring the peak resident memory it added. A
+per-call row (``PerCallRow``) is many small problems instead, each solved ``rounds`` times in the
+one process, since a fresh process per call of a few microseconds would measure nothing but the
+process: its time is the median of all those calls. A child that runs past the time limit is
+killed and the pair shows ``timeout``; a pair whose registry entry refuses the size
+(``SolverEntry.accepts``) is not run and shows ``too big``. Once a pair fails, its remaining
+repeats are skipped, so a full matrix finishes in bounded time. ``knapcheck.reports.bench_table``
+shows the medians side by side, with ratios against upstream baselines measured in the same run.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import statistics
-import subprocess
-import sys
+import tempfile
+import time
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Callable, Sequence, cast
+from typing import IO, Callable, Sequence, cast
 
 from ..fuzz.corpus.harvest_records import harvested_record, load_harvested
 from ..solvers.contract import SCALE, Instance
+from ..solvers.contract.outcome import CRASHED, OUT_OF_MEMORY, TIMED_OUT
+from ..solvers.isolation.child import Child, Ended, environment
 from ..solvers.registry import SolverEntry
 
 DEFAULT_TIME_LIMIT = 150.0
@@ -36,7 +38,12 @@ BASELINES = ("torch:dp_knapsack_sliding_hirschberg", "torch:dp_knapsack")
 CLOCKS = {"wall": "wall-clock time", "cpu": "CPU time of the measuring process (all its threads)"}
 """What a measurement's time is: ``cpu`` leaves out the time other processes take from it on a
 busy machine, and counts every thread of a solver that runs several."""
-ROOT = Path(__file__).resolve().parent.parent
+MEMORY_LIMIT = 4 * 2**30
+"""Address space the measured calls may add (``RLIMIT_AS``), and what the measuring process's tree
+may hold beyond what it held once its solver was loaded (no tree cap for a CUDA solver): a
+runaway allocation fails there instead of swamping the machine."""
+RESULT_LIMIT = 1 << 24
+"""The longest answer a measuring process may send, in bytes (a per-call row's times included)."""
 
 
 @dataclass(frozen=True)
@@ -341,25 +348,47 @@ class BenchResult:
 
 def measure_once(entry: SolverEntry, row: Row, time_limit: float, clock: str = "wall") -> dict:
     """One fresh child process, one call: a dict with status and, when ok, seconds (on ``clock``,
-    one of ``CLOCKS``) and peak_bytes. The time limit is always wall-clock time."""
-    spec = json.dumps({"solver": entry.name, "row": row.as_dict(), "clock": clock})
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    one of ``CLOCKS``) and peak_bytes. The time limit is always wall-clock time, the child's
+    start-up included."""
+    deadline = time.monotonic() + time_limit
+    job = {"solver": entry.name, "row": row.as_dict(), "clock": clock, "memory_limit": MEMORY_LIMIT}
+    with tempfile.TemporaryFile() as output:
+        child = Child.launch(["-m", "knapcheck.measure.bench_child"], [], variables=environment(), output=output.fileno(),
+                             memory_limit=None if entry.device == "cuda" else MEMORY_LIMIT, who="the measuring process")
+        try:
+            try:
+                child.send(json.dumps(job).encode())
+            except OSError:
+                pass  # the child is gone: awaiting its handshake says how it ended
+            ready = child.await_ready(time_limit)
+            if not isinstance(ready, Ended) and ready.pid is None:
+                return {"status": "error", "error": ready.error}
+            answer = ready if isinstance(ready, Ended) else child.receive(RESULT_LIMIT, deadline - time.monotonic())
+            if isinstance(answer, Ended):
+                return _ended(answer, child, output, time_limit)
+        finally:
+            child.stop()
     try:
-        done = subprocess.run(
-            [sys.executable, "-m", "knapcheck.measure.bench_child", spec],
-            capture_output=True,
-            text=True,
-            timeout=time_limit,
-            env=env,
-            cwd=ROOT,
-        )
-    except subprocess.TimeoutExpired:
+        result = json.loads(answer)
+    except ValueError:
+        result = None
+    if not isinstance(result, dict) or not isinstance(result.get("status"), str):
+        return {"status": "crash", "error": f"the measuring process sent {answer[:80]!r} where it should have sent its result"}
+    return result
+
+
+def _ended(ended: Ended, child: Child, output: IO[bytes], time_limit: float) -> dict:
+    """What a measurement that gave no result says: a timeout, the tree over its memory cap, or
+    the process killed by a signal or ended otherwise, with what it printed last."""
+    if ended.kind == TIMED_OUT:
         return {"status": f"timeout > {time_limit:g} s"}
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
-        killed = done.returncode < 0
-        return {"status": "killed" if killed else "crash", "error": done.stderr.strip()[-500:]}
-    return json.loads(lines[-1])
+    output.seek(0)
+    printed = output.read().decode(errors="replace").strip()[-500:]
+    if ended.kind == OUT_OF_MEMORY:
+        return {"status": "out of memory", "error": ended.error}
+    returncode = child.process.poll()
+    killed = ended.kind == CRASHED and returncode is not None and returncode < 0
+    return {"status": "killed" if killed else "crash", "error": printed or ended.error}
 
 
 def run_bench(

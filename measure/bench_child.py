@@ -1,10 +1,13 @@
-"""One benchmark measurement, run as ``python -m knapcheck.measure.bench_child SPEC_JSON`` in a fresh process.
+"""One benchmark measurement in a fresh process: ``knapcheck.measure.bench.measure_once``'s child.
 
-The process loads the solver (and with it torch, if the solver uses it: one that does not, such as
+Started through ``knapcheck.solvers.isolation.child`` as every child that runs a solver is, it
+connects back (``knapcheck.solvers.isolation.child_side.connect``: its cgroup, its keeper), reads
+its job (the solver, the row, the clock, the address-space cap) and loads the solver; its handshake
+says it is ready, or why it cannot load the solver. The process loads the solver (and with it torch, if the solver uses it: one that does not, such as
 expanding_core, runs without it), has numba compile what the solver uses
 (``knapcheck.solvers.cache.compiled_in_background``), builds the row's instance and warms the
 solver up on a tiny instance; then it resets the kernel's peak-RSS mark to the current RSS and calls the solver once.
-It prints one JSON line: the time of the call (wall-clock, or with ``"clock": "cpu"`` in the spec
+Its one answer is a JSON object: the time of the call (wall-clock, or with ``"clock": "cpu"`` in the spec
 the process's CPU time), and the peak resident memory above the RSS just before the call (the
 interpreter, torch, the solver's code and its input excluded). On CUDA it also reports the peak of torch's CUDA allocator. A per-call row's problems
 are each solved ``rounds`` times, round after round, every call timed on its own: the time is
@@ -18,19 +21,17 @@ import gc
 import json
 import math
 import resource
+import socket
 import statistics
 import sys
 import time
 import traceback
-from pathlib import Path
+from typing import Callable
 
 from ..solvers.cache.compiled_in_background import compile_where_loaded
 from ..solvers.contract import ProblemTooLarge
+from ..solvers.isolation import child_side
 from .peak_rss import reset_peak, status_kib, trim_heap
-
-MEMORY_LIMIT_BYTES = 4 * 2**30
-"""Address space the call may add: a runaway allocation fails here instead of swamping the machine."""
-
 
 _WARM_UP_MEMORY = [(i * 371 % 997 + 13) / 10_000 for i in range(40)]
 WARM_UP = (
@@ -49,19 +50,26 @@ int64: the bound test can leave a row's DP a total that fits a narrow one), whil
 float32 kernels run in all of them."""
 
 
-def _limit_address_space() -> None:
-    pages = int(Path("/proc/self/statm").read_text().split()[0])
-    limit = pages * resource.getpagesize() + MEMORY_LIMIT_BYTES
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-
-def measure(spec: dict) -> dict:
+def load(spec: dict) -> Callable:
+    """The spec's solver, loaded, with what numba compiles for it compiled."""
     from ..solvers.registry import resolve
-    from .bench import row_from_dict
 
     (entry,) = resolve(spec["solver"])
     solver = entry.load()
     compile_where_loaded()
+    return solver
+
+
+def measure(spec: dict) -> dict:
+    return measure_loaded(spec, load(spec))
+
+
+def measure_loaded(spec: dict, solver: Callable) -> dict:
+    """The measurement of ``solver``, loaded; with ``"memory_limit"`` in the spec, the calls may
+    add that many bytes of address space (``child_side.cap_address_space``): a runaway allocation
+    fails here instead of swamping the machine."""
+    from .bench import row_from_dict
+
     row = row_from_dict(spec["row"])
     clock = time.process_time if spec.get("clock") == "cpu" else time.perf_counter
     problems = [(list(i.memory), list(i.runtimes), i.max_memory) for i in row.instances()]
@@ -78,7 +86,8 @@ def measure(spec: dict) -> dict:
     if cuda:
         cuda.synchronize()
         cuda.reset_peak_memory_stats()
-    _limit_address_space()
+    if spec.get("memory_limit") is not None:
+        child_side.cap_address_space(spec["memory_limit"])
     fresh_peak = reset_peak()
     before = status_kib("VmRSS") if fresh_peak else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     call = 0
@@ -107,20 +116,41 @@ def measure(spec: dict) -> dict:
     return result
 
 
-def main(argv: list[str]) -> int:
-    spec = json.loads(argv[0])
-    try:
-        result = measure(spec)
-    except ProblemTooLarge as exc:
-        result = {"status": "too big", "error": f"{type(exc).__name__}: {exc}"}
-    except MemoryError as exc:
-        result = {"status": "out of memory", "error": f"{type(exc).__name__}: {exc}"}
-    except RuntimeError as exc:
+def result_of(exc: Exception) -> dict:
+    """How a measurement that raised is reported: a refusal of the size, running out of memory, or an error."""
+    if isinstance(exc, ProblemTooLarge):
+        return {"status": "too big", "error": f"{type(exc).__name__}: {exc}"}
+    if isinstance(exc, MemoryError):
+        return {"status": "out of memory", "error": f"{type(exc).__name__}: {exc}"}
+    if isinstance(exc, RuntimeError):
         oom = "allocate" in str(exc) or "out of memory" in str(exc)
-        result = {"status": "out of memory" if oom else "error", "error": f"{type(exc).__name__}: {exc}"}
+        return {"status": "out of memory" if oom else "error", "error": f"{type(exc).__name__}: {exc}"}
+    return {"status": "error", "error": "".join(traceback.format_exception_only(type(exc), exc)).strip()}
+
+
+def serve(connection: socket.socket) -> None:
+    """Read the job, load its solver, say so, and answer with the measurement."""
+    for message in child_side.requests(connection):
+        spec = json.loads(message)
+        break
+    else:
+        return
+    try:
+        solver = load(spec)
     except Exception as exc:
-        result = {"status": "error", "error": "".join(traceback.format_exception_only(type(exc), exc)).strip()}
-    print(json.dumps(result), flush=True)
+        child_side.say_not_ready(connection, result_of(exc)["error"])
+        return
+    child_side.say_ready(connection)
+    try:
+        result = measure_loaded(spec, solver)
+    except Exception as exc:
+        result = result_of(exc)
+    child_side.send_json(connection, result)
+
+
+def main(argv: list[str]) -> int:
+    connection, _ = child_side.connect(argv)
+    child_side.serve(connection, serve)
     return 0
 
 

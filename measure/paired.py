@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from ..solvers.contract import SCALE, Instance
 from ..solvers.entry import SolverEntry
-from ..solvers.isolation.worker import STARTUP_TIME_LIMIT
+from ..solvers.isolation.child import STARTUP_TIME_LIMIT
 from .paired_parent import Failed, Measured, PairedProcess
 from .ratio_interval import CONFIDENCE, RatioEstimate, estimate
 from .tree_meter import CGROUP, SAMPLED

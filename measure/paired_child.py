@@ -1,16 +1,19 @@
 """One solver's process in the paired benchmark (``knapcheck.measure.paired``): it loads the solver
 and calls it when told to, and measures nothing itself.
 
-Run as ``python -m knapcheck.measure.paired_child PARENT_PID FD [CGROUP]``. It joins CGROUP when
-given, and splits into a keeper and the process that serves (``knapcheck.solvers.isolation.lifetime``:
-in a PID namespace of its own where the kernel allows it), so that the candidate and the baseline
-run in processes that cannot reach each other: a candidate that rebinds torch's functions, fills
-memory or starts processes does so in its own tree only.
+Started by ``knapcheck.measure.paired_parent`` through ``knapcheck.solvers.isolation.child``, as
+``python -m knapcheck.measure.paired_child PARENT_PID FD CGROUP``, it connects back as every such
+child does (``knapcheck.solvers.isolation.child_side.connect``): it joins its cgroup and splits into
+a keeper and the process that serves (``knapcheck.solvers.isolation.lifetime``: in a PID namespace
+of its own where the kernel allows it), so that the candidate and the baseline run in processes
+that cannot reach each other: a candidate that rebinds torch's functions, fills memory or starts
+processes does so in its own tree only.
 
-Messages are JSON on the socket FD. The parent sends the job (the solver's spec, the rows'
-instances, an address-space cap and torch's thread count: torch is set to it once the solver is
-loaded, if the solver imported it, and starts with it otherwise, through ``OMP_NUM_THREADS``); the process answers ``loaded`` (with its
-process id as the parent's /proc names it) or ``failed``. Then, for every call, the parent sends
+Messages are JSON in ``knapcheck.solvers.isolation.wire``'s framing. The parent sends the job (the
+solver's spec, the rows' instances, an address-space cap and torch's thread count: torch is set to
+it once the solver is loaded, if the solver imported it, and starts with it otherwise, through
+``OMP_NUM_THREADS``); the process's handshake says it is ready (``child_side.say_ready``, with its
+process id as the parent's /proc names it) or why it cannot load the solver. Then, for every call, the parent sends
 ``{"call": ROW}`` and the process calls the solver on fresh copies of that row's lists, with the
 garbage collector off, and answers ``done`` (or ``failed`` when the solver raised); the parent reads
 the figures (``knapcheck.measure.tree_meter``) and sends ``{"tidy": SETTLE}``: the process collects
@@ -22,16 +25,14 @@ from __future__ import annotations
 
 import gc
 import json
-import os
+import socket
 import sys
-from multiprocessing.connection import Connection
 from typing import Callable, Sequence
 
 from ..solvers import specs
 from ..solvers.cache.compiled_in_background import compile_where_loaded
 from ..solvers.contract import ProblemTooLarge
-from ..solvers.isolation import lifetime, tree_caps
-from ..solvers.isolation.worker import cap_address_space
+from ..solvers.isolation import child_side
 from .peak_rss import trim_heap
 
 Problem = tuple[Sequence[float], Sequence[float], float]
@@ -91,27 +92,34 @@ def serve_calls(solver: Callable, problems: Sequence[Problem], receive: Callable
             send({"event": "idle"})
 
 
-def serve(conn: Connection) -> None:
+def serve(connection: socket.socket) -> None:
+    requests = child_side.requests(connection)
+
     def send(message: dict) -> None:
-        conn.send_bytes(json.dumps(message).encode())
+        child_side.send_json(connection, message)
 
     def receive() -> dict:
-        return json.loads(conn.recv_bytes())
+        for message in requests:
+            return json.loads(message)
+        raise EOFError("the parent closed the connection")
 
-    job = receive()
+    try:
+        job = receive()
+    except EOFError:
+        return
     try:
         solver = specs.load(job["spec"])
     except Exception as exc:
-        send({"event": "failed", "status": "error", "error": str(exc)[:500]})
+        child_side.say_not_ready(connection, str(exc)[:500])
         return
     compile_where_loaded()
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(job["threads"])
     problems = [(row["memory"], row["runtimes"], row["max_memory"]) for row in job["rows"]]
     if job["memory_limit"] is not None:
-        cap_address_space(job["memory_limit"])
+        child_side.cap_address_space(job["memory_limit"])
     tidy(settle=False)
-    send({"event": "loaded", "pid": int(os.readlink("/proc/self"))})
+    child_side.say_ready(connection)
 
     def synchronize() -> None:
         """A solver that used CUDA has its kernels finished before it answers."""
@@ -123,11 +131,8 @@ def serve(conn: Connection) -> None:
 
 
 def main(argv: list[str]) -> int:
-    parent, fd = int(argv[0]), int(argv[1])
-    if len(argv) > 2 and argv[2]:
-        tree_caps.join(argv[2])
-    lifetime.keep_tree(parent)
-    serve(Connection(fd))
+    connection, _ = child_side.connect(argv)
+    child_side.serve(connection, serve)
     return 0
 
 

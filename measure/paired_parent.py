@@ -4,25 +4,24 @@
 here), waits until it has loaded its solver, has it call the solver on a row and measures the call
 from outside (``knapcheck.measure.tree_meter``): the CPU time of the process tree (the wall-clock
 time when the pair involves a CUDA solver, whose work is not CPU time), its peak memory and what it
-retains. Its tree is capped as a correctness worker's is (``knapcheck.solvers.isolation.tree_caps``:
-a cgroup, or sampling), on top of an address-space cap; a process that dies, breaks the protocol or
-goes over a cap is a ``Failed`` that says so, never an exception here.
+retains. The process is a child of ``knapcheck.solvers.isolation.child``, as a correctness worker
+is: started, heard and stopped the same way, its tree capped the same way
+(``knapcheck.solvers.isolation.tree_caps``: a cgroup, or sampling), on top of an address-space cap;
+a process that dies, breaks the protocol or goes over a cap is a ``Failed`` that says so, never an
+exception here.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
-import sys
 import time
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Callable
 
-from ..solvers.contract.outcome import OUT_OF_MEMORY
-from ..solvers.isolation import lifetime, tree_caps
+from ..solvers.contract.outcome import CRASHED, OUT_OF_MEMORY, TIMED_OUT
+from ..solvers.isolation.child import Child, Ended, environment
 from . import tree_meter
 
 MEMORY_LIMIT = 4 * 2**30
@@ -55,124 +54,95 @@ class Failed:
     error: str
 
 
+_STATUSES = {CRASHED: "crash", OUT_OF_MEMORY: "out of memory", TIMED_OUT: "timeout"}
+"""A ``Failed``'s status for each way a child ends (``knapcheck.solvers.isolation.child.Ended``)."""
+
+
 class PairedProcess:
     """One solver's benchmark process: ``start``, ``await_loaded``, ``call`` as often as asked, ``stop``."""
 
     def __init__(self, spec: str, problems: list[dict], *, output: Path | None, threads: int, wall_time: bool,
                  capped: bool) -> None:
-        self.job = {"spec": spec, "rows": problems, "threads": threads,
-                    "memory_limit": MEMORY_LIMIT if capped else None}
+        self.memory_limit = MEMORY_LIMIT if capped else None
+        self.threads = threads
+        self.job = {"spec": spec, "rows": problems, "threads": threads, "memory_limit": self.memory_limit}
         self.output = output
         self.wall_time = wall_time
-        self._cap = tree_caps.new_cap(MEMORY_LIMIT if capped else None)
-        self._process: subprocess.Popen | None = None
-        self._conn: Connection | None = None
+        self._child: Child | None = None
         self.meter: tree_meter.SampledMeter | tree_meter.CgroupMeter | None = None
         self._caller = 0
 
     def start(self) -> None:
-        ours, theirs = socket.socketpair()
-        command = [sys.executable, "-P", "-m", "knapcheck.measure.paired_child", str(os.getpid()), str(theirs.fileno()),
-                   self._cap.cgroup]
-        environment = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p),
-                           OMP_NUM_THREADS=str(self.job["threads"]))
+        """Start the process and send it its job (``knapcheck.measure.paired_child``)."""
         with open(self.output, "ab") if self.output is not None else open(os.devnull, "wb") as sink:
-            self._process = lifetime.launch(command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
-                                            stdout=sink, stderr=sink, env=environment)
-        theirs.close()
-        self._conn = Connection(ours.detach())
+            self._child = Child.launch(["-m", "knapcheck.measure.paired_child"], [], memory_limit=self.memory_limit,
+                                       variables=environment(threads=self.threads), output=sink.fileno(),
+                                       who="the benchmark process")
         try:
-            self._conn.send_bytes(json.dumps(self.job).encode())
+            self._child.send(json.dumps(self.job).encode())
         except OSError:
             pass
 
     def await_loaded(self, seconds: float) -> Failed | None:
         """Wait at most ``seconds`` until the solver is loaded (None), or say why it is not."""
-        message = self._await("loaded", time.monotonic() + seconds, sampling=False)
-        if message is None:
-            self.stop()
-            return Failed("timeout", f"not loaded within {seconds:g} s")
-        if isinstance(message, Failed):
-            return message
-        assert self._process is not None
-        caller = message.get("pid")
-        if not isinstance(caller, int) or caller not in lifetime.descendants(self._process.pid):
-            self.stop()
-            return Failed("crash", f"the benchmark process sent a process id outside its tree: {caller!r:.40}")
-        self._caller = caller
-        self._cap.loaded(self._process.pid)
+        assert self._child is not None
+        ready = self._child.await_ready(seconds)
+        if isinstance(ready, Ended):
+            return Failed("timeout", f"not loaded within {seconds:g} s") if ready.kind == TIMED_OUT else _failed(ready)
+        if ready.pid is None:
+            return Failed("error", ready.error)
+        self._caller = ready.pid
         return None
 
     def can_use_cgroup(self) -> bool:
-        return isinstance(tree_meter.new_meter(self._cap, self.root, self._caller), tree_meter.CgroupMeter)
+        assert self._child is not None
+        return isinstance(tree_meter.new_meter(self._child.cap, self.root, self._caller), tree_meter.CgroupMeter)
 
     def use_meter(self, method: str) -> None:
         """Measure with ``method`` (``tree_meter.CGROUP`` only where ``can_use_cgroup``), from now on."""
+        assert self._child is not None
         if method == tree_meter.CGROUP:
-            self.meter = tree_meter.CgroupMeter(self._cap.directory)  # type: ignore[union-attr]
+            self.meter = tree_meter.CgroupMeter(self._child.cap.directory)  # type: ignore[union-attr]
         else:
             self.meter = tree_meter.SampledMeter(self.root, self._caller)
         self.meter.loaded()
 
     @property
     def root(self) -> int:
-        assert self._process is not None
-        return self._process.pid
+        assert self._child is not None
+        return self._child.pid
 
     def call(self, row: int, seconds_left: float, settle: bool) -> Measured | Failed | None:
         """Call the solver on a row and measure it; None when it has not answered within ``seconds_left``.
         ``settle``: a warm-up call, after which the process freezes what its garbage collection leaves."""
-        assert self.meter is not None and self._conn is not None
+        assert self.meter is not None
         deadline = time.monotonic() + seconds_left
         self.meter.before()
         start = time.monotonic()
-        done = self._ask({"call": row}, "done", deadline, sampling=True)
+        done = self._ask({"call": row}, "done", seconds_left, self.meter.sample)
         if not isinstance(done, dict):
             return done
         cpu = self.meter.after()
         wall = time.monotonic() - start
-        idle = self._ask({"tidy": settle}, "idle", deadline, sampling=False)
+        idle = self._ask({"tidy": settle}, "idle", deadline - time.monotonic(), None)
         if not isinstance(idle, dict):
             return idle
         peak, retained = self.meter.settled()
         return Measured(wall if self.wall_time else cpu, wall, peak, retained)
 
-    def _ask(self, message: dict, event: str, deadline: float, sampling: bool) -> dict | Failed | None:
-        """Send ``message`` and await its answer ``event`` (``_await``); a Failed when the process is gone."""
-        assert self._conn is not None
+    def _ask(self, message: dict, event: str, seconds: float, sample: Callable[[], None] | None) -> dict | Failed | None:
+        """Send ``message`` and await its answer ``event`` for ``seconds`` (None past them), the tree
+        sampled meanwhile (``sample``, every ``tree_meter.SAMPLE_SECONDS``) and held to its caps; a
+        Failed for any other answer, or when the process is gone."""
+        assert self._child is not None
         try:
-            self._conn.send_bytes(json.dumps(message).encode())
+            self._child.send(json.dumps(message).encode())
         except OSError:
-            return self._died()
-        return self._await(event, deadline, sampling)
-
-    def _await(self, event: str, deadline: float, sampling: bool) -> dict | Failed | None:
-        """The next message, if it is ``event``; a Failed for anything else; None at the deadline.
-        While waiting, the tree is sampled (``sampling``) and held to its caps."""
-        assert self._conn is not None and self._process is not None
-        next_check = time.monotonic() + tree_caps.SAMPLE_SECONDS
-        while True:
-            now = time.monotonic()
-            if now >= deadline:
-                return None
-            wait = min(deadline, next_check) - now
-            if sampling:
-                wait = min(wait, tree_meter.SAMPLE_SECONDS)
-            try:
-                ready = self._conn.poll(max(0.0, wait))
-                data = self._conn.recv_bytes(_MESSAGE_LIMIT) if ready else None
-            except (EOFError, OSError):
-                return self._died()
-            if data is not None:
-                return self._read(data, event)
-            if sampling and self.meter is not None:
-                self.meter.sample()
-            if time.monotonic() >= next_check:
-                next_check = time.monotonic() + tree_caps.SAMPLE_SECONDS
-                over = self._cap.exceeded(self._process.pid)
-                if over is not None:
-                    self.stop()
-                    return Failed("out of memory" if over[0] == OUT_OF_MEMORY else "crash", over[1])
+            pass  # the process is gone: receiving says how it ended
+        reply = self._child.receive(_MESSAGE_LIMIT, seconds, tick=sample, tick_seconds=tree_meter.SAMPLE_SECONDS)
+        if isinstance(reply, Ended):
+            return None if reply.kind == TIMED_OUT else _failed(reply)
+        return self._read(reply, event)
 
     def _read(self, data: bytes, event: str) -> dict | Failed:
         try:
@@ -186,19 +156,11 @@ class PairedProcess:
         self.stop()
         return Failed("crash", f"the benchmark process sent {data[:80]!r} where it should have said {event!r}")
 
-    def _died(self) -> Failed:
-        assert self._process is not None
-        ending = lifetime.how_it_ended(self._process, "the benchmark process")
-        out_of_memory = self._cap.died()
-        self.stop()
-        return Failed("out of memory", out_of_memory) if out_of_memory else Failed("crash", ending)
-
     def stop(self) -> None:
-        """End the process and whatever its solver started (``knapcheck.solvers.isolation.lifetime.stop``)."""
-        conn, process = self._conn, self._process
-        self._conn = None
-        if conn is not None:
-            conn.close()
-        if process is not None:
-            lifetime.stop(process)
-        self._cap.close()
+        """End the process and whatever its solver started (``knapcheck.solvers.isolation.child.Child.stop``)."""
+        if self._child is not None:
+            self._child.stop()
+
+
+def _failed(ended: Ended) -> Failed:
+    return Failed(_STATUSES[ended.kind], ended.error)

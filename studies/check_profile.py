@@ -25,7 +25,7 @@ import time
 
 STAGES = {
     "importing": ("<frozen importlib._bootstrap>", "_find_and_load"),
-    "starting workers": ("worker.py", "start_workers"),
+    "starting workers": ("worker.py", "start"),
     "drawing instances": ("strategies.py", "sample"),
     "Hypothesis's engine (unit)": ("engine.py", "run"),
     "  of which targeting (unit)": ("engine.py", "optimise_targets"),
@@ -69,11 +69,11 @@ def profile_unit(seconds: float) -> cProfile.Profile:
     from knapcheck.fuzz.campaign.events import Tally
     from knapcheck.fuzz.campaign.run import campaign_entries
     from knapcheck.fuzz.campaign.units import FUZZ, Setup, Unit, UnitRun
-    from knapcheck.solvers.isolation.worker import start_workers
+    from knapcheck.solvers.isolation.worker import current_pool
     from knapcheck.solvers.registry import resolve
 
     entries = campaign_entries(resolve("torch:dp_knapsack"), 60.0)
-    start_workers(list(entries))
+    current_pool().start(list(entries))
     cases = []
     profile = cProfile.Profile()
     with tempfile.TemporaryDirectory() as database:

@@ -9,7 +9,7 @@ import sys
 import pytest
 from hypothesis import HealthCheck, settings
 
-from knapcheck.solvers.isolation.worker import INTRA_OP_THREADS
+from knapcheck.solvers.isolation.child import INTRA_OP_THREADS
 
 os.environ.setdefault("KNAPCHECK_DRAW_CACHE", "off")
 """Every test draws its instances (commands it runs inherit this): a kept draw would hide a draw
@@ -19,7 +19,7 @@ os.environ.setdefault("OMP_NUM_THREADS", INTRA_OP_THREADS)
 if "torch" in sys.modules:
     sys.modules["torch"].set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 """One intra-op thread for torch in every process of the suite, as knapcheck's commands give their
-own (``knapcheck.solvers.isolation.worker.INTRA_OP_THREADS``): xdist runs a process per core, and
+own (``knapcheck.solvers.isolation.child.INTRA_OP_THREADS``): xdist runs a process per core, and
 each runs solvers in process and starts workers, commands and exported files that run torch."""
 
 os.environ.pop("GITHUB_STEP_SUMMARY", None)

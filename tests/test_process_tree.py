@@ -19,8 +19,7 @@ import pytest
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.contract.outcome import CRASHED, OUT_OF_MEMORY, RETURNED
 from knapcheck.solvers.isolation import lifetime, tree_caps
-from knapcheck.solvers.isolation import worker as worker_module
-from knapcheck.solvers.isolation.worker import Limits, call_isolated, stop_workers
+from knapcheck.solvers.isolation.worker import Limits, WorkerPool, current_pool
 from knapcheck.solvers.registry import resolve_one
 
 PLANTED = Path(__file__).parent / "planted"
@@ -38,8 +37,8 @@ def cap(request, monkeypatch):
     """Which cap the workers started in the test get."""
     if request.param == "sampled":
         monkeypatch.setattr(tree_caps, "delegating_cgroup", lambda: None)
-    yield request.param
-    stop_workers()
+    with WorkerPool():
+        yield request.param
 
 
 def _gone(pid: int) -> bool:
@@ -58,7 +57,7 @@ def test_memory_held_by_forked_children_counts_against_the_cap(cap, tmp_path, mo
     hold 480 MiB together: over the tree's cap of 256 MiB, so they are killed and the call is OUT_OF_MEMORY."""
     monkeypatch.setenv("KNAPCHECK_PLANTED_PIDS", str(tmp_path))
     monkeypatch.setenv("KNAPCHECK_PLANTED_CHILD_MIB", "160")
-    outcome = call_isolated(resolve_one(f"{MISBEHAVING}:children_hold_memory"), INSTANCE, Limits(time=60, memory=256 * MIB))
+    outcome = current_pool().call(resolve_one(f"{MISBEHAVING}:children_hold_memory"), INSTANCE, Limits(time=60, memory=256 * MIB))
     assert outcome.kind == OUT_OF_MEMORY, outcome
     children = [int(p.name) for p in tmp_path.iterdir()]
     assert children and all(_gone(pid) for pid in children)
@@ -67,17 +66,17 @@ def test_memory_held_by_forked_children_counts_against_the_cap(cap, tmp_path, mo
 def test_children_within_the_cap_are_left_alone(cap, tmp_path, monkeypatch):
     monkeypatch.setenv("KNAPCHECK_PLANTED_PIDS", str(tmp_path))
     monkeypatch.setenv("KNAPCHECK_PLANTED_CHILD_MIB", "16")
-    outcome = call_isolated(resolve_one(f"{MISBEHAVING}:children_hold_memory"), INSTANCE, Limits(time=60, memory=256 * MIB))
+    outcome = current_pool().call(resolve_one(f"{MISBEHAVING}:children_hold_memory"), INSTANCE, Limits(time=60, memory=256 * MIB))
     assert outcome.kind == RETURNED, outcome
 
 
 def test_a_setsid_grandchild_dies_with_its_worker(cap, tmp_path, monkeypatch):
     record = tmp_path / "grandchild"
     monkeypatch.setenv("KNAPCHECK_PLANTED_CHILD_PID", str(record))
-    assert call_isolated(resolve_one(f"{MISBEHAVING}:setsid_grandchild"), INSTANCE).kind == RETURNED
+    assert current_pool().call(resolve_one(f"{MISBEHAVING}:setsid_grandchild"), INSTANCE).kind == RETURNED
     grandchild = psutil.Process(int(record.read_text()))
     assert grandchild.is_running() and os.getsid(grandchild.pid) != os.getsid(0)
-    stop_workers()
+    current_pool().stop()
     assert _gone(grandchild.pid)
 
 
@@ -97,11 +96,11 @@ def test_a_target_that_kills_its_keeper_leaves_no_setsid_daemon(cap, tmp_path, m
         pytest.skip("no PID namespace and no cgroup here: a target can kill its keeper and orphan its tree")
     record = tmp_path / "grandchild"
     monkeypatch.setenv("KNAPCHECK_PLANTED_CHILD_PID", str(record))
-    outcome = call_isolated(resolve_one(f"{MISBEHAVING}:kills_its_keeper"), INSTANCE)
+    outcome = current_pool().call(resolve_one(f"{MISBEHAVING}:kills_its_keeper"), INSTANCE)
     daemon = int(record.read_text())
     if PID_NAMESPACES:
         assert outcome.kind == RETURNED, outcome
-    stop_workers()
+    current_pool().stop()
     assert _gone(daemon)
 
 
@@ -111,20 +110,21 @@ def test_a_keeper_killed_by_sigkill_still_takes_a_setsid_daemon_along(tmp_path, 
     record = tmp_path / "grandchild"
     monkeypatch.setenv("KNAPCHECK_PLANTED_CHILD_PID", str(record))
     entry = resolve_one(f"{MISBEHAVING}:setsid_grandchild")
-    assert call_isolated(entry, INSTANCE).kind == RETURNED
-    (worker,) = [w for (spec, *_), w in worker_module._WORKERS.items() if spec == entry.spec]
-    os.kill(worker._process.pid, signal.SIGKILL)
+    assert current_pool().call(entry, INSTANCE).kind == RETURNED
+    pid = current_pool().worker(entry).pid
+    assert pid is not None  # it has just answered
+    os.kill(pid, signal.SIGKILL)
     try:
         assert _gone(int(record.read_text()))
     finally:
-        stop_workers()
+        current_pool().stop()
 
 
 def test_too_many_processes_are_killed(cap, tmp_path, monkeypatch):
     monkeypatch.setattr(tree_caps, "TASK_LIMIT", 8)
     monkeypatch.setenv("KNAPCHECK_PLANTED_PIDS", str(tmp_path))
     monkeypatch.setenv("KNAPCHECK_PLANTED_FORKS", "12")
-    outcome = call_isolated(resolve_one(f"{MISBEHAVING}:forks_many"), INSTANCE, Limits(time=60, memory=256 * MIB))
+    outcome = current_pool().call(resolve_one(f"{MISBEHAVING}:forks_many"), INSTANCE, Limits(time=60, memory=256 * MIB))
     assert outcome.kind == CRASHED and "more than 8 processes" in outcome.error, outcome
     assert all(_gone(int(p.name)) for p in tmp_path.iterdir())
 
@@ -134,8 +134,8 @@ def test_a_killed_run_takes_a_setsid_grandchild_along(tmp_path):
     record = tmp_path / "grandchild"
     parent = subprocess.Popen(
         [sys.executable, "-c", "import sys; from knapcheck.solvers.contract import Instance;"
-         " from knapcheck.solvers.isolation.worker import call_isolated; from knapcheck.solvers.registry import resolve_one;"
-         " call_isolated(resolve_one(sys.argv[1]), Instance((0.1,), (1.0,), 0.2)); print('answered', flush=True);"
+         " from knapcheck.solvers.isolation.worker import current_pool; from knapcheck.solvers.registry import resolve_one;"
+         " current_pool().call(resolve_one(sys.argv[1]), Instance((0.1,), (1.0,), 0.2)); print('answered', flush=True);"
          " sys.stdin.read()", f"{MISBEHAVING}:setsid_grandchild"],
         env=dict(os.environ, KNAPCHECK_PLANTED_CHILD_PID=str(record)), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         text=True,
@@ -163,7 +163,7 @@ def test_knapcheck_solve_leaves_no_setsid_grandchild(tmp_path):
 
 def test_the_keeper_exits_as_the_process_it_served_did():
     """A worker killed by a signal is reported by that signal, though its keeper is what the run started."""
-    outcome = call_isolated(resolve_one(f"{MISBEHAVING}:segfault"), INSTANCE)
+    outcome = current_pool().call(resolve_one(f"{MISBEHAVING}:segfault"), INSTANCE)
     assert outcome.kind == CRASHED and "SIGSEGV" in outcome.error
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from knapcheck import strategies
 from knapcheck.solvers.full_table import full_table
-from knapcheck.solvers.isolation.worker import stop_workers
+from knapcheck.solvers.isolation.worker import current_pool
 from knapcheck.testing import SolverFailure, assert_optimal, assert_valid, check
 
 pytest_plugins = ["pytester"]
@@ -19,7 +19,7 @@ pytest_plugins = ["pytester"]
 def no_worker_left_behind():
     """A spec string runs isolated: its worker process must not outlive the test."""
     yield
-    stop_workers()
+    current_pool().stop()
 
 SPLIT_CASE = {"memory": [0.003, 0.0029], "runtimes": [1.0, 2.0], "max_memory": 0.0058}
 """torch's sliding_hirschberg hands the two halves one unit too many: over budget here."""

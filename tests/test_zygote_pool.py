@@ -13,7 +13,7 @@ from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.contract.outcome import RETURNED
 from knapcheck.solvers.isolation import hash_seeds, zygote_pool
 from knapcheck.solvers.isolation.torch_use import uses_torch
-from knapcheck.solvers.isolation.worker import _WORKERS, call_isolated, stop_workers
+from knapcheck.solvers.isolation.worker import WorkerPool, current_pool
 from knapcheck.solvers.registry import resolve_one
 
 PLANTED = Path(__file__).parent / "planted"
@@ -39,18 +39,17 @@ def solve(memory, runtimes, max_memory):
 @pytest.fixture
 def own_environment(monkeypatch, request):
     """An environment no other test's zygote has, so that each test starts its own, and no worker
-    an earlier test of this xdist worker left (a worker is reused whatever zygote forked it)."""
-    stop_workers()
+    an earlier test left: a pool of its own (a worker is reused whatever zygote forked it)."""
     monkeypatch.setenv("KNAPCHECK_TEST_ZYGOTE", request.node.nodeid)
-    yield
-    stop_workers()
+    with WorkerPool():
+        yield
 
 
 def worker_pid(spec: str, hash_seed: int = hash_seeds.FIRST) -> int:
-    assert call_isolated(resolve_one(spec), INSTANCE, hash_seed=hash_seed).kind == RETURNED
-    (worker,) = [w for (s, _, seed), w in _WORKERS.items() if s == resolve_one(spec).spec and seed == hash_seed]
-    assert worker._process is not None  # it has just answered
-    return worker._process.pid
+    assert current_pool().call(resolve_one(spec), INSTANCE, hash_seed=hash_seed).kind == RETURNED
+    pid = current_pool().worker(resolve_one(spec), hash_seed=hash_seed).pid
+    assert pid is not None  # it has just answered
+    return pid
 
 
 def test_workers_of_one_environment_are_forked_by_one_zygote_of_this_process(own_environment):
@@ -76,7 +75,7 @@ def test_a_killed_zygote_takes_its_workers_along_and_the_next_call_gets_a_new_on
     zygote = worker.parent()
     zygote.send_signal(signal.SIGKILL)
     worker.wait(timeout=15)
-    call_isolated(resolve_one("torch:dp_knapsack"), INSTANCE)
+    current_pool().call(resolve_one("torch:dp_knapsack"), INSTANCE)
     assert psutil.Process(worker_pid("torch:dp_knapsack")).parent().pid not in (zygote.pid, os.getpid())
 
 
@@ -106,7 +105,7 @@ def test_one_zygote_serves_every_test_and_each_worker_sees_its_own_test_s_name(o
     for running in ("tests/a.py::first (call)", "tests/b.py::second (call)"):
         monkeypatch.setenv("PYTEST_CURRENT_TEST", running)
         zygotes_seen.add(psutil.Process(worker_pid(f"{target}:solve")).parent().pid)
-        stop_workers()
+        current_pool().stop()
         assert (tmp_path / "test.txt").read_text() == running
     assert len(zygotes_seen) == 1 and os.getpid() not in zygotes_seen
 
@@ -140,7 +139,7 @@ def test_a_target_that_does_not_name_torch_is_forked_without_it_until_one_that_d
     assert (tmp_path / "imported.txt").read_text() == "False"
     with_torch = psutil.Process(worker_pid("torch:dp_knapsack"))
     assert with_torch.parent().pid == plain.parent().pid
-    stop_workers()
+    current_pool().stop()
     psutil.Process(worker_pid(f"{target}:solve"))
     assert (tmp_path / "imported.txt").read_text() == "True"
 

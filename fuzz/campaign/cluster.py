@@ -34,7 +34,7 @@ import os
 import signal
 import sys
 import threading
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -46,7 +46,7 @@ from distributed.utils import get_mp_context
 
 from ...solvers.entry import SolverEntry
 from ...solvers.isolation.output_capture import STDERR, STDOUT, CappedLog, redirect
-from ...solvers.isolation.worker import start_workers, stop_workers
+from ...solvers.isolation.worker import WorkerPool, current_pool
 from ..corpus.reader import regular_file_problem
 
 LOCAL_CONFIG = {
@@ -105,15 +105,19 @@ class TlsFiles:
 
 
 class CampaignWorkers(WorkerPlugin):
-    """Set up each worker of a campaign, the ones that replace dead workers too."""
+    """Set up each worker of a campaign, the ones that replace dead workers too: each holds the
+    targets' worker processes in a pool of its own (``WorkerPool``), the current one from setup to
+    teardown, which stops them."""
 
     def __init__(self, own: bool, output: str | None, log_limit: int = WORKER_LOG_LIMIT) -> None:
         self.own = own
         self.output = output
         self.log_limit = log_limit
         self.log: CappedLog | None = None
+        self.workers = ExitStack()
 
     def setup(self, worker) -> None:
+        self.workers.enter_context(WorkerPool())
         if not self.own:
             return
         if self.output is None:
@@ -127,7 +131,7 @@ class CampaignWorkers(WorkerPlugin):
             pass
 
     def teardown(self, worker) -> None:
-        stop_workers()
+        self.workers.close()
         if self.log is not None:
             _send_to(os.open(os.devnull, os.O_WRONLY))
             self.log.close()
@@ -164,7 +168,7 @@ def warm_up(entries: tuple[SolverEntry, ...]) -> None:
     for entry in entries:
         if not entry.isolate:
             entry.load()
-    start_workers([e for e in entries if e.isolate])
+    current_pool().start(entries)
 
 
 def warm_up_workers(client: Client, entries: tuple[SolverEntry, ...]) -> None:

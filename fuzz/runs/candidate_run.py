@@ -20,7 +20,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from ...solvers.contract import Instance
 from ...solvers.entry import SolverEntry
-from ...solvers.isolation.worker import start_workers
+from ...solvers.isolation.worker import current_pool
 from ...solvers.registry import with_isolation
 from ..corpus.regression import RegressionCase
 from ..instances.families import names
@@ -83,7 +83,7 @@ def run_candidate(
     entries = candidate + baseline
     families = names() if family_names is None else list(family_names)
     progress(f"starting {len(entries)} worker processes")
-    unloadable = start_workers(entries, second_for_exact=True)
+    unloadable = current_pool().start(entries, second_for_exact=True)
     if unloadable:
         raise ValueError(
             "cannot load " + "; ".join(f"{name} ({outcome.error})" for name, outcome in unloadable.items())

@@ -8,17 +8,18 @@ from ..contract import Instance
 from ..contract.outcome import Outcome, call_in_process
 from ..entry import SolverEntry
 from . import hash_seeds
-from .worker import call_isolated, call_isolated_many
+from .worker import current_pool
 
 
 def run(entry: SolverEntry, instance: Instance, *, other_process: bool = False) -> Outcome:
-    """Entries with ``isolate=True`` run in their worker process (knapcheck.solvers.isolation.worker), others here.
+    """Entries with ``isolate=True`` run in their worker process, in the current pool
+    (``knapcheck.solvers.isolation.worker.current_pool``), others here.
 
     ``other_process``: an isolated entry runs in a second worker of its own, whose str hashes
     differ from its first's (``knapcheck.solvers.isolation.hash_seeds.SECOND``).
     """
     if entry.isolate:
-        return call_isolated(entry, instance, hash_seed=hash_seeds.SECOND if other_process else hash_seeds.FIRST)
+        return current_pool().call(entry, instance, hash_seed=hash_seeds.SECOND if other_process else hash_seeds.FIRST)
     return call_in_process(entry.load(), instance)
 
 
@@ -29,7 +30,7 @@ def run_many(
     (``knapcheck.solvers.isolation.worker.Worker.call_many``). Once ``stopped()`` says so, no further
     call starts: the Outcomes end with the call under way."""
     if entry.isolate:
-        return call_isolated_many(entry, instances, stopped=stopped)
+        return current_pool().call_many(entry, instances, stopped=stopped)
     solver = entry.load()
     outcomes = []
     for instance in instances:

@@ -6,16 +6,22 @@ Outcome (CRASHED, TIMED_OUT, OUT_OF_MEMORY) for that one instance, and the next 
 
 One persistent worker process per target serves call after call over a socket, so hundreds of
 instances cost one interpreter start, not hundreds; a worker that died or was killed is started
-again on the next call. The worker is not a fork of this process (which may hold torch's thread
-pools) nor multiprocessing's spawn (which re-runs the caller's main script): it is forked by a
+again on the next call. A run's workers are a ``WorkerPool``: ``with WorkerPool():`` makes it the
+pool every call goes to (``knapcheck.solvers.isolation.running``) and stops its workers on the way
+out; calls made outside any such block go to the process's default pool, stopped at exit.
+
+The worker is not a fork of this process (which may hold torch's thread pools) nor
+multiprocessing's spawn (which re-runs the caller's main script): it is forked by a
 zygote, a fresh interpreter that imports torch (where its targets use it) and nothing else of the run's
 (``knapcheck.solvers.isolation.zygote_server``), or is itself a fresh interpreter where no zygote can
 start. It finds its solver again by the entry's spec (``torch:NAME``, ``FILE.py:NAME`` or
 ``module:NAME``; see ``knapcheck.solvers.specs``), so any entry can be isolated, one registered at
 run time included.
 
-Only plain data crosses (``knapcheck.solvers.isolation.wire``): the worker reads what its target returned
-into a float and two lists of ints, or the reason it is not that (``knapcheck.solvers.contract.answer``),
+The worker is a child of ``knapcheck.solvers.isolation.child``, started, heard and stopped as the
+benchmark's processes are: its handshake says it has loaded its target, then each message to it is
+an instance and each answer an Outcome. Only plain data crosses (``knapcheck.solvers.isolation.wire``):
+the worker reads what its target returned into a float and two lists of ints, or the reason it is not that (``knapcheck.solvers.contract.answer``),
 and sends it as JSON; whatever the target returns or raises, nothing it made is unpickled or run
 here, and a message that is too long or not an Outcome is the worker's CRASH.
 
@@ -36,21 +42,18 @@ entries run without a memory cap.
 from __future__ import annotations
 
 import atexit
-import os
-import resource
 import socket
-import subprocess
-import sys
-import time
+import threading
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from .. import specs
 from ..contract import Instance
-from ..contract.answer import clipped, exception_text, in_worker
-from ..contract.outcome import CRASHED, OUT_OF_MEMORY, RAISED, RETURNED, TIMED_OUT, Outcome, call_in_process
+from ..contract.answer import exception_text, in_worker
+from ..contract.outcome import CRASHED, OUT_OF_MEMORY, RAISED, Outcome, call_in_process
 from ..entry import SolverEntry
-from . import hash_seeds, lifetime, tree_caps, wire, zygote_pool
+from . import child_side, hash_seeds, lifetime, wire, zygote_pool
+from .child import STARTUP_TIME_LIMIT, Child, Ended, environment
 from .torch_use import uses_torch
 
 DEFAULT_TIME_LIMIT = 60.0
@@ -58,8 +61,6 @@ DEFAULT_TIME_LIMIT = 60.0
 DEFAULT_MEMORY_LIMIT = 2 * 2**30
 """Bytes of address space a call may map beyond what the loaded worker maps; also what the worker's
 whole process tree may hold beyond what it held once loaded (``knapcheck.solvers.isolation.tree_caps``)."""
-STARTUP_TIME_LIMIT = 120.0
-"""Seconds a fresh worker may take to import and load its target."""
 PIPELINE_BYTES = 1 << 15
 """The most bytes of instances ``Worker.call_many`` sends ahead of the worker's answers (one
 instance always goes): well under a socket's buffer, so neither end ever blocks writing while the
@@ -97,66 +98,41 @@ def _classify(outcome: Outcome) -> Outcome:
 _WORKER_MAIN = "import sys; from knapcheck.solvers.isolation.worker import serve; serve(*sys.argv[1:])"
 
 
-def serve(parent: str, fd: str, spec: str, memory_limit: str, cgroup: str) -> None:
-    """The worker's main: load the target once, then answer one instance per message until EOF.
-
-    First it joins its cgroup, if it has one (``knapcheck.solvers.isolation.tree_caps``), and splits into a
-    keeper and the process that serves (``knapcheck.solvers.isolation.lifetime.keep_tree``), so that nothing the
-    target starts outlives the worker.
-    """
-    if cgroup:
-        tree_caps.join(cgroup)
-    lifetime.keep_tree(int(parent))
+def serve(*argv: str) -> None:
+    """The worker's main (``PARENT_PID FD CGROUP SPEC MEMORY_LIMIT``): connect back
+    (``knapcheck.solvers.isolation.child_side.connect``: its cgroup, its keeper), so that nothing
+    the target starts outlives the worker; load the target once, then answer one instance per
+    message until EOF."""
+    connection, (spec, memory_limit) = child_side.connect(argv)
     in_worker()
-    _serve(socket.socket(fileno=int(fd)), spec, int(memory_limit) if memory_limit else None)
-
-
-def mapped_bytes() -> int:
-    """This process's address space now (VmSize)."""
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[0]) * resource.getpagesize()
-
-
-def cap_address_space(limit: int) -> None:
-    """Let this process map at most ``limit`` bytes more than it maps now."""
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    cap = mapped_bytes() + limit
-    if hard != resource.RLIM_INFINITY:
-        cap = min(cap, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    _serve(connection, spec, int(memory_limit) if memory_limit else None)
 
 
 def _serve(connection: socket.socket, spec: str, memory_limit: int | None) -> None:
-    """Answer until the parent closes its end: EOF on a read, or a broken pipe on a write (a parent
-    that stopped before the first answer, such as a command refusing its arguments)."""
-    try:
-        _answer(connection, spec, memory_limit)
-    except (BrokenPipeError, ConnectionResetError):
-        return
+    child_side.serve(connection, lambda connection: _answer(connection, spec, memory_limit))
 
 
 def _answer(connection: socket.socket, spec: str, memory_limit: int | None) -> None:
     try:
         solver = specs.load(spec)
         if memory_limit is not None:
-            cap_address_space(memory_limit)
-        loaded = Outcome(RETURNED)
+            child_side.cap_address_space(memory_limit)
     except Exception as exc:
-        loaded = Outcome(RAISED, error=clipped(f"cannot load {spec}: {exception_text(exc)}"))
-    wire.send(connection, wire.encode_outcome(loaded))
-    if loaded.kind != RETURNED:
+        child_side.say_not_ready(connection, f"cannot load {spec}: {exception_text(exc)}")
         return
-    while True:
+    child_side.say_ready(connection)
+    for message in child_side.requests(connection):
+        outcome = _classify(call_in_process(solver, wire.decode_instance(message)))
         try:
-            instance = wire.decode_instance(wire.receive(connection, limit=2**62, deadline=None))
-        except EOFError:
-            return
-        outcome = _classify(call_in_process(solver, instance))
-        try:
-            message = wire.encode_outcome(outcome)
+            answer = wire.encode_outcome(outcome)
         except Exception as exc:
-            message = wire.encode_outcome(Outcome(RAISED, error=f"the answer cannot be sent back: {exception_text(exc)}"))
-        wire.send(connection, message)
+            answer = wire.encode_outcome(Outcome(RAISED, error=f"the answer cannot be sent back: {exception_text(exc)}"))
+        wire.send(connection, answer)
+
+
+def worker_environment(hash_seed: int) -> dict[str, str]:
+    """A worker's environment (``knapcheck.solvers.isolation.child.environment``) with its hash seed."""
+    return environment(hash_seed=hash_seed)
 
 
 class Worker:
@@ -167,79 +143,57 @@ class Worker:
     (``knapcheck.solvers.isolation.tree_caps``).
     """
 
-    def __init__(self, spec: str, limits: Limits, hash_seed: int = hash_seeds.FIRST) -> None:
+    def __init__(self, spec: str, limits: Limits, hash_seed: int = hash_seeds.FIRST, output: int | None = None) -> None:
         self.spec = spec
         self.limits = limits
         self.hash_seed = hash_seed
+        self.output = output
+        """The descriptor its stdout and stderr go to (None: this process's)."""
         self.uses_torch = uses_torch(spec)
         """Whether its zygote should import torch before forking it (a guess from the target's source)."""
-        self._process: subprocess.Popen | zygote_pool.ForkedProcess | None = None
-        self._connection: socket.socket | None = None
-        self._cap: tree_caps.SampledCap | tree_caps.CgroupCap | None = None
+        self._child: Child | None = None
         self._load_error: Outcome | None = None
         self._loading = False
 
+    @property
+    def pid(self) -> int | None:
+        """The process id of the worker while it runs (that of its keeper)."""
+        return self._child.pid if self._child is not None else None
+
     def _launch(self) -> None:
-        ours, theirs = socket.socketpair()
-        self._cap = tree_caps.new_cap(self.limits.memory)
         memory = "" if self.limits.memory is None else str(self.limits.memory)
-        arguments = [self.spec, memory, self._cap.cgroup]
-        environment = worker_environment(self.hash_seed)
-        output = [1, 2] if _worker_output is None else [_worker_output, _worker_output]
-        descriptors = [theirs.fileno(), *output]
-        self._process = zygote_pool.spawn(environment, arguments, descriptors, self.uses_torch) or lifetime.launch(
-            [sys.executable, "-P", "-c", _WORKER_MAIN, str(os.getpid()), str(theirs.fileno()), *arguments],
-            pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=_worker_output,
-            stderr=_worker_output, env=environment,
-        )
-        theirs.close()
-        self._connection = ours
+        self._child = Child.launch(["-c", _WORKER_MAIN], [self.spec, memory], memory_limit=self.limits.memory,
+                                   variables=worker_environment(self.hash_seed), output=self.output, who="the worker",
+                                   fork=self._fork)
+
+    def _fork(self, variables: Mapping[str, str], arguments: list[str], descriptors: list[int]) -> lifetime.Process | None:
+        """The worker forked by its zygote (``knapcheck.solvers.isolation.zygote_pool``); None where none can fork it."""
+        return zygote_pool.spawn(variables, arguments, descriptors, self.uses_torch)
 
     def _await_loaded(self) -> None:
-        loaded = self._receive(STARTUP_TIME_LIMIT, None)
-        if loaded.kind != RETURNED:
+        assert self._child is not None
+        ready = self._child.await_ready(STARTUP_TIME_LIMIT)
+        if isinstance(ready, Ended) or ready.pid is None:
+            kind, error = (ready.kind, ready.error) if isinstance(ready, Ended) else (RAISED, ready.error)
             self.stop()
-            self._load_error = Outcome(loaded.kind, error=f"while loading the target: {loaded.error}")
-        else:
-            assert self._cap is not None and self._process is not None
-            self._cap.loaded(self._process.pid)
+            self._load_error = Outcome(kind, error=f"while loading the target: {error}")
 
-    def _receive(self, timeout: float, n: int | None) -> Outcome:
-        """The worker's next message: the Outcome of a call on ``n`` items (None: of loading the target)."""
-        assert self._connection is not None and self._process is not None and self._cap is not None
-        deadline = time.monotonic() + timeout
-        while not wire.wait_readable(self._connection, min(tree_caps.SAMPLE_SECONDS, deadline - time.monotonic())):
-            if time.monotonic() >= deadline:
-                self.stop()
-                return Outcome(TIMED_OUT, error=f"no answer within {timeout:g} s; the worker was killed")
-            over = self._cap.exceeded(self._process.pid)
-            if over is not None:
-                self.stop()
-                return Outcome(over[0], error=over[1])
-        limit = wire.outcome_limit(0 if n is None else n)
-        try:
-            return wire.decode_outcome(wire.receive(self._connection, limit, deadline), n)
-        except TimeoutError:
+    def _receive(self, timeout: float, n: int) -> Outcome:
+        """The Outcome of the call on ``n`` items the worker answers next."""
+        assert self._child is not None
+        message = self._child.receive(wire.outcome_limit(n), timeout)
+        if isinstance(message, Ended):
             self.stop()
-            return Outcome(TIMED_OUT, error=f"no complete answer within {timeout:g} s; the worker was killed")
+            return Outcome(message.kind, error=message.error)
+        try:
+            return wire.decode_outcome(message, n)
         except wire.MessageRefused as exc:
             self.stop()
             return Outcome(CRASHED, error=f"the worker's message was refused: {exc}")
-        except (EOFError, OSError):
-            return self._died()
-
-    def _died(self) -> Outcome:
-        assert self._process is not None and self._cap is not None
-        ending = lifetime.how_it_ended(self._process, "the worker")
-        out_of_memory = self._cap.died()
-        self.stop()
-        if out_of_memory:
-            return Outcome(OUT_OF_MEMORY, error=out_of_memory)
-        return Outcome(CRASHED, error=ending)
 
     def start(self) -> None:
         """Launch the worker if it is not running, without waiting for it to load its target."""
-        if self._load_error is None and self._process is None:
+        if self._load_error is None and self._child is None:
             self._launch()
             self._loading = True
 
@@ -255,9 +209,9 @@ class Worker:
         failed = self.ready()
         if failed is not None:
             return failed
-        assert self._connection is not None
+        assert self._child is not None
         try:
-            wire.send(self._connection, wire.encode_instance(instance))
+            self._child.send(wire.encode_instance(instance))
         except OSError:
             self.stop()
             if retry:
@@ -295,9 +249,9 @@ class Worker:
             while sent < len(messages) and (sent == len(outcomes) or in_flight + len(messages[sent]) <= PIPELINE_BYTES):
                 if stopped():
                     break
-                assert self._connection is not None
+                assert self._child is not None
                 try:
-                    wire.send(self._connection, messages[sent])
+                    self._child.send(messages[sent])
                 except OSError:
                     break
                 in_flight += len(messages[sent])
@@ -306,7 +260,7 @@ class Worker:
                 return outcomes if stopped() else [*outcomes, self.call(instances[sent])]
             outcomes.append(self._receive(self.limits.time, instances[len(outcomes)].n))
             in_flight -= len(messages[len(outcomes) - 1])
-            if self._process is None:
+            if self._child is None:
                 return outcomes
             if stopped():
                 if sent > len(outcomes):
@@ -315,103 +269,108 @@ class Worker:
         return outcomes
 
     def stop(self) -> None:
-        """End the worker and whatever the target started (``knapcheck.solvers.isolation.lifetime.stop``)."""
-        process, connection, cap = self._process, self._connection, self._cap
-        self._process = self._connection = self._cap = None
-        if connection is not None:
-            connection.close()
-        if process is not None:
-            lifetime.stop(process)
-        if cap is not None:
-            cap.close()
+        """End the worker and whatever the target started (``knapcheck.solvers.isolation.child.Child.stop``)."""
+        child, self._child = self._child, None
+        if child is not None:
+            child.stop()
 
 
-_WORKERS: dict[tuple[str, Limits, int], Worker] = {}
-_worker_output: int | None = None
-"""The file descriptor workers send their stdout and stderr to (None: where this process's go)."""
+class WorkerPool:
+    """The workers of a run: one per target, limits and hash seed, started side by side
+    (``start``), stopped together (``stop``).
+
+    ``with WorkerPool() as pool:`` makes it the pool that calls go to (``current_pool``) within the
+    block, and stops its workers, with whatever their targets started, on the way out. A pool is
+    used from several threads at once (a check calls each target's worker from a thread of its own).
+    """
+
+    def __init__(self) -> None:
+        self._workers: dict[tuple[str, Limits, int], Worker] = {}
+        self._lock = threading.Lock()
+        self.output: int | None = None
+        """The file descriptor its workers send their stdout and stderr to (None: where this process's go)."""
+
+    def worker(self, entry: SolverEntry, limits: Limits | None = None, hash_seed: int = hash_seeds.FIRST) -> Worker:
+        """The entry's worker with these limits (by default the entry's) and hash seed, made on first use."""
+        limits = limits or limits_for(entry)
+        key = (entry.spec, limits, hash_seed)
+        with self._lock:
+            if key not in self._workers:
+                self._workers[key] = Worker(entry.spec, limits, hash_seed, self.output)
+            return self._workers[key]
+
+    def call(self, entry: SolverEntry, instance: Instance, limits: Limits | None = None,
+             hash_seed: int = hash_seeds.FIRST) -> Outcome:
+        """Call an entry's solver on an instance in its worker (the one whose PYTHONHASHSEED is ``hash_seed``)."""
+        return self.worker(entry, limits, hash_seed).call(instance)
+
+    def call_many(self, entry: SolverEntry, instances: Sequence[Instance], limits: Limits | None = None,
+                  stopped: Callable[[], bool] = lambda: False) -> list[Outcome]:
+        """``call`` on each instance in turn, pipelined (``Worker.call_many``), until ``stopped()``."""
+        return self.worker(entry, limits).call_many(instances, stopped)
+
+    def start(self, entries: Sequence[SolverEntry], *, second_for_exact: bool = False) -> dict[str, Outcome]:
+        """Start the isolated entries' workers side by side, ahead of their first calls (so that a
+        time budget is not spent importing torch once per target, one after the other). With
+        ``second_for_exact``, each exact target's second worker, the one a determinism check calls
+        (``hash_seeds.SECOND``), is started too, without waiting for it.
+
+        Returns, by solver name, the Outcome of each target that could not be loaded.
+        """
+        workers = {entry.name: self.worker(entry) for entry in entries if entry.isolate}
+        with_torch = any(worker.uses_torch for worker in workers.values())
+        if workers:
+            zygote_pool.prepare(worker_environment(hash_seeds.FIRST), with_torch)
+        if second_for_exact and any(entry.isolate and entry.exact for entry in entries):
+            zygote_pool.prepare(worker_environment(hash_seeds.SECOND), with_torch)
+        for worker in workers.values():
+            worker.start()
+        if second_for_exact:
+            for entry in entries:
+                if entry.isolate and entry.exact:
+                    self.worker(entry, None, hash_seeds.SECOND).start()
+        failed = {name: worker.ready() for name, worker in workers.items()}
+        return {name: outcome for name, outcome in failed.items() if outcome is not None}
+
+    def send_output_to(self, descriptor: int | None) -> None:
+        """Workers write their stdout and stderr to ``descriptor`` (None: they share this process's),
+        so that what solvers print (HiGHS writes its log to file descriptor 1 from C) never mixes
+        with a command's results. Running workers are stopped when the destination changes; they
+        start again on their next call, writing to the new one."""
+        if descriptor != self.output:
+            self.stop()
+            self.output = descriptor
+
+    def stop(self) -> None:
+        """End every worker of the pool; the next call starts its worker again."""
+        with self._lock:
+            workers = list(self._workers.values())
+            self._workers.clear()
+        for worker in workers:
+            worker.stop()
+
+    def __enter__(self) -> WorkerPool:
+        _ENTERED.append(self)
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        _ENTERED.remove(self)
+        self.stop()
+
+
+_ENTERED: list[WorkerPool] = []
+"""The pools whose ``with`` block is running, innermost last."""
+_DEFAULT = WorkerPool()
+"""Where calls made outside any ``with WorkerPool()`` go (a test calling a solver, ``knapcheck.testing``)."""
+atexit.register(_DEFAULT.stop)
+
+
+def current_pool() -> WorkerPool:
+    """The pool calls go to now: the innermost one entered (in any thread), else the default pool,
+    whose workers are stopped at exit."""
+    return _ENTERED[-1] if _ENTERED else _DEFAULT
 
 
 def send_worker_output_to(descriptor: int | None) -> None:
-    """Workers write their stdout and stderr to ``descriptor`` (None: they share this process's), so
-    what solvers print (HiGHS writes its log to file descriptor 1 from C) never mixes with a
-    command's results. Running workers are stopped when the destination changes; they start again
-    on their next call, writing to the new one."""
-    global _worker_output
-    if descriptor != _worker_output:
-        stop_workers()
-        _worker_output = descriptor
-
-
-INTRA_OP_THREADS = "1"
-"""torch's intra-op threads (``OMP_NUM_THREADS``) in each worker, and in a command's own process
-(``knapcheck.commands.cli``), unless the user's environment sets them. A check runs a worker per target
-beside the process that judges: with two threads each they were several times more threads than
-cores, and an operation's threads waited for one another through whole time slices (the README's
-main job on 2 cores: 68 s with torch's default of one thread per core, 55 s with one).
-Thread counts change no answer of an exact solver; each report records its workers'."""
-
-
-def worker_environment(hash_seed: int) -> dict[str, str]:
-    """A worker's environment: this process's (with ``INTRA_OP_THREADS`` where it sets none), with
-    its import path and the worker's hash seed.
-
-    The import path is this process's ``sys.path`` and nothing more: workers and zygotes run as
-    ``python -P``, so the working directory is not put first on their path as ``python -c`` would
-    (from the root of a PyTorch checkout, a worker would import the checkout's unbuilt ``torch/``);
-    it is on it only where this process has it (``python -m knapcheck`` run from there)."""
-    return {"OMP_NUM_THREADS": INTRA_OP_THREADS, **os.environ,
-            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "PYTHONHASHSEED": str(hash_seed)}
-
-
-def _worker(entry: SolverEntry, limits: Limits | None, hash_seed: int = hash_seeds.FIRST) -> Worker:
-    limits = limits or limits_for(entry)
-    key = (entry.spec, limits, hash_seed)
-    if key not in _WORKERS:
-        _WORKERS[key] = Worker(entry.spec, limits, hash_seed)
-    return _WORKERS[key]
-
-
-def call_isolated(entry: SolverEntry, instance: Instance, limits: Limits | None = None,
-                  hash_seed: int = hash_seeds.FIRST) -> Outcome:
-    """Call an entry's solver on an instance in its worker process (the one whose PYTHONHASHSEED is ``hash_seed``)."""
-    return _worker(entry, limits, hash_seed).call(instance)
-
-
-def call_isolated_many(entry: SolverEntry, instances: Sequence[Instance], limits: Limits | None = None,
-                       stopped: Callable[[], bool] = lambda: False) -> list[Outcome]:
-    """``call_isolated`` on each instance in turn, pipelined (``Worker.call_many``), until ``stopped()``."""
-    return _worker(entry, limits).call_many(instances, stopped)
-
-
-def start_workers(entries: list[SolverEntry], *, second_for_exact: bool = False) -> dict[str, Outcome]:
-    """Start the targets' workers side by side, ahead of their first calls (so that a time budget
-    is not spent importing torch once per target, one after the other). With ``second_for_exact``,
-    each exact target's second worker, the one a determinism check calls (``hash_seeds.SECOND``), is
-    started too, without waiting for it.
-
-    Returns, by solver name, the Outcome of each target that could not be loaded.
-    """
-    workers = {entry.name: _worker(entry, None) for entry in entries if entry.isolate}
-    with_torch = any(worker.uses_torch for worker in workers.values())
-    if workers:
-        zygote_pool.prepare(worker_environment(hash_seeds.FIRST), with_torch)
-    if second_for_exact and any(entry.isolate and entry.exact for entry in entries):
-        zygote_pool.prepare(worker_environment(hash_seeds.SECOND), with_torch)
-    for worker in workers.values():
-        worker.start()
-    if second_for_exact:
-        for entry in entries:
-            if entry.isolate and entry.exact:
-                _worker(entry, None, hash_seeds.SECOND).start()
-    failed = {name: worker.ready() for name, worker in workers.items()}
-    return {name: outcome for name, outcome in failed.items() if outcome is not None}
-
-
-def stop_workers() -> None:
-    """End every worker (also done at exit)."""
-    for worker in _WORKERS.values():
-        worker.stop()
-    _WORKERS.clear()
-
-
-atexit.register(stop_workers)
+    """The current pool's workers write their stdout and stderr to ``descriptor`` (``WorkerPool.send_output_to``)."""
+    current_pool().send_output_to(descriptor)

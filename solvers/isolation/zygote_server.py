@@ -19,7 +19,7 @@ The zygote never reaps a worker until the requester asks how it ended, so a work
 stays its own (a zombie, at worst) for as long as the requester may signal it. Requests and answers
 are one datagram each on a SEQPACKET socket, JSON, with descriptors passed alongside:
 
-- ``{"fork": [spec, memory_limit, cgroup], "environment": {NAME: VALUE or null}, "torch": BOOL}``
+- ``{"fork": [cgroup, spec, memory_limit], "environment": {NAME: VALUE or null}, "torch": BOOL}``
   (the worker's values of the variables its environment may differ in from the zygote's; whether
   torch is to be imported first, if it is not yet) with descriptors
   (socket, stdout, stderr, and the requester's working directory, opened, so that one since
