@@ -91,7 +91,7 @@ def verdict(report: Report) -> tuple[str, str]:
     if gate_sentence(report.performance):
         decided.append(gate_sentence(report.performance))
     if report.stopped_by:
-        decided.append(f"The run was {report.stopped_by} before it was done.")
+        decided.append(f"The run was {report.stopped_by} before it was done: what ran is below.")
     else:
         decided.append(f"Exit status {1 if report.gate_failed else 0}.")
     return f"Gate: {'FAILED' if report.gate_failed else 'passed'}", f" under {RULE_NAMES.get(gate.rule, gate.rule)}: {' '.join(decided)}"
