@@ -6,6 +6,13 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = ["solvers", "oracles", "fuzz", "measure", "reports", "commands"]
+"""The package's folders, lowest layer first (``tests/test_layering.py``); its own modules sit at the root."""
+
+
+def package_paths() -> list[Path]:
+    """Every module of the package as the tree holds it: the root's, then each folder's, sorted."""
+    return [*sorted(ROOT.glob("*.py")), *(path for folder in FOLDERS for path in sorted((ROOT / folder).rglob("*.py")))]
 
 
 def imported_from(path: Path, node: ast.ImportFrom) -> str:

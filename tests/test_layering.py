@@ -14,9 +14,9 @@ import ast
 from pathlib import Path
 
 import pytest
-from package_tree import ROOT, imported_from
+from package_tree import FOLDERS, ROOT, imported_from, package_paths
 
-LAYERS = ["solvers", "oracles", "fuzz", "measure", "reports", "commands", ""]
+LAYERS = [*FOLDERS, ""]
 """The package's folders, lowest first, then its own modules at the root (``""``: ``knapcheck.testing``,
 ``knapcheck.strategies``, ``knapcheck.pytest_plugin``, ``knapcheck.__main__``)."""
 NOT_THE_PACKAGE = {"tests", "studies", "scripts", "docs", "build"}
@@ -25,7 +25,7 @@ NOT_THE_PACKAGE = {"tests", "studies", "scripts", "docs", "build"}
 def package_files() -> dict[str, Path]:
     """Every module of the package, by its import name, read from the tree."""
     files = {}
-    for path in [*ROOT.glob("*.py"), *(p for layer in LAYERS if layer for p in (ROOT / layer).rglob("*.py"))]:
+    for path in package_paths():
         parts = ["knapcheck", *path.relative_to(ROOT).with_suffix("").parts]
         files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return files

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from package_tree import ROOT, package_paths
 
 from knapcheck.fuzz.campaign.units import FUZZ, Setup, Unit, UnitRun
 from knapcheck.fuzz.instances import families
@@ -25,9 +26,7 @@ from knapcheck.solvers.registry import resolve, resolve_one, torch_entries
 
 pytest_plugins = ["pytester"]
 
-ROOT = Path(__file__).resolve().parent.parent
 JUDGE = ROOT / "fuzz" / "judging" / "judge.py"
-NOT_THE_PACKAGE = {"tests", "studies", "scripts", "docs", "build", ".venv"}
 PIECES = {"judged", "with_baseline", "explained"}
 """The calls that make up the judgement of an instance's outcomes."""
 WHERE_PIECES_LIVE = {
@@ -102,7 +101,6 @@ def _calls(path: Path) -> set[str]:
 def test_only_the_judge_puts_the_judgement_together():
     """Every module of the package that calls a piece of the judgement is one of the few that
     define those pieces or read a check back; the drivers call the judge instead."""
-    modules = [p for p in ROOT.rglob("*.py") if p.relative_to(ROOT).parts[0] not in NOT_THE_PACKAGE]
-    assembling = {p for p in modules if _calls(p) & PIECES}
+    assembling = {p for p in package_paths() if _calls(p) & PIECES}
     assert assembling <= WHERE_PIECES_LIVE, sorted(str(p.relative_to(ROOT)) for p in assembling - WHERE_PIECES_LIVE)
     assert _calls(JUDGE) >= PIECES

@@ -17,11 +17,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from package_tree import imported_from
+from package_tree import ROOT, imported_from, package_paths
 
 from knapcheck.solvers.files.reader import MAX_BYTES
 
-ROOT = Path(__file__).resolve().parent.parent
 COMMAND_SECONDS = 30
 """A command still running after this hangs."""
 SOLVER = "def dp_knapsack(memory, runtimes, max_memory):\n    return 0.0, [], list(range(len(memory)))\n"
@@ -141,13 +140,7 @@ THROUGH_THE_READER = {
 }
 """The places that read a file a user names (a target, a source, a file to repair, an instance
 file, a corpus, a trace log, a store's entry), each with the reader's function it calls."""
-LAYERS = ["solvers", "oracles", "fuzz", "measure", "reports", "commands"]
-"""The package's folders; its own modules at the root (``testing.py``, ...) are read too."""
 READERS = {"knapcheck.solvers.files.reader", "knapcheck.fuzz.corpus.reader"}
-
-
-def package_modules() -> list[Path]:
-    return [*sorted(ROOT.glob("*.py")), *(path for layer in LAYERS for path in sorted((ROOT / layer).rglob("*.py")))]
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -165,7 +158,7 @@ def imported_modules(path: Path) -> set[str]:
 
 def test_no_module_reads_a_file_but_through_the_one_reader():
     elsewhere = []
-    for path in package_modules():
+    for path in package_paths():
         name = str(path.relative_to(ROOT))
         if name == THE_READER or name in KNAPCHECKS_OWN:
             continue
