@@ -2,13 +2,13 @@
 
     pytest --knapcheck-target pr/knapsack.py --knapcheck-baseline torch -n auto
 
-Each target is tested on every instance of the selected families and of the regression corpus,
+Each target is tested on every instance of the selected families and of the known-failure corpus,
 one test per (target, instance), named ``knapcheck::TARGET::FAMILY[INDEX]`` (so ``-k tight_budget``
 selects a family). A test fails when the target fails its promise on the instance; its message is
 the verdict, what was wrong and a ready-to-run snippet that reproduces it. Each instance is decided
 by the judge ``knapcheck check`` and ``report`` call on it (``knapcheck.fuzz.judging.judge``), and
 the gate's status (``knapcheck.fuzz.judging.verdicts.gate``) is the outcome: with a baseline, a failure the
-baseline shares, or one a known defect of the baseline explains (the regression corpus names its
+baseline shares, or one a known defect of the baseline explains (the known-failure corpus names its
 defects and how far each reaches), is an expected failure; a regression fails; an instance past
 the size the target promises is skipped (check does not run it there either).
 
@@ -37,7 +37,7 @@ import pytest
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from .fuzz.corpus.regression import RegressionCase
+    from .fuzz.corpus.known_failures import KnownFailure
     from .fuzz.judging.verdicts.differential import Check
     from .oracles.result import OracleResult
     from .solvers.contract import Instance
@@ -74,7 +74,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--knapcheck-families", dest="knapcheck_families", action="extend", nargs="+", default=None, metavar="NAME",
-        help=f"instance families to test (default: {' '.join(DEFAULT_FAMILIES)}); the regression corpus is always tested",
+        help=f"instance families to test (default: {' '.join(DEFAULT_FAMILIES)}); the known-failure corpus is always tested",
     )
     group.addoption(
         "--knapcheck-per-family", dest="knapcheck_per_family", type=int, default=DEFAULT_PER_FAMILY, metavar="N",
@@ -244,7 +244,7 @@ class _Session:
         if against:
             lines.append("knapcheck: baselines " + ", ".join(f"{t} against {b}" for t, b in against.items()))
         lines.append(f"knapcheck: families {' '.join(plan.families)}, {plan.per_family} per sampled family,"
-                     f" seed {plan.seed}, and the regression corpus")
+                     f" seed {plan.seed}, and the known-failure corpus")
         return lines
 
 
@@ -270,7 +270,7 @@ class Suite(pytest.Collector):
         self.plan = plan
 
     def collect(self):
-        from .fuzz.corpus.regression import read_regression_corpus
+        from .fuzz.corpus.known_failures import read_known_failures
         from .fuzz.instances import families
 
         plan = self.plan
@@ -278,7 +278,7 @@ class Suite(pytest.Collector):
             self._load()
         sources = [(name, families.get(name).draw(plan.per_family, plan.seed)) for name in plan.families]
         try:
-            corpus = read_regression_corpus()
+            corpus = read_known_failures()
         except ValueError as exc:
             raise self.CollectError(f"knapcheck: {exc}") from None
         for line in corpus.notes():
@@ -420,7 +420,7 @@ class InstanceTest(pytest.Item):
         return self.path, None, self.nodeid
 
 
-def failure_message(done: Check, test: str, cases: Sequence[RegressionCase] = ()) -> str:
+def failure_message(done: Check, test: str, cases: Sequence[KnownFailure] = ()) -> str:
     """The verdict on the instance of ``test`` (``tiny[3]``, ``corpus[ID]``), what was wrong, the
     baseline's verdict on the instance, and the reproduction. Without a baseline, the corpus case
     that explains the failure, if one does (``knapcheck.fuzz.judging.known.known``)."""

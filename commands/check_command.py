@@ -1,4 +1,4 @@
-"""`knapcheck check`: the differential check over the registry, the families and the regression corpus."""
+"""`knapcheck check`: the differential check over the registry, the families and the known-failure corpus."""
 
 from __future__ import annotations
 
@@ -30,15 +30,15 @@ gate:
   --baseline, each target is compared with the baseline of the same function name (else the only
   baseline) on every instance, and only its regressions count: failures whose cause is new,
   shown where the baseline does not fail that way, outside the reach of every known defect of
-  the baseline (the regression corpus names them); a failure such a defect explains is listed
+  the baseline (the known-failure corpus names them); a failure such a defect explains is listed
   as a known defect made visible, and the baseline failures a target passes as fixed. The
-  regression corpus is always checked; without a baseline, failures a corpus case explains are
+  known-failure corpus is always checked; without a baseline, failures a corpus case explains are
   listed apart as known."""
 
 
 DESCRIPTION = (
     "Judge every target on each family's fixed, seeded sample (the same instances in every"
-    " process), on every instance of the enumerated families and of the regression corpus, against"
+    " process), on every instance of the enumerated families and of the known-failure corpus, against"
     " exact oracles (CP-SAT, brute force); with --baseline, side by side with its baseline on each"
     " instance. Each distinct failure (solver, verdict, baseline verdict) is shrunk to a minimal"
     " reproduction. Solvers' own output goes to a log."
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         writable_file(args.json, "--json", CHECK_JSON)
     log = writable_file(args.solver_log, "--solver-log", None) if args.solver_log else default_path("check")
-    stored = stored_instances(args.regressions, args.instances)
+    stored = stored_instances(args.corpus, args.instances)
     entries, baselines = targets_and_baselines(args.targets, args.baseline, "--targets")
     with stop_requests() as stop, solver_log(log, "check"), ProgressDisplay(sys.stderr) as display:
         load_targets(entries + baselines, determinism=True)

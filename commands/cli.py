@@ -30,7 +30,7 @@ COMMANDS = {
     "solvers": ("solvers_command", "list the registered solvers and the installed torch's"),
     "bench": ("bench_command", "time and peak memory of solvers side by side, with ratios"),
     "fuzz": ("fuzz_command", "run a fuzz campaign, storing every failure as it is found"),
-    "promote": ("promote_command", "turn a campaign's stored failures into regression corpus cases"),
+    "promote": ("promote_command", "turn a campaign's stored failures into cases of the known-failure corpus"),
     "export-tests": ("export_tests_command", "write the corpus's upstream cases as a PyTorch test file"),
     "repair": ("repair_command", "write a solver's file with its known defects repaired (the upstream patch)"),
     "harvest": ("harvest_command", "record the knapsacks torch.compile solves, for built-in models or from trace logs"),

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..reports.words import counted
 from . import exit_status
+from .inputs import add_corpus_argument
 from .output_checks import EXPORTED_TESTS, writable_file, write_output
 from .usage import UsageError
 
@@ -16,13 +17,13 @@ examples:
   knapcheck export-tests --out test_ac_knapsack_solvers.py
   python test_ac_knapsack_solvers.py                passes on the torch it was exported against
   pytest test_ac_knapsack_solvers.py                the same tests under pytest
-  knapcheck export-tests --regressions my-corpus.json --out test/functorch/test_ac_knapsack_solvers.py"""
+  knapcheck export-tests --corpus my-corpus.json --out test/functorch/test_ac_knapsack_solvers.py"""
 
 
 DESCRIPTION = (
     "Write a test file in PyTorch's style (# Owner(s), TestCase, parametrize,"
     " instantiate_parametrized_tests, run_tests) for every solver of the installed torch: one test per"
-    " cause of the regression corpus's upstream cases and one per enumerated family (exhaustive_small,"
+    " cause of the known-failure corpus's upstream cases and one per enumerated family (exhaustive_small,"
     " large_capacity, scale_extremes), each parametrized over the solvers and checked against optima"
     " written inline (those of scale_extremes' 2 000 items among them) or a brute force in the file."
     " Each solver is run on every case here first: a test it fails is"
@@ -37,20 +38,19 @@ def epilog() -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, required=True, metavar="FILE.py", help="the test file to write")
-    parser.add_argument("--regressions", type=Path, metavar="PATH",
-                        help="regression corpus to export (default: the corpus packaged with knapcheck)")
+    add_corpus_argument(parser, "known-failure corpus to export (default: the corpus packaged with knapcheck)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..fuzz.corpus.regression import REGRESSION_CORPUS
+    from ..fuzz.corpus.known_failures import KNOWN_FAILURES
     from ..fuzz.runs.export_plan import build_plan, upstream_cases
     from ..reports.environment import knapcheck_version
     from ..reports.pytorch_tests import render_test_file
     from .inputs import trusted_cases
 
     writable_file(args.out, "--out", EXPORTED_TESTS)
-    corpus = Path(args.regressions or REGRESSION_CORPUS)
+    corpus = Path(args.corpus or KNOWN_FAILURES)
     try:
         selected = upstream_cases(trusted_cases(corpus))
         source = f"knapcheck {knapcheck_version()}, {len(selected.cases)} cases of {corpus.name}"

@@ -24,7 +24,7 @@ from ..solvers.isolation.worker import DEFAULT_TIME_LIMIT as DEFAULT_CALL_LIMIT
 from . import exit_status as statuses
 from .durations import duration
 from .exit_status import FAILED, INCOMPLETE, INTERRUPTED, OK, TERMINATED
-from .inputs import checked_families, family_list, stored_instances
+from .inputs import add_corpus_argument, checked_families, family_list, stored_instances
 from .output_checks import CAMPAIGN_JSON, CAMPAIGN_MARKDOWN, writable_directory, write_output
 from .stop_signals import stop_requests, stopped_by
 from .targets import SPEC_FORMS, add_targets_argument, load_targets, promise_help, targets_and_baselines
@@ -62,7 +62,7 @@ DESCRIPTION = (
 GATE = """\
 gate:
   without --baseline, a failure of one of our solvers fails the run (exit 1); failures a case of the
-  regression corpus explains (same solver, verdict and cause) are reported as known, the others as
+  known-failure corpus explains (same solver, verdict and cause) are reported as known, the others as
   new. With --baseline, each target is compared with the baseline of the same function name (else
   the only baseline) on every instance, and a regression of any target fails the run: a failure the
   baseline, on the same instance, does not share. Failures the baseline shares are reported apart.
@@ -107,8 +107,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"judge each target against a baseline, instance by instance: {SPEC_FORMS}")
     parser.add_argument("--families", nargs="+", metavar="NAME",
                         help="instance families to fuzz (default: every sampled one; listed below)")
-    parser.add_argument("--regressions", type=Path, metavar="PATH",
-                        help="regression corpus that tells known failures from new ones (default: the corpus packaged with knapcheck)")
+    add_corpus_argument(parser, "known-failure corpus that tells known failures from new ones (default: the corpus packaged with knapcheck)")
     parser.add_argument(
         "--seed", type=int, help="reproducible generation (Hypothesis then uses no example database); default: random"
     )
@@ -127,7 +126,7 @@ def _plan(args: argparse.Namespace) -> CampaignPlan:
     from ..fuzz.instances import families
 
     family_names = checked_families(args.families) if args.families else families.names(enumerated=False)
-    cases = stored_instances(args.regressions, []).cases
+    cases = stored_instances(args.corpus, []).cases
     tls = _tls(args)
     entries, paired = targets_and_baselines(args.targets, args.baseline, "--targets")
     _load_isolated(entries + paired)

@@ -1,7 +1,7 @@
-"""What `check` and `report` check besides the families' samples: the regression corpus, instance files.
+"""What `check` and `report` check besides the families' samples: the known-failure corpus, instance files.
 
-The corpus packaged with knapcheck (``fuzz/corpus/regressions.json``, inside the installed package)
-is checked by default, from any directory; ``--regressions PATH`` names another, which must exist.
+The corpus packaged with knapcheck (``fuzz/corpus/known_failures.json``, inside the installed package)
+is checked by default, from any directory; ``--corpus PATH`` names another, which must exist.
 ``--instances FILE ...`` adds instance files and files ``knapcheck harvest`` wrote. Every file is
 read before any work: a missing or malformed one is a usage error.
 """
@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from ..solvers.contract import Instance
 
 CORPUS_SOURCE = "regression corpus"
+"""The family name the known-failure corpus's instances have in every output (check's table and
+--json, report.json): the corpus's name before it was renamed, kept because scripts and reports
+read it (docs/check.md, "The known-failure corpus")."""
 
 
 def family_list() -> str:
@@ -48,10 +51,16 @@ def checked_families(names: list[str] | None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def add_corpus_argument(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--corpus PATH``, the known-failure corpus to read; ``--regressions``, its name until the
+    corpus was renamed, still works and is no longer listed (docs/check.md)."""
+    parser.add_argument("--corpus", type=Path, metavar="PATH", help=help)
+    parser.add_argument("--regressions", dest="corpus", type=Path, help=argparse.SUPPRESS)
+
+
 def add_instance_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--families", nargs="+", metavar="NAME", help="instance families to sample (default: all; listed below)")
-    parser.add_argument("--regressions", type=Path, metavar="PATH",
-                        help="regression corpus whose instances are checked too (default: the corpus packaged with knapcheck)")
+    add_corpus_argument(parser, "known-failure corpus whose instances are checked too (default: the corpus packaged with knapcheck)")
     parser.add_argument("--instances", type=Path, nargs="+", default=[], metavar="FILE",
                         help="instance files, or files knapcheck harvest wrote, whose instances are checked too")
 
@@ -63,7 +72,7 @@ class StoredInstances:
     instances: dict[str, list[Instance]] = field(default_factory=dict)
     corpus: Path | None = None
     cases: list = field(default_factory=list)
-    """The corpus's cases (``knapcheck.fuzz.corpus.regression.RegressionCase``): what tells known failures from new ones."""
+    """The corpus's cases (``knapcheck.fuzz.corpus.known_failures.KnownFailure``): what tells known failures from new ones."""
 
     @property
     def counts(self) -> dict[str, int]:
@@ -84,22 +93,22 @@ class StoredInstances:
 
 def trusted_cases(corpus: Path) -> list:
     """The corpus's cases that can be trusted; one line on stderr for each one quarantined
-    (``knapcheck.fuzz.corpus.regression.RegressionCorpus``). ValueError when it cannot be read."""
-    from ..fuzz.corpus.regression import read_regression_corpus
+    (``knapcheck.fuzz.corpus.known_failures.KnownFailureCorpus``). ValueError when it cannot be read."""
+    from ..fuzz.corpus.known_failures import read_known_failures
 
-    read = read_regression_corpus(corpus)
+    read = read_known_failures(corpus)
     for line in read.notes():
         print(f"knapcheck: {line}", file=sys.stderr)
     return list(read.cases)
 
 
-def stored_instances(regressions: Path | None, files: list[Path]) -> StoredInstances:
-    """The corpus's instances (the packaged corpus when ``regressions`` is None) and the files'. A
+def stored_instances(corpus: Path | None, files: list[Path]) -> StoredInstances:
+    """The corpus's instances (the packaged corpus when ``corpus`` is None) and the files'. A
     corpus case whose cause cannot be trusted is left out, one line on stderr for each."""
     from ..fuzz.corpus.instance_files import read_instances
-    from ..fuzz.corpus.regression import REGRESSION_CORPUS
+    from ..fuzz.corpus.known_failures import KNOWN_FAILURES
 
-    corpus = REGRESSION_CORPUS if regressions is None else regressions
+    corpus = KNOWN_FAILURES if corpus is None else corpus
     try:
         cases = trusted_cases(corpus)
         stored = StoredInstances({CORPUS_SOURCE: [case.instance for case in cases]}, corpus=Path(corpus), cases=cases)

@@ -83,7 +83,7 @@ BENCH_JSON = OutputKind("a benchmark (bench --json)",
                         json_object_with("schema_version", "repeats", "time_limit", "solvers", "rows"))
 HARVESTED = OutputKind("a harvested corpus file",
                        json_object_with("schema_version", "records", format="knapcheck-harvested-corpus"))
-REGRESSION_CORPUS = OutputKind("a regression corpus", json_object_with("schema_version", "cases"))
+KNOWN_FAILURES = OutputKind("a known-failure corpus", json_object_with("schema_version", "cases"))
 EXPORTED_TESTS = OutputKind("a test file (export-tests)", holds("Exported by `knapcheck export-tests`"))
 
 

@@ -1,7 +1,7 @@
-"""`knapcheck promote`: stored campaign failures become permanent regression cases in a corpus.
+"""`knapcheck promote`: stored campaign failures become permanent known-failure cases in a corpus.
 
 It writes to the corpus named by ``--corpus``, or, run inside a knapcheck repository, to that
-repository's ``fuzz/corpus/regressions.json`` (the one the package ships); and says which. Outside
+repository's ``fuzz/corpus/known_failures.json`` (the one the package ships); and says which. Outside
 a repository without ``--corpus`` it refuses: the installed package's copy is not the place.
 """
 
@@ -14,24 +14,24 @@ from pathlib import Path
 
 from ..reports.words import counted
 from . import exit_status
-from .output_checks import REGRESSION_CORPUS, writable_file
+from .output_checks import KNOWN_FAILURES, writable_file
 from .usage import UsageError
 
-CORPUS_IN_REPOSITORY = Path("fuzz") / "corpus" / "regressions.json"
+CORPUS_IN_REPOSITORY = Path("fuzz") / "corpus" / "known_failures.json"
 
 EXAMPLES = """\
 examples:
   knapcheck promote --db campaign-db                   inside a knapcheck checkout: its corpus
   knapcheck promote --db campaign-db --corpus my-corpus.json --solvers torch:dp_knapsack
-  knapcheck report --candidate ... --regressions my-corpus.json --out report"""
+  knapcheck report --candidate ... --corpus my-corpus.json --out report"""
 
 
 DESCRIPTION = (
-    "Add a campaign's stored failures to a regression corpus: our solvers' cases must pass from"
+    "Add a campaign's stored failures to a known-failure corpus: our solvers' cases must pass from"
     " then on, upstream's are expected failures. A failure whose signature (solver, verdict, cause)"
     " the corpus already holds is skipped, or replaces that case when it is smaller; every skip is"
     " named with its reason. Writes to --corpus, or, run inside a knapcheck repository, to its"
-    " fuzz/corpus/regressions.json; says which."
+    " fuzz/corpus/known_failures.json; says which."
 )
 
 
@@ -80,16 +80,16 @@ def target_corpus(named: Path | None) -> tuple[Path, str]:
 def run(args: argparse.Namespace) -> int:
     from ..fuzz.campaign.promotion import false_claim, promote
     from ..fuzz.campaign.store import FailureStore
-    from ..fuzz.corpus.regression import load_regression_corpus
+    from ..fuzz.corpus.known_failures import load_known_failures
 
     if not (args.db / "failures").is_dir():
         raise UsageError(f"--db {args.db} holds no failure store (no {args.db / 'failures'})")
     corpus, why = target_corpus(args.corpus)
     try:
-        load_regression_corpus(corpus, missing_ok=True)
+        load_known_failures(corpus, missing_ok=True)
     except ValueError as exc:
         raise UsageError(f"--corpus: {exc}") from None
-    writable_file(corpus, "--corpus", REGRESSION_CORPUS)
+    writable_file(corpus, "--corpus", KNOWN_FAILURES)
     store = FailureStore(args.db)
     stored = list(store.groups().values())
     for bad in store.bad_files:

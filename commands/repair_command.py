@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from . import exit_status
+from .inputs import add_corpus_argument
 from .output_checks import OutputKind, begins_with, writable_directory, writable_file, write_output
 from .targets import SPEC_FORMS, entries_for, prepare_workers
 from .usage import UsageError
@@ -23,7 +24,7 @@ examples:
 
 DESCRIPTION = (
     "Write the source file of SPEC's solvers with every known defect of theirs repaired: each cause"
-    " of the regression corpus carries the smallest edit of torch's source that removes it"
+    " of the known-failure corpus carries the smallest edit of torch's source that removes it"
     " (docs/differential.md lists them with their diffs), applied to each solver's own function where its"
     " code matches unambiguously. Prints which repair changed which lines, and why any other did not"
     " apply. The file is written only where nothing is, or over an earlier output identical to it. With"
@@ -44,8 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     written.add_argument("--out", type=Path, metavar="FILE.py", help="the repaired file to write")
     written.add_argument("--series", type=Path, metavar="DIR",
                          help="the directory to write one patch per repair into (SPEC: torch, or torch:NAME)")
-    parser.add_argument("--regressions", type=Path, metavar="PATH",
-                        help="the regression corpus whose causes are the known defects (default: the one packaged"
+    add_corpus_argument(parser, "the known-failure corpus whose causes are the known defects (default: the one packaged"
                              " with knapcheck)")
     parser.set_defaults(run=run)
 
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from ..solvers.specs import shown_path
     from .inputs import stored_instances
 
-    cases = stored_instances(args.regressions, []).cases
+    cases = stored_instances(args.corpus, []).cases
     entries = [with_isolation(entry) for entry in entries_for([args.solver], "SPEC")]
     causes = Causes(entries, cases)
     try:

@@ -46,14 +46,14 @@ gate:
   every instance, and a failure is named by (candidate, verdict, the baseline's verdict on that
   instance). By default (the differential rule) the report fails on a regression: a candidate
   failure whose cause is new, shown where the baseline does not fail that way, outside the reach
-  of every known defect of the baseline (the regression corpus names them: float32 arithmetic,
+  of every known defect of the baseline (the known-failure corpus names them: float32 arithmetic,
   unquantized memory, HiGHS' MIP gap, ...); its reproduction is such an instance and runs the
   baseline first when the baseline passed there. A failure a known defect of the baseline
   explains is listed as a known defect made visible (information); what the candidate fixes is
   an outcome of its own. Without a baseline every candidate failure counts (those a
-  regression-corpus case explains are listed as known). --strict: any candidate failure fails
+  known-failure case explains are listed as known). --strict: any candidate failure fails
   the report. A heuristic candidate that saves less runtime than its baseline is information,
-  a failure past --max-quality-loss. The regression corpus is always checked; --families
+  a failure past --max-quality-loss. The known-failure corpus is always checked; --families
   narrows the rest (by default every family, the fixed lists included). report.md's first lines say which rule applied, its outcome and what the
   candidate fixes.
 
@@ -69,7 +69,7 @@ performance:
 
 DESCRIPTION = textwrap.dedent("""\
     Check a candidate solver (say, a pull request's knapsack.py) and a baseline on every
-    instance family and on the regression corpus packaged with knapcheck, shrink each
+    instance family and on the known-failure corpus packaged with knapcheck, shrink each
     distinct failure, benchmark both, and write report.md (a PR comment), report.json,
     report.html and solvers.log to --out. Every solver runs in its own worker process.""")
 
@@ -156,8 +156,8 @@ def command_line(args: argparse.Namespace) -> str:
     words += ["--time", f"{args.time:g}", "--per-family", str(args.per_family), "--seed", str(args.seed)]
     if args.families:
         words += ["--families", *args.families]
-    if args.regressions:
-        words += ["--regressions", str(args.regressions)]
+    if args.corpus:
+        words += ["--corpus", str(args.corpus)]
     if args.instances:
         words += ["--instances", *map(str, args.instances)]
     words += ["--bench-repeats", str(args.bench_repeats)]
@@ -212,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
     family_names = checked_families(args.families)
     out = writable_directory(args.out, "--out", {"report.md": REPORT_MARKDOWN, "report.json": REPORT_JSON,
                                                   "report.html": REPORT_HTML, "solvers.log": None})
-    stored = stored_instances(args.regressions, args.instances)
+    stored = stored_instances(args.corpus, args.instances)
     candidate, baseline = targets_and_baselines(args.candidate, args.baseline, "--candidate")
     candidate, baseline = [with_isolation(e) for e in candidate], [with_isolation(e) for e in baseline]
     progress = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731

@@ -24,7 +24,7 @@ from .markdown import code, fenced, prose
 
 SCHEMA_VERSION = 4
 """4: a finding's status is the gate's (regression, also in baseline, new, known: known when a
-regression-corpus case explains it), with stored_before, known_case, baseline_verdict and
+known-failure case explains it), with stored_before, known_case, baseline_verdict and
 instance_id; baselines, counterparts and gate added.
 3: problems, scheduler_lost and refused_events added; an unreadable file's moved_to may be null."""
 PASSING = {Verdict.OPTIMAL.value, Verdict.UNVERIFIED.value}
@@ -69,10 +69,10 @@ def progress_view(progress: Progress):
 
 def failing_summary(result: CampaignResult) -> str:
     """How many signatures failed, by what they mean: regressions and shared failures against a
-    baseline, new and known (in the regression corpus) without one."""
+    baseline, new and known (in the known-failure corpus) without one."""
     failing = result.failing()
     counted = [(sum(f.status == state for f in failing), state) for state in FAILING]
-    words = {SHARED: "also in the baseline", NEW: "new", KNOWN: "known in the regression corpus"}
+    words = {SHARED: "also in the baseline", NEW: "new", KNOWN: "known in the known-failure corpus"}
     parts = [f"{count} {words.get(state) or ('regression' if count == 1 else 'regressions')}" for count, state in counted if count]
     first = sum(not f.stored_before for f in failing)
     detail = f" ({', '.join(parts)}; {first} first stored in this run)" if failing else ""

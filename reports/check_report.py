@@ -3,7 +3,7 @@ baseline, the real-budget table, minimal reproductions grouped by what they mean
 
 Findings are grouped as the gate reads them (``knapcheck.fuzz.judging.verdicts.gate``): against a baseline,
 regressions first, then failures the baseline shares, then known defects of the baseline made
-visible; without one, new failures first, then the ones a regression-corpus case explains; the
+visible; without one, new failures first, then the ones a case of the known-failure corpus explains; the
 baselines' own failures last.
 """
 
@@ -43,10 +43,10 @@ ORDER = (REGRESSION, NEW, SHARED, VISIBLE, KNOWN, OF_BASELINE)
 HEADINGS = {
     REGRESSION: "regressions: failures whose cause is new (the baseline does not fail that way, and no known defect"
                 " of it explains them)",
-    NEW: "new failures: no case of the regression corpus explains them",
+    NEW: "new failures: no case of the known-failure corpus explains them",
     SHARED: "failures the baseline shares (same verdict on the same instance)",
     VISIBLE: "known defects of the baseline, now visible: a defect the baseline has explains them (information)",
-    KNOWN: "known failures: a case of the regression corpus has the same solver, verdict and cause",
+    KNOWN: "known failures: a case of the known-failure corpus has the same solver, verdict and cause",
     OF_BASELINE: "the baselines' own failures",
 }
 
@@ -89,7 +89,7 @@ def promise_lines(result: CheckResult) -> list[str]:
 
 
 def source(failure: Check) -> str:
-    """Where the failure was found: a family's sample, or stored instances (the regression corpus, a file)."""
+    """Where the failure was found: a family's sample, or stored instances (the known-failure corpus, a file)."""
     if failure.family in families.names():
         return f"family {failure.family}"
     return f"stored instances: {failure.family}"

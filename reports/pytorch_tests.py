@@ -2,7 +2,7 @@
 
 The file is meant for ``test/functorch/`` in an upstream pull request: it imports nothing of
 knapcheck (no OR-Tools, no Hypothesis), only torch's ``knapsack`` module and
-``torch.testing._internal.common_utils``. It holds one test per cause of the regression corpus,
+``torch.testing._internal.common_utils``. It holds one test per cause of the known-failure corpus,
 parametrized over every torch solver, and one test per solver over every instance of each
 enumerated family, judged against a brute force written in the file, or, for the problems at
 scale it cannot solve (``scale_extremes``: 2 000 items), against the optima the plan carries. The plan

@@ -1,6 +1,6 @@
 """A failure is judged by its cause: a known defect of the baseline made visible, or a new one.
 
-The regression corpus names each of torch's defects; each reaches instances of a trait (float32
+The known-failure corpus names each of torch's defects; each reaches instances of a trait (float32
 arithmetic: runtimes float32 cannot add exactly) or failures within a bound (HiGHS' MIP gap), or
 every instance (the Hirschberg split, left to the instance rule). A failure within a known
 defect's reach is information, unless the search takes it out of every reach and it survives
@@ -15,7 +15,7 @@ from dataclasses import replace
 import pytest
 from torch_copies import BACKTRACK_TOLERANCE, SPLIT_FIX, write_copy
 
-from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.corpus.known_failures import load_known_failures
 from knapcheck.fuzz.judging.known.by_cause import Causes
 from knapcheck.fuzz.judging.known.defects import (
     CAUSES,
@@ -39,7 +39,7 @@ from knapcheck.solvers.contract.answer import Answer
 from knapcheck.solvers.contract.outcome import RETURNED, Outcome
 from knapcheck.solvers.registry import resolve_one
 
-CORPUS = load_regression_corpus()
+CORPUS = load_known_failures()
 
 
 def test_float32_is_exact_on_runtimes_of_one_power_of_two_unit_with_a_total_below_2_to_the_24():
@@ -92,7 +92,7 @@ def test_a_corpus_case_is_not_taken_at_its_word_for_a_cause_that_cannot_be_its_o
     path = tmp_path / "corpus.json"
     path.write_text(json.dumps({"schema_version": 1, "cases": [{**case.as_dict(), "cause": 5}]}))
     with pytest.raises(ValueError, match="cause") as raised:
-        load_regression_corpus(path)
+        load_known_failures(path)
     assert "\n" not in str(raised.value)
 
 

@@ -10,7 +10,7 @@ import time
 from fractions import Fraction
 
 import pytest
-import test_regressions
+import test_known_failures
 from campaigns import (
     EAGER_PLANT,
     EAGER_SIGNATURE,
@@ -36,7 +36,7 @@ from knapcheck.fuzz.campaign.events import Disagreement
 from knapcheck.fuzz.campaign.promotion import promote
 from knapcheck.fuzz.campaign.store import FailureStore
 from knapcheck.fuzz.campaign.units import REPLAY, Setup, Unit, UnitRun
-from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.corpus.known_failures import load_known_failures
 from knapcheck.fuzz.judging.known.known import replay
 from knapcheck.fuzz.judging.verdicts.gate import NEW
 from knapcheck.fuzz.judging.verdicts.signature import Signature
@@ -83,13 +83,13 @@ def test_campaign_finds_planted_defect_and_promote_makes_it_a_failing_regression
 
     corpus = tmp_path / "corpus.json"
     assert main(["promote", "--db", str(db), "--corpus", str(corpus)]) == 0
-    (case,) = load_regression_corpus(corpus)
+    (case,) = load_known_failures(corpus)
     assert (case.solver, case.verdict, case.ours) == (PLANTED, "OVER_BUDGET", True)
     again = replay(case)
     assert again.failed and again.verdict.value == "OVER_BUDGET"
-    assert test_regressions._param(case).marks == [], "our solver's case is not an expected failure"
+    assert test_known_failures._param(case).marks == [], "our solver's case is not an expected failure"
     with pytest.raises(AssertionError, match="OVER_BUDGET"):
-        test_regressions.test_regression_case(case)
+        test_known_failures.test_regression_case(case)
     again = promote(stored.values(), corpus)
     assert again.added == again.replaced == [] and len(again.skipped) == 1, "promoting twice adds nothing"
 

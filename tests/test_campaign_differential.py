@@ -1,7 +1,7 @@
 """Campaigns against a baseline: every target judged beside its counterpart on the same instance,
 findings named by (target, verdict, baseline verdict), the store keeping the smallest instance of
 each, shrinking and replays keeping the relation, and the one gate rule deciding the exit status.
-Without a baseline, findings a regression-corpus case explains are known, the others new."""
+Without a baseline, findings a case of the known-failure corpus explains are known, the others new."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from knapcheck.fuzz.campaign.events import Found, Replayed, decode, encode
 from knapcheck.fuzz.campaign.state import CHANGED, FindingsBook
 from knapcheck.fuzz.campaign.store import FailureStore, StoredFailure
 from knapcheck.fuzz.campaign.units import REPLAY, Setup, Unit, UnitRun
-from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.corpus.known_failures import load_known_failures
 from knapcheck.fuzz.judging.plain_check import check_from_plain, check_to_plain
 from knapcheck.fuzz.judging.verdicts.differential import NOT_RUN, check, check_against, instance_id
 from knapcheck.fuzz.judging.verdicts.gate import KNOWN, NEW, REGRESSION, SHARED, VISIBLE
@@ -104,21 +104,21 @@ def test_without_a_baseline_a_campaign_against_torch_calls_corpus_known_findings
     assert main(_fuzz(tmp_path, "out", "--targets", "torch:greedy_knapsack", "--families", "zero_items",
                       time="4s")) == OK, "no solver of ours failed (its first case fails torch's greedy_knapsack)"
     data = report(tmp_path / "out")
-    cases = {case.id: case for case in load_regression_corpus()}
+    cases = {case.id: case for case in load_known_failures()}
     rejected = next(f for f in data["findings"] if f["verdict"] == "REJECTED")
     assert rejected["status"] == KNOWN and not rejected["new"]
     assert cases[rejected["known_case"]].solver == "torch:greedy_knapsack"
     assert cases[rejected["known_case"]].verdict == "REJECTED"
     assert data["gate"]["rule"] == "no baseline" and data["gate"]["passed"]
     markdown = (tmp_path / "out" / "campaign.md").read_text()
-    assert "known in the regression corpus" in markdown and f"case `{rejected['known_case']}`" in markdown
+    assert "known in the known-failure corpus" in markdown and f"case `{rejected['known_case']}`" in markdown
 
 
 def test_a_finding_is_known_when_a_corpus_case_has_its_solver_verdict_and_cause_and_new_otherwise():
     greedy = _in_process("torch:greedy_knapsack")
     zero_memory = check(greedy, Instance((0.0,), (2.0,), 0.0))
     assert zero_memory.verdict is Verdict.REJECTED
-    cases = load_regression_corpus()
+    cases = load_known_failures()
     book = FindingsBook({})
     book.saw(zero_memory)
     groups = {Signature.of(zero_memory): StoredFailure.of(zero_memory)}

@@ -14,7 +14,7 @@ import pytest
 import knapcheck.fuzz.runs.check
 from knapcheck.commands import exit_status
 from knapcheck.commands.cli import COMMANDS, build_parser, main
-from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.corpus.known_failures import load_known_failures
 from knapcheck.fuzz.instances import families
 from knapcheck.fuzz.judging.verdicts.differential import size_allows
 from knapcheck.oracles.result import OracleResult
@@ -22,7 +22,7 @@ from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
 from knapcheck.solvers.registry import register, resolve_one, unregister
 
-CORPUS_CASES = len(load_regression_corpus())
+CORPUS_CASES = len(load_known_failures())
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTANCE = {"memory": [0.0001, 0.0004, 0.0003, 0.0003], "runtimes": [1, 1, 3, 3], "max_memory": 0.001}
@@ -54,7 +54,7 @@ def test_check_passes_our_reference_and_writes_json(tmp_path, capsys):
     path = tmp_path / "check.json"
     assert main(["check", "--targets", "full_table", "--per-family", "3", "--json", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "full_table" in out and f"{CORPUS_CASES} cases of the regression corpus" in out
+    assert "full_table" in out and f"{CORPUS_CASES} cases of the known-failure corpus" in out
     data = json.loads(path.read_text())
     assert data["schema_version"] == 2 and data["failures"] == []
     sources = {s["name"]: (s["kind"], s["instances"]) for s in data["sources"]}
@@ -153,15 +153,29 @@ def test_an_unwritable_output_is_refused_before_any_work(tmp_path, capsys):
 
 
 def test_a_missing_or_malformed_corpus_is_a_usage_error(tmp_path, capsys):
-    """A --regressions path that did not exist used to be ignored silently."""
-    err = one_line_usage_error(capsys, ["check", "--targets", "full_table", "--regressions", str(tmp_path / "nope.json")])
+    """A --corpus path that did not exist used to be ignored silently."""
+    err = one_line_usage_error(capsys, ["check", "--targets", "full_table", "--corpus", str(tmp_path / "nope.json")])
     assert "does not exist" in err
     bad = tmp_path / "bad.json"
     bad.write_text('{"schema_version": 1, "cases": [{"id": "x"}]}')
-    assert "cases[0] is malformed" in one_line_usage_error(capsys, ["check", "--regressions", str(bad)])
+    assert "cases[0] is malformed" in one_line_usage_error(capsys, ["check", "--corpus", str(bad)])
     bad.write_text("{not json")
-    assert "not valid JSON" in one_line_usage_error(capsys, ["report", "--candidate", "full_table", "--regressions",
+    assert "not valid JSON" in one_line_usage_error(capsys, ["report", "--candidate", "full_table", "--corpus",
                                                               str(bad), "--out", str(tmp_path / "out")])
+
+
+@pytest.mark.parametrize("command", ["check", "report", "fuzz", "export-tests", "repair"])
+def test_the_corpus_s_old_option_name_still_names_it_and_help_lists_the_new_one(command, tmp_path):
+    """--regressions was --corpus's name while the corpus was called the regression corpus."""
+    from knapcheck.commands.cli import build_parser
+
+    parser = build_parser(command)
+    corpus = tmp_path / "corpus.json"
+    assert parser.parse_args([command, "--regressions", str(corpus)]).corpus == corpus
+    assert parser.parse_args([command, "--corpus", str(corpus)]).corpus == corpus
+    (subparsers,) = [action for action in parser._actions if action.dest == "command"]
+    listed = subparsers.choices[command].format_help()
+    assert "--corpus PATH" in listed and "--regressions" not in listed
 
 
 @pytest.mark.parametrize(
@@ -265,7 +279,7 @@ def test_check_reads_instance_and_harvested_files(tmp_path, empty_corpus, capsys
     instance.write_text(json.dumps(INSTANCE))
     harvested = ROOT / "fuzz" / "corpus" / "harvested" / "conv.json"
     status = main(["check", "--targets", "planted.wrong_answers:takes_everything", "--families", "tiny", "--per-family", "1",
-                   "--regressions", str(empty_corpus), "--instances", str(instance), str(harvested)])
+                   "--corpus", str(empty_corpus), "--instances", str(instance), str(harvested)])
     out = capsys.readouterr().out
     records = len(json.loads(harvested.read_text())["records"])
     assert status == 1 and f"1 from {instance}, {records} from {harvested}" in out
@@ -304,7 +318,7 @@ def test_an_oracle_shown_wrong_is_reported_with_its_instance_and_the_check_goes_
     monkeypatch.setattr(knapcheck.fuzz.runs.check, "optimum", lying_oracle)
     path = tmp_path / "check.json"
     assert main(["check", "--targets", "full_table", "--per-family", "3", "--families", "tight_budget",
-                 "--regressions", str(empty_corpus), "--json", str(path)]) == 1
+                 "--corpus", str(empty_corpus), "--json", str(path)]) == 1
     out = capsys.readouterr().out
     assert "an oracle shown wrong" in gate_line(out)
     assert "ORACLE FINDINGS" in out and "lying proved 0.0 optimal, but a feasible answer is worth" in out

@@ -12,7 +12,7 @@ from torch_copies import write_copy
 
 from knapcheck.commands import exit_status
 from knapcheck.commands.cli import main
-from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.corpus.known_failures import load_known_failures
 from knapcheck.fuzz.judging.verdicts.differential import answers_differ, check
 from knapcheck.fuzz.runs.check import DETERMINISM_MAX_ITEMS, determinism_positions, run_check
 from knapcheck.oracles.verdict import Verdict
@@ -63,7 +63,7 @@ def test_the_determinism_sample_spreads_over_the_source_and_leaves_out_large_ins
 def test_check_calls_exact_targets_twice_and_reports_nondeterminism_with_a_reproduction(tmp_path, capsys, empty_corpus):
     path = tmp_path / "check.json"
     status = main(["check", "--targets", ALTERNATING, "--families", "tiny", "exhaustive_small", "large_capacity", "--per-family", "2",
-                   "--regressions", str(empty_corpus), "--json", str(path)])
+                   "--corpus", str(empty_corpus), "--json", str(path)])
     data = json.loads(path.read_text())
     assert status == exit_status.FAILED
     (found,) = [f for f in data["failures"] if f["verdict"] == "NONDETERMINISTIC"]
@@ -80,7 +80,7 @@ def test_a_different_optimal_set_is_information_never_a_failure(tmp_path, empty_
     status = main(["report", "--candidate", "planted.nondeterministic:last_optimal",
                    "--baseline", "planted.nondeterministic:first_optimal",
                    "--families", "tiny", "exhaustive_small", "large_capacity", "--per-family", "2",
-                   "--regressions", str(empty_corpus), "--bench-repeats", "0", "--out", str(out)])
+                   "--corpus", str(empty_corpus), "--bench-repeats", "0", "--out", str(out)])
     assert status == exit_status.OK
     data = json.loads((out / "report.json").read_text())["correctness"]
     changes = data["comparisons"]["planted.nondeterministic:last_optimal"]["selection_changes"]
@@ -100,7 +100,7 @@ def test_without_a_baseline_a_failure_the_corpus_explains_is_known_and_listed_ap
     over = next(f for f in failures if f["verdict"] == "OVER_BUDGET")
     assert over["status"] == "known"
     assert over["known_case"].startswith("torch_dp_knapsack_sliding_hirschberg-OVER_BUDGET")
-    assert "known failures: a case of the regression corpus has the same solver, verdict and cause" in capsys.readouterr().out
+    assert "known failures: a case of the known-failure corpus has the same solver, verdict and cause" in capsys.readouterr().out
 
 
 def test_without_a_baseline_a_defect_of_another_cause_is_new(tmp_path):
@@ -110,7 +110,7 @@ def test_without_a_baseline_a_defect_of_another_cause_is_new(tmp_path):
     from torch_copies import ITEM_REUSE
 
     copy = resolve_one(f"{write_copy(tmp_path / 'knapsack.py', ITEM_REUSE)}:dp_knapsack")
-    result = run_check([copy], ["exhaustive_small", "large_capacity"], known_cases=load_regression_corpus())
+    result = run_check([copy], ["exhaustive_small", "large_capacity"], known_cases=load_known_failures())
     statuses = {f.verdict.value: (f.family, finding_status(result, f)) for f in result.findings}
     assert statuses["WRONG_VALUE"] == ("large_capacity", "new")
     assert statuses["SUBOPTIMAL"] == ("exhaustive_small", "known")
@@ -153,7 +153,7 @@ def test_a_malformed_promise_is_refused_naming_the_spec(text, words):
 
 def test_a_declared_promise_is_what_the_target_is_judged_on(tmp_path, capsys, empty_corpus):
     copy = write_copy(tmp_path / "knapsack.py")
-    common = ["--families", "pisinger_uncorrelated", "--per-family", "10", "--regressions", str(empty_corpus)]
+    common = ["--families", "pisinger_uncorrelated", "--per-family", "10", "--corpus", str(empty_corpus)]
     assert main(["check", "--targets", f"{copy}:greedy_knapsack", *common]) == exit_status.OK
     assert "heuristic (named like torch's greedy_knapsack)" in capsys.readouterr().out
     assert main(["check", "--targets", f"{copy}:greedy_knapsack@exact", *common]) == exit_status.FAILED

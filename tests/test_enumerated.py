@@ -55,7 +55,7 @@ def test_the_split_off_by_one_is_found_on_two_items_of_the_small_list(tmp_path):
     corpus.write_text('{"schema_version": 1, "cases": []}')
     path = tmp_path / "check.json"
     status = main(["check", "--targets", "torch:dp_knapsack_sliding_hirschberg", "--families", "exhaustive_small",
-                   "--regressions", str(corpus), "--json", str(path)])
+                   "--corpus", str(corpus), "--json", str(path)])
     assert status == exit_status.FAILED
     (over,) = [f for f in json.loads(path.read_text())["failures"] if f["verdict"] == "OVER_BUDGET"]
     assert over["family"] == "exhaustive_small" and len(over["instance"]["memory"]) == 2

@@ -57,7 +57,7 @@ def test_hostile_strings_in_a_corpus_never_reach_the_code(tmp_path, without_enum
         case(id="z", solver=f"{tmp_path}/evil.py:dp_knapsack", ours=True),
     ]
     out = tmp_path / "test_exported.py"
-    assert main(["export-tests", "--regressions", write_corpus(tmp_path / "corpus.json", hostile), "--out", str(out)]) == 0
+    assert main(["export-tests", "--corpus", write_corpus(tmp_path / "corpus.json", hostile), "--out", str(out)]) == 0
     assert "2 cases of other solvers left out" in capsys.readouterr().out
     text = out.read_text()
     assert not {"os", "system", "evil"} & code_names(text), "a corpus string became code"
@@ -79,7 +79,7 @@ def test_a_hostile_corpus_field_is_refused_in_one_line_when_the_corpus_is_read(t
     marker = tmp_path / "PWNED"
     corpus = write_corpus(tmp_path / "corpus.json", [case(**{field: hostile.format(payload=payload(marker))})])
     out = tmp_path / "test_exported.py"
-    assert main(["export-tests", "--regressions", corpus, "--out", str(out)]) == 2
+    assert main(["export-tests", "--corpus", corpus, "--out", str(out)]) == 2
     error = capsys.readouterr().err
     assert len(error.strip().splitlines()) == 1 and refusal in error
     assert not out.exists() and not marker.exists()
@@ -145,7 +145,7 @@ def test_a_cause_named_like_a_test_of_the_file_is_run_and_the_file_counts_its_te
     monkeypatch.setattr(export_plan, "ENUMERATED", {"large_capacity": export_plan.ENUMERATED["large_capacity"]})
     corpus = write_corpus(tmp_path / "corpus.json", [case(why="large capacity")])
     out = tmp_path / "test_exported.py"
-    assert main(["export-tests", "--regressions", corpus, "--out", str(out)]) == 0
+    assert main(["export-tests", "--corpus", corpus, "--out", str(out)]) == 0
     done = run_file(out)
     assert done.returncode == 0, done.stderr[-3000:]
     ran = re.findall(r"^(test_\w+) ", done.stderr, re.M)

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.corpus.known_failures import load_known_failures
 from knapcheck.fuzz.judging.known.known import matching_case
 from knapcheck.fuzz.judging.known.traits import LARGE_CAPACITY, OFF_GRID, matched_traits
 from knapcheck.fuzz.judging.verdicts.comparison import Comparison
@@ -142,7 +142,7 @@ def test_instance_ids_are_a_hash_of_the_content():
     assert instance_id(a) != instance_id(Instance((0.2, 0.1), (2.0, 1.0), 0.2))
 
 
-CORPUS = load_regression_corpus()
+CORPUS = load_known_failures()
 
 
 def test_a_failure_matching_a_corpus_case_by_solver_verdict_and_cause_is_known():

@@ -68,4 +68,4 @@ def test_the_probe_sees_what_a_real_command_loads(tmp_path):
     """The same probe on a command that does work: it must see the corpus read and Hypothesis imported."""
     found = _probe(["check", "--targets", "full_table", "--families", "tiny", "--per-family", "1"], tmp_path)
     assert found["code"] == 0
-    assert any(Path(path).name == "regressions.json" for path in found["opened"])
+    assert any(Path(path).name == "known_failures.json" for path in found["opened"])

@@ -40,9 +40,9 @@ def _commands(tmp_path, path) -> dict[str, list[str]]:
     corpus.write_text(EMPTY_CORPUS)
     return {
         "solve FILE": ["solve", "full_table", str(path)],
-        "check --instances FILE": [*CHECK, "--regressions", str(corpus), "--instances", str(path)],
-        "check --regressions FILE": [*CHECK, "--regressions", str(path)],
-        "export-tests --regressions FILE": ["export-tests", "--regressions", str(path), "--out", str(tmp_path / "t.py")],
+        "check --instances FILE": [*CHECK, "--corpus", str(corpus), "--instances", str(path)],
+        "check --corpus FILE": [*CHECK, "--corpus", str(path)],
+        "export-tests --corpus FILE": ["export-tests", "--corpus", str(path), "--out", str(tmp_path / "t.py")],
         "promote --corpus FILE": ["promote", "--db", str(_store_with_a_failure(tmp_path)), "--corpus", str(path)],
     }
 
@@ -54,7 +54,7 @@ def _store_with_a_failure(tmp_path):
     return db
 
 
-COMMANDS = ["solve FILE", "check --instances FILE", "check --regressions FILE", "export-tests --regressions FILE",
+COMMANDS = ["solve FILE", "check --instances FILE", "check --corpus FILE", "export-tests --corpus FILE",
             "promote --corpus FILE"]
 
 
@@ -78,10 +78,10 @@ BAD_CONTENTS = {
     "harvested call: 1e400": ("check --instances FILE", _harvested(call=0).replace('"call": 0', '"call": 1e400'), "beyond a float"),
     "harvested call: 1.5": ("check --instances FILE", _harvested(call=1.5), "records[0].call is malformed: expected an integer"),
     "harvested budget: a list": ("check --instances FILE", _harvested(budget=[1]), "records[0].budget is malformed"),
-    "corpus cases: a string": ("check --regressions FILE", '{"schema_version": 1, "cases": "x"}', "cases is malformed"),
-    "corpus case ours: 1": ("check --regressions FILE", json.dumps({"schema_version": 1, "cases": [{**CASE, "ours": 1}]}),
+    "corpus cases: a string": ("check --corpus FILE", '{"schema_version": 1, "cases": "x"}', "cases is malformed"),
+    "corpus case ours: 1": ("check --corpus FILE", json.dumps({"schema_version": 1, "cases": [{**CASE, "ours": 1}]}),
                             "cases[0].ours is malformed"),
-    "corpus with 1e400": ("check --regressions FILE",
+    "corpus with 1e400": ("check --corpus FILE",
                           json.dumps({"schema_version": 1, "cases": [CASE]}).replace("0.0004", "1e400"), "beyond a float"),
 }
 

@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 
 from knapcheck.fuzz.campaign.store import SCHEMA_VERSION, FailureStore, group_name, record_name
-from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.corpus.known_failures import load_known_failures
 from knapcheck.fuzz.judging.known.known import replay
 from knapcheck.fuzz.judging.verdicts.signature import Signature
 from knapcheck.solvers import registry, specs
@@ -58,13 +58,13 @@ def test_a_record_stored_before_the_namespace_is_read_under_the_current_name(tmp
 
 
 def test_a_corpus_written_before_the_namespace_loads_and_runs(tmp_path):
-    corpus = tmp_path / "regressions.json"
+    corpus = tmp_path / "known_failures.json"
     corpus.write_text(json.dumps({"schema_version": 1, "cases": [{
         "id": "full_table-OVER_BUDGET-0123456789", "solver": OLD_SPEC, "ours": True,
         "verdict": "OVER_BUDGET", "family": "tiny", "origin": "ours", "found_at": "2026-11-30T00:00:00Z",
         "instance": INSTANCE.as_dict(),
     }]}))
-    (case,) = load_regression_corpus(corpus)
+    (case,) = load_known_failures(corpus)
     done = replay(case)
     assert done.solver.name == "full_table" and not done.failed
 
@@ -86,7 +86,7 @@ def test_the_wheel_installs_knapcheck_and_nothing_else_at_the_top(tmp_path):
             if "__pycache__" not in path.parts}
     assert tree - names == set(), "every module of the tree is installed (a sub-package missing from pyproject's list is not)"
     assert not any(name.split("/")[1] in {"tests", "studies", "scripts", "docs"} for name in names), "only the package installs"
-    assert {"knapcheck/fuzz/corpus/regressions.json", "knapcheck/py.typed"} <= names
+    assert {"knapcheck/fuzz/corpus/known_failures.json", "knapcheck/py.typed"} <= names
 
 
 def test_outside_the_repository_only_knapcheck_is_importable(tmp_path):

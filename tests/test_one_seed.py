@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.corpus.known_failures import load_known_failures
 from knapcheck.fuzz.instances import families
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,7 +83,7 @@ def test_check_and_report_judge_the_same_instances_and_write_nothing_in_the_work
     report_json = json.loads((tmp_path / "r" / "report.json").read_text())["correctness"]
     assert check_json["sources"] == report_json["sources"]
     assert {s["name"]: s["instances"] for s in check_json["sources"]} == {
-        "tiny": 15, "zero_items": 15, "regression corpus": len(load_regression_corpus())}
+        "tiny": 15, "zero_items": 15, "regression corpus": len(load_known_failures())}
     (result,) = json.loads(solved.stdout)["results"]
     assert len(result["instance_id"]) == 16
 

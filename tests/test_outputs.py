@@ -35,7 +35,7 @@ COMMANDS = {
                ["out/report.md", "out/report.json", "out/report.html", "out/solvers.log"]),
     "fuzz": (["fuzz", "--time", "1", "--jobs", "1", "--db", "{tmp}/db", "--out", "{tmp}/out"],
              ["out/campaign.md", "out/campaign.json", "out/campaign.log"]),
-    "export-tests": (["export-tests", "--regressions", "{tmp}/corpus.json", "--out", "{tmp}/out/test_x.py"],
+    "export-tests": (["export-tests", "--corpus", "{tmp}/corpus.json", "--out", "{tmp}/out/test_x.py"],
                      ["out/test_x.py"]),
     "bench": (["bench", "--solvers", "full_table", "--rows", "n=100 budget=0.1", "--repeats", "1",
                "--json", "{tmp}/out/bench.json"], ["out/bench.json"]),

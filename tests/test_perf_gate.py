@@ -119,7 +119,7 @@ def empty_corpus(tmp_path):
 def report(tmp_path, empty_corpus, *options) -> tuple[int, dict, str]:
     out = tmp_path / "out"
     status = main(["report", "--candidate", "full_table", "--baseline", "sliding_hirschberg", "--families", "tiny",
-                   "--per-family", "3", "--regressions", str(empty_corpus), *options, "--out", str(out)])
+                   "--per-family", "3", "--corpus", str(empty_corpus), *options, "--out", str(out)])
     return status, json.loads((out / "report.json").read_text()), (out / "report.md").read_text()
 
 

@@ -56,7 +56,7 @@ def quadratic_report(tmp_path_factory):
     out = directory / "out"
     status = main(["report", "--candidate", f"{greedy}:greedy_knapsack", f"{dp}:dp_knapsack",
                    "--baseline", "torch:greedy_knapsack", "torch:dp_knapsack", "--families", "tiny",
-                   "--per-family", "3", "--regressions", str(corpus), "--bench-repeats", "2",
+                   "--per-family", "3", "--corpus", str(corpus), "--bench-repeats", "2",
                    "--max-slowdown", "1.5", "--out", str(out)])
     return status, json.loads((out / "report.json").read_text()), (out / "report.md").read_text()
 

@@ -12,7 +12,7 @@ from campaigns import environment
 from knapcheck.commands.cli import main
 from knapcheck.fuzz.campaign.promotion import case_of, holding_case, promote
 from knapcheck.fuzz.campaign.store import FailureStore, StoredFailure
-from knapcheck.fuzz.corpus.regression import RegressionCase, load_regression_corpus
+from knapcheck.fuzz.corpus.known_failures import KnownFailure, load_known_failures
 from knapcheck.fuzz.judging.verdicts.differential import check
 from knapcheck.solvers.contract import Instance
 from knapcheck.solvers.entry import SolverEntry
@@ -34,16 +34,16 @@ def repository(tmp_path):
     (root / "fuzz" / "corpus").mkdir(parents=True)
     (root / "docs").mkdir()
     (root / "pyproject.toml").write_text('[project]\nname = "knapcheck"\n')
-    (root / "fuzz" / "corpus" / "regressions.json").write_text(EMPTY)
+    (root / "fuzz" / "corpus" / "known_failures.json").write_text(EMPTY)
     return root
 
 
 def test_inside_a_repository_it_writes_the_repository_s_corpus(store, repository, monkeypatch, capsys):
     monkeypatch.chdir(repository / "docs")
     assert main(["promote", "--db", str(store)]) == 0
-    corpus = repository / "fuzz" / "corpus" / "regressions.json"
+    corpus = repository / "fuzz" / "corpus" / "known_failures.json"
     assert f"1 case added to {corpus} (the repository's corpus" in capsys.readouterr().out
-    assert [case.solver for case in load_regression_corpus(corpus)] == ["takes_everything"]
+    assert [case.solver for case in load_known_failures(corpus)] == ["takes_everything"]
 
 
 def test_elsewhere_it_needs_a_corpus_named(store, tmp_path, monkeypatch, capsys):
@@ -92,14 +92,14 @@ def test_ten_promotions_at_once_each_keep_their_case_and_say_so(tmp_path):
     corpus.write_text(EMPTY)
     outputs = _promote_at_once(stores, corpus, tmp_path)
     assert all("1 case added" in out for out in outputs)
-    assert len(load_regression_corpus(corpus)) == PROMOTERS
+    assert len(load_known_failures(corpus)) == PROMOTERS
 
 
 def test_ten_promotions_of_one_store_at_once_add_its_case_once_and_say_so(store, tmp_path):
     corpus = tmp_path / "corpus.json"
     outputs = _promote_at_once([store] * PROMOTERS, corpus, tmp_path)
     assert sorted(out.splitlines()[-1].split(" case")[0] for out in outputs) == ["0"] * (PROMOTERS - 1) + ["1"]
-    assert len(load_regression_corpus(corpus)) == 1
+    assert len(load_known_failures(corpus)) == 1
 
 
 def test_a_record_that_claims_a_solver_is_ours_when_the_registry_says_otherwise_is_refused(tmp_path, capsys):
@@ -112,7 +112,7 @@ def test_a_record_that_claims_a_solver_is_ours_when_the_registry_says_otherwise_
     out, err = capsys.readouterr()
     assert "refused" in err and "'evil.py:solve' is not a registered solver of ours" in err
     assert "1 case added" in out and "1 stored record refused" in out
-    assert [case.solver for case in load_regression_corpus(corpus)] == ["takes_everything"]
+    assert [case.solver for case in load_known_failures(corpus)] == ["takes_everything"]
 
 
 MID = Instance((0.0003, 0.0002), (1.0, 2.0), 0.0001)
@@ -141,19 +141,19 @@ def test_a_signature_the_corpus_holds_is_never_added_twice_and_a_smaller_instanc
     assert done.added == done.replaced == []
     (skipped,) = done.skipped
     assert held.id in skipped.reason and "at least as small" in skipped.reason
-    assert load_regression_corpus(corpus) == [held]
+    assert load_known_failures(corpus) == [held]
 
     done = promote([_stored(SMALL), _stored(NEGATIVE)], corpus)
     ((old, new),) = done.replaced
     assert old == held and new.instance == SMALL and new.why == "takes every item"
     assert [case.instance for case in done.added] == [NEGATIVE], "another cause is another signature"
-    assert [case.instance for case in load_regression_corpus(corpus)] == [SMALL, NEGATIVE]
+    assert [case.instance for case in load_known_failures(corpus)] == [SMALL, NEGATIVE]
 
 
 def test_a_copy_s_failure_never_replaces_torch_s_case_but_a_regression_against_torch_is_its_own():
     copy = "/pr/knapsack.py:greedy_knapsack"
     zero_memory = Instance((0.0,), (1.0,), 0.0)
-    torch_case = RegressionCase("torch_greedy_knapsack-REJECTED-x", "torch:greedy_knapsack", False, "REJECTED", "tiny",
+    torch_case = KnownFailure("torch_greedy_knapsack-REJECTED-x", "torch:greedy_knapsack", False, "REJECTED", "tiny",
                                 "torch", "", Instance((0.0,), (2.0,), 0.0))
     shared = _stored(zero_memory, solver=copy, verdict="REJECTED", baseline="torch:greedy_knapsack",
                      baseline_verdict="REJECTED")

@@ -13,7 +13,7 @@ import pytest
 from torch_copies import ITEM_REUSE, SPLIT_FIX, SPLIT_HALVES_EXCHANGED, write_copy
 
 from knapcheck.commands.solver_log import LOG_LIMIT
-from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.corpus.known_failures import load_known_failures
 from knapcheck.fuzz.instances import families
 from knapcheck.fuzz.judging.verdicts.differential import size_allows
 from knapcheck.solvers.registry import resolve_one
@@ -24,7 +24,7 @@ TIME_LIMIT = 600
 PLANTED = Path(__file__).parent / "planted"
 SMALL = ["--knapcheck-families", "tiny", "--knapcheck-per-family", "3"]
 """A small selection: three tiny instances and the corpus's cases per target."""
-CORPUS_CASES = len(load_regression_corpus())
+CORPUS_CASES = len(load_known_failures())
 
 USER_TEST = """
 def test_something_of_the_users():

@@ -17,7 +17,7 @@ from torch_copies import SPLIT_IN_HELPER, torch_source, width_named_split_fix
 
 from knapcheck.commands import exit_status
 from knapcheck.commands.cli import main
-from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.corpus.known_failures import load_known_failures
 from knapcheck.fuzz.judging.known.defects import CAUSES
 from knapcheck.fuzz.judging.verdicts.differential import check
 from knapcheck.solvers.registry import resolve_one
@@ -46,7 +46,7 @@ def test_repair_torch_applies_every_catalogued_repair_and_says_which_lines(repai
 
 def test_the_repaired_file_passes_every_corpus_case_of_torchs_defects(repaired):
     _, out = repaired
-    cases = [case for case in load_regression_corpus() if case.solver.startswith("torch:")]
+    cases = [case for case in load_known_failures() if case.solver.startswith("torch:")]
     assert {case.cause for case in cases} == set(CAUSES)
     for case in cases:
         function = case.solver.partition(":")[2]

@@ -23,7 +23,7 @@ from test_torch_copies import assert_reproduces_the_copys_own_defect, regression
 from torch_copies import FINFO_TOLERANCE, SPLIT_IN_HELPER, torch_source, width_named_split_fix, write_copy
 
 from knapcheck.commands import exit_status
-from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.corpus.known_failures import load_known_failures
 from knapcheck.fuzz.judging.known.by_cause import Causes
 from knapcheck.fuzz.judging.known.float32_exact import float32_exact
 from knapcheck.fuzz.judging.verdicts.differential import check_against
@@ -87,7 +87,7 @@ def test_a_fix_and_a_new_bug_in_one_function_fail_with_the_new_bugs_reproduction
     assert fixes and all(f["causes"] == ["float32"] for f in fixes)
 
 
-CORPUS = load_regression_corpus()
+CORPUS = load_known_failures()
 
 
 def test_the_float32_tolerance_bug_on_the_issues_instance(tmp_path):

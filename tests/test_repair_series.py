@@ -1,7 +1,7 @@
 """`knapcheck repair torch --series DIR`: one upstream patch per catalogued defect of torch's file.
 
 Each patch is applied with `git apply` alone to a copy of torch's file, and the whole series in order
-to another; the gate (`knapcheck check --baseline torch`, on the regression corpus and one tiny
+to another; the gate (`knapcheck check --baseline torch`, on the known-failure corpus and one tiny
 instance: one run for all twelve files) passes each, counting exactly the patch's defect as fixed;
 ruff passes every patched file under PyTorch's settings; and the test file each patch writes to runs
 on each patched file, as does the series' on torch's own file, where exactly its new tests fail.
@@ -25,7 +25,7 @@ from shared_runs import run_once
 
 from knapcheck.commands import exit_status
 from knapcheck.commands.cli import main
-from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.corpus.known_failures import load_known_failures
 from knapcheck.fuzz.judging.known.patch_series import RUFF_SETTINGS, UPSTREAM_PATH, UPSTREAM_TESTS, formatted
 from knapcheck.fuzz.judging.known.repaired import repaired_file
 from knapcheck.solvers.registry import torch_entries
@@ -130,7 +130,7 @@ def test_one_patch_per_catalogued_defect_each_applying_alone_and_in_order(series
     assert len(names) == 11 == len(set(names))
     assert "dp_knapsack_sliding_hirschberg-hirschberg_split" in names and "ilp_knapsack-solution_read" in names
     assert "11 patches, one per repaired defect" in (series / "repair.out").read_text()
-    every = repaired_file(torch_entries(), load_regression_corpus())
+    every = repaired_file(torch_entries(), load_known_failures())
     assert not [r for r in every.results if not r.applied]
     assert (series / "series" / UPSTREAM_PATH).read_text() == formatted(every.source), "the series is `repair`'s file"
 

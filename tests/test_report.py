@@ -34,7 +34,7 @@ def test_a_report_on_torch_solvers_shows_each_distinct_failure_once_with_a_repro
     empty_corpus.write_text('{"schema_version": 1, "cases": []}')
     status = main(
         ["report", "--candidate", *TORCH_SOLVERS, "--baseline", "full_table", "--families", "duplicates_ties",
-         "flop_scale", "exhaustive_small", "large_capacity", "--per-family", "6", "--time", "600", "--regressions", str(empty_corpus),
+         "flop_scale", "exhaustive_small", "large_capacity", "--per-family", "6", "--time", "600", "--corpus", str(empty_corpus),
          "--bench-repeats", "0", "--out", str(out)]
     )
     assert status == 1

@@ -14,7 +14,7 @@ import pytest
 
 from knapcheck.commands import exit_status
 from knapcheck.commands.cli import main
-from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.corpus.known_failures import load_known_failures
 from knapcheck.fuzz.judging.verdicts.differential import CheckResult
 from knapcheck.fuzz.runs.candidate_run import CandidateRun
 from knapcheck.measure.paired import PairResult, RowComparison
@@ -35,7 +35,7 @@ def empty_corpus(tmp_path):
 
 def report(tmp_path, empty_corpus, *options) -> tuple[int, dict, str]:
     out = tmp_path / "out"
-    status = main(["report", *options, "--families", "tiny", "--per-family", "12", "--regressions", str(empty_corpus),
+    status = main(["report", *options, "--families", "tiny", "--per-family", "12", "--corpus", str(empty_corpus),
                    "--bench-repeats", "0", "--out", str(out)])
     return status, json.loads((out / "report.json").read_text()), (out / "report.md").read_text()
 
@@ -122,7 +122,7 @@ def test_a_pull_request_file_against_torch_from_another_directory(tmp_path, monk
     planted = f"{(pull_request / 'planted.py').resolve()}:dp_knapsack"
     assert [planted, "OVER_BUDGET", "OPTIMAL"] in results["planted"][1]["gate"]["failing"]
     for _, data in results.values():
-        assert data["correctness"]["stored"] == {"regression corpus": len(load_regression_corpus())}
+        assert data["correctness"]["stored"] == {"regression corpus": len(load_known_failures())}
 
 
 def test_the_html_report_shows_the_performance_as_a_table():

@@ -43,7 +43,7 @@ def workdir(tmp_path, monkeypatch):
 
 
 def report(*options: str) -> tuple[int, str, dict, str]:
-    status = main(["report", *options, "--families", "tight_budget", "--per-family", "5", "--regressions", "empty.json",
+    status = main(["report", *options, "--families", "tight_budget", "--per-family", "5", "--corpus", "empty.json",
                    "--bench-repeats", "0", "--out", "out"])
     out = Path("out")
     return (status, (out / "report.md").read_text(), json.loads((out / "report.json").read_text()),
@@ -80,7 +80,7 @@ def test_a_report_names_file_targets_as_typed_and_its_reproductions_run_from_the
 
 def test_check_names_file_targets_as_typed(workdir, capsys):
     main(["check", "--targets", "wrong_answers.py:takes_everything", "--families", "tight_budget", "--per-family", "5",
-          "--regressions", "empty.json"])
+          "--corpus", "empty.json"])
     out = capsys.readouterr().out
     assert str(workdir) not in out and "wrong_answers.py:takes_everything: OVER_BUDGET" in out
 
@@ -100,7 +100,7 @@ def test_the_reproduction_of_a_candidate_with_relative_imports_runs_as_shown(tmp
     (tmp_path / "empty.json").write_text('{"schema_version": 1, "cases": []}')
     done = subprocess.run(
         [sys.executable, "-m", "knapcheck", "check", "--targets", "pr/pkg/knapsack.py:dp_knapsack", "--families",
-         "tight_budget", "--per-family", "3", "--regressions", "empty.json", "--json", "check.json"],
+         "tight_budget", "--per-family", "3", "--corpus", "empty.json", "--json", "check.json"],
         capture_output=True, text=True, cwd=tmp_path, timeout=600,
     )
     assert done.returncode == exit_status.FAILED, done.stderr
@@ -139,7 +139,7 @@ def test_a_target_s_text_is_escaped_in_report_html(workdir):
 
 
 def test_a_target_s_text_cannot_start_a_line_of_check_output(workdir, capsys):
-    main(["check", "--targets", *HOSTILE, "--families", "tiny", "--per-family", "3", "--regressions", "empty.json"])
+    main(["check", "--targets", *HOSTILE, "--families", "tiny", "--per-family", "3", "--corpus", "empty.json"])
     lines = capsys.readouterr().out.splitlines()
     (gate,) = [line for line in lines if line.startswith("gate on ")]
     assert gate.startswith("gate on the named targets, under no baseline: every failure of a gated target counts: FAILED")
@@ -161,7 +161,7 @@ def test_failures_and_the_gate_come_before_information_in_every_output(workdir, 
     assert at == sorted(at)
     capsys.readouterr()
     main(["check", "--targets", "wrong_answers.py:takes_everything", "--baseline", "wrong_answers.py:takes_nothing",
-          "--families", "tight_budget", "--per-family", "5", "--regressions", "empty.json"])
+          "--families", "tight_budget", "--per-family", "5", "--corpus", "empty.json"])
     out = capsys.readouterr().out.splitlines()
     gate = next(i for i, line in enumerate(out) if line.startswith("gate on "))
     failures = next(i for i, line in enumerate(out) if "regressions: failures whose cause is new" in line)

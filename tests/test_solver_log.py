@@ -22,9 +22,9 @@ def test_solver_chatter_goes_to_the_log_not_stdout(tmp_path, capfd):
     log = tmp_path / "solvers.log"
     main(["check", "--targets", "torch:ilp_knapsack", "--families", "tiny", "--per-family", "1", "--solver-log", str(log)])
     out, err = capfd.readouterr()
-    assert "Highs" in log.read_text(), "the regression corpus's ilp_knapsack cases make HiGHS print"
+    assert "Highs" in log.read_text(), "the known-failure corpus's ilp_knapsack cases make HiGHS print"
     assert "Highs" not in out and "Highs" not in err
-    assert re.match(r"\d+ instances \(1 families x 1 sampled, \d+ cases of the regression corpus", out.splitlines()[0])
+    assert re.match(r"\d+ instances \(1 families x 1 sampled, \d+ cases of the known-failure corpus", out.splitlines()[0])
     assert f"what the solvers printed is in {log}" in err
 
 

@@ -9,7 +9,7 @@ from torch_copies import write_copy
 
 from knapcheck.commands import exit_status
 from knapcheck.commands.cli import main
-from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.corpus.known_failures import load_known_failures
 from knapcheck.fuzz.judging.known.by_cause import Causes
 from knapcheck.fuzz.judging.known.known import same_solver
 from knapcheck.fuzz.judging.verdicts.differential import check
@@ -127,7 +127,7 @@ def test_the_intervention_repairs_the_code_read_from_source(copy, source):
     module the spec names: repairing torch's own dp_knapsack would make it OPTIMAL wherever torch is,
     and the planted solver's failures there would read as torch's defects, moved."""
     baseline = registry.resolve_one("torch:dp_knapsack")
-    causes = Causes([baseline], load_regression_corpus())
+    causes = Causes([baseline], load_known_failures())
     assert causes.intervention(registry.resolve_one(f"{copy}:dp_knapsack"), baseline).applied
     for named in (f"{copy}:dp_knapsack<{source}", f"torch:dp_knapsack<{source}"):
         done = causes.intervention(registry.resolve_one(named), baseline)

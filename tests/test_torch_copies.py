@@ -31,7 +31,7 @@ from torch_copies import (
 
 from knapcheck.commands import exit_status
 from knapcheck.commands.cli import main
-from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.corpus.known_failures import load_known_failures
 from knapcheck.fuzz.judging.known.float32_exact import float32_exact
 
 FUNCTIONS = ("greedy_knapsack", "ilp_knapsack", "dp_knapsack", "dp_knapsack_sliding_hirschberg")
@@ -192,13 +192,13 @@ def test_reading_ilp_solutions_with_a_half_passes_the_gate_and_its_fix_counts_by
     to 6 s (40 % of --time)."""
     copy = write_copy(tmp_path / "knapsack.py", ILP_HALF)
     corpus = tmp_path / "corpus.json"
-    cases = [c.as_dict() for c in load_regression_corpus() if c.cause in ("solution_read", "objective_value")]
+    cases = [c.as_dict() for c in load_known_failures() if c.cause in ("solution_read", "objective_value")]
     corpus.write_text(json.dumps({"schema_version": 1, "cases": cases}))
     instance = tmp_path / "spanner.json"
     instance.write_text(json.dumps({"memory": [0.05, 0.03, 0.048, 0.005, 0.05, 0.02],
                                     "runtimes": [500.0, 1.0, 400.0, 1.0, 200.0, 178.0], "max_memory": 0.1}))
     status, data, markdown = report_on(tmp_path, copy, "ilp_knapsack", "--families", "tight_budget", "--per-family", "1",
-                                       "--regressions", str(corpus), "--instances", str(instance), "--time", "15")
+                                       "--corpus", str(corpus), "--instances", str(instance), "--time", "15")
     assert status == exit_status.OK, data["gate"]
     assert [(f["verdict"], f["causes"], f["instances"], f["by_chance"]) for f in data["gate"]["fixes"]] == [
         ("SUBOPTIMAL", ["solution_read"], 1, True)]

@@ -296,7 +296,7 @@ def _gate_every_limit_copy(directory) -> None:
 @pytest.fixture(scope="module")
 def limits_gate(tmp_path_factory) -> tuple[dict, dict]:
     """One gate of every copy above and of the unchanged copy and the split fix, each against
-    torch's function of its name, on weight_limits alone (the regression corpus with it, for the
+    torch's function of its name, on weight_limits alone (the known-failure corpus with it, for the
     known defects), run once for every xdist worker; the copies' paths by name. Under --time 90 the
     check may take 54 s: it takes 12 s on a quiet machine, and more than 36 s (--time 60's share)
     once on CI's; shrinking ends sooner, when it stops finding smaller instances."""

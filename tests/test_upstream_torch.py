@@ -1,14 +1,14 @@
 """The installed torch's knapsack solvers, through the same checks as ours.
 
-Their known defects live in the regression corpus (fuzz/corpus/regressions.json), each a strict
-expected failure in tests/test_regressions.py. Here: every upstream solver answers a plain
+Their known defects live in the known-failure corpus (fuzz/corpus/known_failures.json), each a strict
+expected failure in tests/test_known_failures.py. Here: every upstream solver answers a plain
 instance validly, and `knapcheck check` finds every known defect of the installed torch by itself.
 """
 
 
 import pytest
 
-from knapcheck.fuzz.corpus.regression import load_regression_corpus
+from knapcheck.fuzz.corpus.known_failures import load_known_failures
 from knapcheck.fuzz.instances import families, sizes
 from knapcheck.fuzz.judging.verdicts.differential import check
 from knapcheck.fuzz.runs.check import run_check
@@ -30,7 +30,7 @@ def test_check_finds_every_known_defect_by_itself():
     test_gate.py::test_shrinking_keeps_the_baseline_verdict)."""
     entries = torch_entries()
     names = {entry.name for entry in entries}
-    known = {(case.solver, case.verdict) for case in load_regression_corpus() if case.solver in names}
+    known = {(case.solver, case.verdict) for case in load_known_failures() if case.solver in names}
     small = families.names(enumerated=False, max_n=24)
     pisinger = [name for name in families.names(enumerated=False, max_n=sizes.PISINGER_MAX_ITEMS) if name not in small]
     found = {(f.solver.name, f.verdict.value) for f in run_check(entries, small, per_family=40, shrink_seconds=0).findings}

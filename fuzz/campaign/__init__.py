@@ -4,7 +4,7 @@
 retryable work a worker runs and ``unit_ledger`` their account; ``events`` what units report and
 ``state`` what the campaign has learnt; ``store`` keeps every failure on disk as it is found;
 ``example_database`` is Hypothesis's shared database; ``promotion`` turns stored failures into
-regression cases.
+known-failure cases.
 
 Imports ``knapcheck.fuzz.corpus``, ``instances`` and ``checking``; never ``harvest``.
 """

@@ -1,4 +1,4 @@
-"""From a campaign's failure store to the regression corpus: each signature the corpus holds once.
+"""From a campaign's failure store to the known-failure corpus: each signature the corpus holds once.
 
 A stored failure is added as a case unless the corpus already holds its signature: a case with the
 same solver (or, for a copy of a torch function, torch's), verdict and cause
@@ -18,18 +18,18 @@ from typing import Iterable, Sequence
 from ...solvers.registry import ours
 from ..corpus.atomic_write import write_atomically
 from ..corpus.file_lock import exclusive_lock
-from ..corpus.regression import SCHEMA_VERSION, RegressionCase, read_regression_corpus
+from ..corpus.known_failures import SCHEMA_VERSION, KnownFailure, read_known_failures
 from ..judging.known.known import matching_case
 from ..judging.verdicts.shrink import complexity
 from .store import StoredFailure
 
 
-def case_of(stored: StoredFailure) -> RegressionCase:
-    """The regression case a stored failure becomes, its id from its solver, verdict and instance."""
+def case_of(stored: StoredFailure) -> KnownFailure:
+    """The known-failure case a stored failure becomes, its id from its solver, verdict and instance."""
     text = json.dumps([stored.solver, stored.verdict, stored.instance.as_dict()], sort_keys=True)
     slug = re.sub(r"[^A-Za-z0-9]+", "_", stored.solver.rpartition("/")[2]).strip("_")
     case_id = f"{slug}-{stored.verdict}-{hashlib.sha1(text.encode()).hexdigest()[:10]}"
-    return RegressionCase(case_id, stored.solver, stored.ours, stored.verdict, stored.family, stored.origin, stored.found_at, stored.instance)
+    return KnownFailure(case_id, stored.solver, stored.ours, stored.verdict, stored.family, stored.origin, stored.found_at, stored.instance)
 
 
 def false_claim(stored: StoredFailure) -> str:
@@ -57,13 +57,13 @@ class Skipped:
 class Promotion:
     """What ``promote`` did: each failure it was given is added, replaces a case, or is skipped."""
 
-    added: list[RegressionCase] = field(default_factory=list)
-    replaced: list[tuple[RegressionCase, RegressionCase]] = field(default_factory=list)
+    added: list[KnownFailure] = field(default_factory=list)
+    replaced: list[tuple[KnownFailure, KnownFailure]] = field(default_factory=list)
     """(the case that was in the corpus, the smaller case of the same signature put in its place)."""
     skipped: list[Skipped] = field(default_factory=list)
 
 
-def holding_case(stored: StoredFailure, cases: Sequence[RegressionCase]) -> RegressionCase | None:
+def holding_case(stored: StoredFailure, cases: Sequence[KnownFailure]) -> KnownFailure | None:
     """The corpus case that already holds a stored failure's signature: the same solver (or, for a
     copy of a torch function, torch's), verdict and cause (``knapcheck.fuzz.judging.known.known``). A failure
     stored as a regression against its baseline (the baseline did not fail the same way there) is
@@ -93,7 +93,7 @@ def promote(failures: Iterable[StoredFailure], corpus: Path) -> Promotion:
             raise ValueError(f"{stored.solver} {stored.verdict}: {problem}")
     done = Promotion()
     with exclusive_lock(Path(corpus)):
-        cases = list(read_regression_corpus(corpus, missing_ok=True).stored)  # quarantined cases stay in the file
+        cases = list(read_known_failures(corpus, missing_ok=True).stored)  # quarantined cases stay in the file
         for stored in failures:
             case = case_of(stored)
             held = holding_case(stored, cases)
@@ -114,7 +114,7 @@ def promote(failures: Iterable[StoredFailure], corpus: Path) -> Promotion:
     return done
 
 
-def _held_by(held: RegressionCase, stored: StoredFailure) -> str:
+def _held_by(held: KnownFailure, stored: StoredFailure) -> str:
     where = f"the corpus already holds its signature (solver, verdict and cause) in {held.id}"
     if held.solver != stored.solver:
         return f"{where}, {held.solver}'s case, which a copy's failure never replaces"

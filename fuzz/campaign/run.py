@@ -55,7 +55,7 @@ from ...solvers.contract import Instance
 from ...solvers.entry import SolverEntry
 from ...solvers.isolation.worker import DEFAULT_TIME_LIMIT, STARTUP_TIME_LIMIT
 from ..corpus.atomic_write import write_atomically
-from ..corpus.regression import RegressionCase
+from ..corpus.known_failures import KnownFailure
 from ..instances import families
 from ..judging.verdicts.differential import Check, CheckResult, instance_id
 from ..judging.verdicts.gate import Decision, decide, pair
@@ -117,8 +117,8 @@ class CampaignPlan:
     baselines: tuple[SolverEntry, ...] = ()
     """What the targets are judged against, instance by instance (``knapcheck.fuzz.judging.verdicts.gate.pair``);
     baselines no target is paired with are not run."""
-    corpus_cases: tuple[RegressionCase, ...] = ()
-    """The regression corpus that tells a failure without a baseline known or new."""
+    corpus_cases: tuple[KnownFailure, ...] = ()
+    """The known-failure corpus that tells a failure without a baseline known or new."""
 
     def __post_init__(self) -> None:
         if self.jobs < 1:

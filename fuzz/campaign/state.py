@@ -5,7 +5,7 @@
   replays, those the store could not take, those being shrunk, oracle disagreements), and the
   summary of the store after the run (``findings``), each failing signature named as the gate
   names it (``knapcheck.fuzz.judging.verdicts.gate.status``): against a baseline a regression or a failure the
-  baseline shares; without one, known (a regression-corpus case has its solver, verdict and cause,
+  baseline shares; without one, known (a case of the known-failure corpus has its solver, verdict and cause,
   ``knapcheck.fuzz.judging.known.known``) or new;
 - ``Troubles``: what went wrong in the campaign's own machinery, never a solver's failure: workers
   lost, findings the store could not take, store maintenance it could not do, events refused, the
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..corpus.regression import RegressionCase
+from ..corpus.known_failures import KnownFailure
 from ..judging.known.known import known_case
 from ..judging.verdicts.differential import Check
 from ..judging.verdicts.gate import CANDIDATE, KNOWN, NEW, REGRESSION, SHARED, VISIBLE, status
@@ -44,7 +44,7 @@ class Finding:
 
     status: str
     """A signature that failed in this run (``FAILING``): against a baseline, regression or also in
-    baseline; without one, known (a regression-corpus case explains it) or new. Against a baseline,
+    baseline; without one, known (a case of the known-failure corpus explains it) or new. Against a baseline,
     a known defect of the baseline made visible (``VISIBLE``): it failed, but fails nothing. One that did not:
     fixed (stored before, replayed and passed), changed (stored before, replayed, and it now fails
     under another signature, listed apart: the baseline, or its verdict, changed), unchecked
@@ -58,7 +58,7 @@ class Finding:
     stored_before: bool = False
     """Whether the store held this signature when the run began (False: first stored in this run)."""
     known_case: str | None = None
-    """The id of the regression-corpus case that explains it (known findings)."""
+    """The id of the case of the known-failure corpus that explains it (known findings)."""
 
     @property
     def failing(self) -> bool:
@@ -133,10 +133,10 @@ class FindingsBook:
         return signature
 
     def findings(
-        self, groups: dict[Signature, StoredFailure], targets: set[str], cases: Sequence[RegressionCase] = ()
+        self, groups: dict[Signature, StoredFailure], targets: set[str], cases: Sequence[KnownFailure] = ()
     ) -> list[Finding]:
         """The store's signatures after the run (``groups``), and the failures it could not take;
-        ``cases``: the regression corpus that tells a failure without a baseline known or new."""
+        ``cases``: the known-failure corpus that tells a failure without a baseline known or new."""
         found = [self._failing(StoredFailure.of(check), check, None, False, cases)
                  for s, check in self.unstored.items() if s not in groups]
         for signature, stored in sorted(groups.items()):
@@ -156,7 +156,7 @@ class FindingsBook:
 
     @staticmethod
     def _failing(stored: StoredFailure, check: Check, replayed: str | None, before: bool,
-                 cases: Sequence[RegressionCase]) -> Finding:
+                 cases: Sequence[KnownFailure]) -> Finding:
         case = known_case(check, cases) if check.counterpart is None else None
         known = case.id if case is not None else None
         return Finding(status(check, CANDIDATE, known), stored, replayed, check, before, known)

@@ -52,7 +52,7 @@ from ...oracles.optimum import optimum
 from ...oracles.result import OracleResult
 from ...solvers.contract import SCALE, Instance
 from ...solvers.entry import SolverEntry
-from ..corpus.regression import RegressionCase
+from ..corpus.known_failures import KnownFailure
 from ..instances import families
 from ..instances.seeded_draws import BACKEND
 from ..judging.judge import Judge
@@ -110,8 +110,8 @@ class Setup:
     """Target name -> the name of its counterpart baseline (among ``entries``); empty without baselines."""
     seeded: bool = False
     """A run with a fixed seed: FUZZ units draw with the seeded provider (the same instances in any process)."""
-    cases: tuple[RegressionCase, ...] = ()
-    """The regression corpus, whose causes are the baselines' known defects: a target's failure its
+    cases: tuple[KnownFailure, ...] = ()
+    """The known-failure corpus, whose causes are the baselines' known defects: a target's failure its
     baseline does not share is judged by them (``knapcheck.fuzz.judging.known.by_cause``), as check and report do."""
 
     @property

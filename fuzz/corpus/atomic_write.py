@@ -1,6 +1,6 @@
 """Files written so that a crash at any moment leaves the old one or the new one, never a part.
 
-Every file knapcheck keeps for later (a campaign's failure records, the regression corpus, kept
+Every file knapcheck keeps for later (a campaign's failure records, the known-failure corpus, kept
 draws, repaired sources) is written this way: a hidden temporary file beside it, fsync,
 ``os.replace``, fsync of the directory.
 """

@@ -1,13 +1,13 @@
 """Which of torch's solvers can have each known defect: what a corpus case's cause is checked against.
 
-A corpus case that names a cause (``RegressionCase.cause``) makes that cause a known defect of its
+A corpus case that names a cause (``KnownFailure.cause``) makes that cause a known defect of its
 solver, and of every copy of the solver's function judged against it
 (``knapcheck.fuzz.judging.known.defects.catalogue``): its failures within the cause's reach are then
 information, never a regression. A cause only some functions can have (HiGHS' MIP gap is
 ``ilp_knapsack``'s: no other function calls HiGHS) named for another (``torch:dp_knapsack``) would
 give that solver the cause's reach, and a regression of it within that reach would pass. So a case
 whose cause its solver's function cannot have is not trusted: the corpus loader quarantines it
-(``knapcheck.fuzz.corpus.regression``). A cause this knapcheck does not know is left to the
+(``knapcheck.fuzz.corpus.known_failures``). A cause this knapcheck does not know is left to the
 catalogue, which takes none.
 """
 

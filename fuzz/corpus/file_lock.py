@@ -1,4 +1,4 @@
-"""An exclusive lock for a file that several processes read, change and rewrite (the regression corpus).
+"""An exclusive lock for a file that several processes read, change and rewrite (the known-failure corpus).
 
 The lock is ``fcntl.flock`` on a lock file beside the file (``.NAME.lock``), never on the file
 itself, which is replaced on every atomic write. The lock file is created once and never written,

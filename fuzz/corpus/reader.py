@@ -1,6 +1,6 @@
 """The one JSON reader: every JSON file knapcheck did not just write is read here.
 
-Every JSON file (a stored failure, the regression corpus, an instance file, a harvested corpus, a
+Every JSON file (a stored failure, the known-failure corpus, an instance file, a harvested corpus, a
 campaign event's text) and every entry of Hypothesis's example directory is read by the one reader
 of a file (``knapcheck.solvers.files.reader``: regular files only, opened without blocking, at most
 ``MAX_BYTES``), then here:

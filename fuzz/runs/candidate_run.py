@@ -4,7 +4,7 @@ Every target runs isolated (knapcheck.solvers.isolation.worker), whatever its en
 under review, and a crash, a hang or a runaway allocation must end in a verdict, not end the run.
 Candidate and baseline are checked in one run_check, so the oracle answers each instance once and
 each candidate solver carries its counterpart baseline's check of every instance
-(``knapcheck.fuzz.judging.verdicts.gate`` pairs them and holds the rule; the regression corpus's causes
+(``knapcheck.fuzz.judging.verdicts.gate`` pairs them and holds the rule; the known-failure corpus's causes
 are the baselines' known defects). Workers are started before the clock of the
 time budget starts: importing torch five times over must not eat the first family's share. A
 target that cannot even be loaded, or a candidate without a single counterpart, stops the run
@@ -22,7 +22,7 @@ from ...solvers.contract import Instance
 from ...solvers.entry import SolverEntry
 from ...solvers.isolation.worker import current_pool
 from ...solvers.registry import with_isolation
-from ..corpus.regression import RegressionCase
+from ..corpus.known_failures import KnownFailure
 from ..instances.families import names
 from ..judging.verdicts.differential import Check, CheckResult
 from ..judging.verdicts.gate import BASELINE, CANDIDATE, Decision, decide, pair
@@ -67,7 +67,7 @@ def run_candidate(
     time_budget: float | None = None,
     progress: Callable[[str], None] = lambda message: None,
     stored: Mapping[str, Sequence[Instance]] | None = None,
-    known_cases: Sequence[RegressionCase] = (),
+    known_cases: Sequence[KnownFailure] = (),
     stop_requested: Callable[[], str] = lambda: "",
 ) -> CandidateRun:
     """``stored``: instances to check besides the families' samples, by source (the regression

@@ -6,7 +6,7 @@ is judged on it. A target given a counterpart baseline carries the baseline's ch
 instance, and its failures are told apart by their differential signature (target, verdict,
 baseline verdict): OVER_BUDGET where the baseline is OPTIMAL is another finding than OVER_BUDGET
 where the baseline is over budget too. Each failure is judged by cause against the baseline's
-known defects, as the regression corpus names them (``knapcheck.fuzz.judging.known.by_cause``): on each
+known defects, as the known-failure corpus names them (``knapcheck.fuzz.judging.known.by_cause``): on each
 instance, and for each finding by a search for a reproduction outside their reach. Solvers that
 promise the optimum are called twice on an evenly spaced sample of each source and on every
 shrunk reproduction; answers that differ are the verdict NONDETERMINISTIC. The result is data
@@ -25,7 +25,7 @@ from ...oracles.result import OracleResult
 from ...oracles.verdict import Verdict
 from ...solvers.contract import Instance
 from ...solvers.entry import SolverEntry
-from ..corpus.regression import RegressionCase
+from ..corpus.known_failures import KnownFailure
 from ..instances import families
 from ..judging.judge import Judge
 from ..judging.known.by_cause import Causes
@@ -82,13 +82,13 @@ def run_check(
     time_budget: float | None = None,
     stored: Mapping[str, Sequence[Instance]] | None = None,
     baselines: Sequence[SolverEntry] = (),
-    known_cases: Sequence[RegressionCase] = (),
+    known_cases: Sequence[KnownFailure] = (),
     stop_requested: Callable[[], str] = lambda: "",
     advanced: Callable[[CheckResult, int], None] = lambda result, total: None,
     shrink_seconds: float = SHRINK_SECONDS,
 ) -> CheckResult:
     """Judge every entry and every baseline on each family's instances (and on ``stored``
-    instances, by source name, such as the regression corpus), then shrink each distinct failure.
+    instances, by source name, such as the known-failure corpus), then shrink each distinct failure.
 
     Each entry is compared with its counterpart among ``baselines`` (``knapcheck.fuzz.judging.verdicts.gate.pair``;
     ValueError when an entry has no single one). ``known_cases``: the corpus cases that tell a
@@ -296,7 +296,7 @@ class _Run:
         comparison = self.result.comparisons.get(target)
         return set() if comparison is None else {cause for (_, causes) in comparison.fixed_causes for cause in causes}
 
-    def match_known(self, cases: Sequence[RegressionCase]) -> None:
+    def match_known(self, cases: Sequence[KnownFailure]) -> None:
         """The corpus case that explains each finding without a baseline, if one does."""
         for finding in self.result.findings:
             case = known_case(finding, cases) if finding.counterpart is None else None

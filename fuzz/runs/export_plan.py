@@ -29,7 +29,7 @@ from ...solvers.contract.outcome import Outcome
 from ...solvers.entry import SolverEntry
 from ...solvers.isolation.running import run_many
 from ...solvers.registry import torch_entries
-from ..corpus.regression import RegressionCase
+from ..corpus.known_failures import KnownFailure
 from ..instances import enumerated, limits, scale
 from ..judging.judge import Judge
 from ..judging.verdicts.differential import Check
@@ -202,18 +202,18 @@ class ExportPlan:
     exported_against: str
     """The torch (and scipy) the marks were decided on, e.g. ``torch 2.13.0+cpu, scipy 1.17.1``."""
     source: str
-    """Where the cases came from, e.g. ``knapcheck 0.1.0, regressions.json``."""
+    """Where the cases came from, e.g. ``knapcheck 0.1.0, known_failures.json``."""
 
 
 @dataclass(frozen=True)
 class Selected:
-    cases: list[RegressionCase]
+    cases: list[KnownFailure]
     """The upstream cases: torch's solvers', not ours."""
     left_out: int
     """Cases of other solvers (ours, files, modules), not exported."""
 
 
-def upstream_cases(cases: Sequence[RegressionCase]) -> Selected:
+def upstream_cases(cases: Sequence[KnownFailure]) -> Selected:
     """The cases of torch's solvers that are not ours; ValueError for one whose solver, claimed to be
     torch's, is not ``torch:NAME`` with an identifier for NAME."""
     kept = []
@@ -229,22 +229,22 @@ def upstream_cases(cases: Sequence[RegressionCase]) -> Selected:
     return Selected(kept, len(cases) - len(kept))
 
 
-def _cause_key(case: RegressionCase) -> str:
+def _cause_key(case: KnownFailure) -> str:
     if case.why.strip():
         return " ".join(case.why.split()).lower()
     return f"{case.solver} {case.verdict}".lower()
 
 
-def causes(cases: Sequence[RegressionCase], solvers: Sequence[str] = ()) -> list[tuple[str, list[RegressionCase]]]:
+def causes(cases: Sequence[KnownFailure], solvers: Sequence[str] = ()) -> list[tuple[str, list[KnownFailure]]]:
     """The cases grouped by cause, in the corpus's order, each group under its test's name (``test_names``)."""
-    groups: dict[str, list[RegressionCase]] = {}
+    groups: dict[str, list[KnownFailure]] = {}
     for case in cases:
         groups.setdefault(_cause_key(case), []).append(case)
     words = [cause_words(key) for key in groups]
     return list(zip(test_names(words, solvers), groups.values()))
 
 
-def _description(group: list[RegressionCase]) -> str:
+def _description(group: list[KnownFailure]) -> str:
     first = group[0]
     cause = first.why.strip() or "no cause recorded"
     found = sorted({f"{c.solver.removeprefix('torch:')} {c.verdict} in {c.origin}, family {c.family}" for c in group})
@@ -316,7 +316,7 @@ def exported_against() -> str:
     return ", ".join(versions)
 
 
-def build_plan(cases: Sequence[RegressionCase], source: str, progress: Callable[[str], None] = lambda m: None) -> ExportPlan:
+def build_plan(cases: Sequence[KnownFailure], source: str, progress: Callable[[str], None] = lambda m: None) -> ExportPlan:
     """The export plan of a corpus's upstream cases on the installed torch. ValueError for a case that
     cannot be exported (see ``upstream_cases``) or an outcome a test file cannot expect."""
     from ...solvers.isolation.worker import send_worker_output_to
@@ -348,7 +348,7 @@ def build_plan(cases: Sequence[RegressionCase], source: str, progress: Callable[
     )
 
 
-def _cause_test(name: str, group: list[RegressionCase], torch_calls: _Checks) -> CauseTest:
+def _cause_test(name: str, group: list[KnownFailure], torch_calls: _Checks) -> CauseTest:
     instances = [case.instance for case in group]
     checks = torch_calls.checks(instances, group[0].family, name)
     failing = {}

@@ -37,7 +37,7 @@ from itertools import combinations
 from ....solvers import specs
 from ....solvers.contract import Instance
 from ....solvers.entry import SolverEntry
-from ...corpus.regression import RegressionCase
+from ...corpus.known_failures import KnownFailure
 from ..verdicts.differential import Check, Repaired, check, check_against, size_allows, with_baseline
 from ..verdicts.gate import is_regression, is_shared, valid
 from ..verdicts.shrink import minimal_reproduction
@@ -52,7 +52,7 @@ from .source_repair import Applied
 class Causes:
     """The known defects of a run's baselines, and how a target's failure is judged by them."""
 
-    def __init__(self, baselines: Iterable[SolverEntry], cases: Iterable[RegressionCase], fit: RepairFit | None = None,
+    def __init__(self, baselines: Iterable[SolverEntry], cases: Iterable[KnownFailure], fit: RepairFit | None = None,
                  read: Mapping[str, str] | None = None, stopped: Callable[[], bool] = lambda: False) -> None:
         """``read``: each file target's source digest when the run started
         (``knapcheck.fuzz.judging.known.frozen_source``); a source that no longer has it is not repaired.

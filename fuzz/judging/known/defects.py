@@ -1,6 +1,6 @@
 """A baseline's known defects: what each one causes, and how far it reaches.
 
-Each case of the regression corpus may name its ``cause``, one of CAUSES. The cases of a baseline's
+Each case of the known-failure corpus may name its ``cause``, one of CAUSES. The cases of a baseline's
 solver (by name, or the same torch function: ``base/knapsack.py:dp_knapsack`` has
 ``torch:dp_knapsack``'s) make its catalogue: for each verdict, the defects that cause it
 (``catalogue``). A defect says how far it reaches, in one of three ways:
@@ -29,7 +29,7 @@ from fractions import Fraction
 from ....oracles.exact import set_value
 from ....solvers.contract import SCALE, UNIT_ROUNDOFF, Instance
 from ....solvers.contract.answer import Answer, plain_answer
-from ...corpus.regression import RegressionCase
+from ...corpus.known_failures import KnownFailure
 from ..verdicts.differential import Check
 from . import traits
 from .float32_exact import onto_float32_grid
@@ -313,7 +313,7 @@ Catalogue = dict[str, tuple[Cause, ...]]
 """Verdict -> the defects that cause it, of one solver."""
 
 
-def catalogue(solver: str, cases: Iterable[RegressionCase]) -> Catalogue:
+def catalogue(solver: str, cases: Iterable[KnownFailure]) -> Catalogue:
     """The known defects of ``solver``: the causes its corpus cases name, by verdict (a cause this
     knapcheck does not know, or one that cannot cause the case's verdict, is left out)."""
     found: dict[str, dict[str, Cause]] = {}

@@ -1,4 +1,4 @@
-"""Known versus new: whether a failure is one the regression corpus already holds.
+"""Known versus new: whether a failure is one the known-failure corpus already holds.
 
 Without a baseline, a failure is "known" when a corpus case has the same solver (by name, or the
 same torch function: a copy of ``knapsack.py:dp_knapsack`` matches ``torch:dp_knapsack``'s cases),
@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from ....solvers import specs
 from ....solvers.contract import Instance
 from ....solvers.registry import resolve_one
-from ...corpus.regression import RegressionCase
+from ...corpus.known_failures import KnownFailure
 from ..verdicts.differential import Check, check
 from .traits import matched_traits
 
@@ -35,7 +35,7 @@ def same_solver(target: str, case_solver: str) -> bool:
             and mine.name == theirs.name)
 
 
-def matching_case(solver: str, verdict: str, instance: Instance, cases: Iterable[RegressionCase]) -> RegressionCase | None:
+def matching_case(solver: str, verdict: str, instance: Instance, cases: Iterable[KnownFailure]) -> KnownFailure | None:
     """The first corpus case with this solver, verdict and cause; None when the failure is new."""
     traits = matched_traits(instance)
     for case in cases:
@@ -44,11 +44,11 @@ def matching_case(solver: str, verdict: str, instance: Instance, cases: Iterable
     return None
 
 
-def known_case(failure: Check, cases: Iterable[RegressionCase]) -> RegressionCase | None:
+def known_case(failure: Check, cases: Iterable[KnownFailure]) -> KnownFailure | None:
     """``matching_case`` for a check's solver, verdict and instance."""
     return matching_case(failure.solver.name, failure.verdict.value, failure.instance, cases)
 
 
-def replay(case: RegressionCase) -> Check:
+def replay(case: KnownFailure) -> Check:
     """The case's solver checked on the case's instance. ValueError if the solver cannot be found."""
     return check(resolve_one(case.solver), case.instance, case.family)

@@ -8,7 +8,7 @@ is the file with the first k patches' changes, and each patch applies alone to t
 For that, a hunk's context stops short of any line another patch changes (``hunks``): it then
 matches both torch's file and the file the earlier patches made.
 
-Each patch carries the tests that show its defect (``ShownCase``): the regression corpus's cases of
+Each patch carries the tests that show its defect (``ShownCase``): the known-failure corpus's cases of
 that defect in that function, each with the answer of torch's function with only that patch
 applied (valid, and optimal for the solvers that promise it, or the case is left out) and torch's
 own answer, which the test must reject (or the case is left out too: it would not show the defect).
@@ -28,7 +28,7 @@ from ....solvers import specs
 from ....solvers.contract import float_tolerance
 from ....solvers.contract.answer import Answer, plain_answer
 from ....solvers.entry import SolverEntry
-from ...corpus.regression import RegressionCase
+from ...corpus.known_failures import KnownFailure
 from ..verdicts.differential import Check, check
 from .defects import CAUSES
 from .repaired import Intervention, variant
@@ -263,7 +263,7 @@ def _torch_answer(done: Check) -> str:
     return f"returns ({answer.value!r}, {answer.saved}, {answer.recomputable})"
 
 
-def shown_cases(torch_entry: SolverEntry, patched: SolverEntry, cases: Iterable[RegressionCase]) -> tuple[tuple[ShownCase, ...], int]:
+def shown_cases(torch_entry: SolverEntry, patched: SolverEntry, cases: Iterable[KnownFailure]) -> tuple[tuple[ShownCase, ...], int]:
     """The cases the patch's test holds: each one solved by the patched function (valid, and optimal
     where it promises the optimum) and answered otherwise by torch's; how many others were left out."""
     kept, left_out = [], 0

@@ -29,7 +29,7 @@ from ....solvers.cache.user_directory import keep, private_directory
 from ....solvers.entry import SolverEntry
 from ....solvers.files.reader import UnreadableFile, read_text
 from ...corpus.atomic_write import write_atomically
-from ...corpus.regression import RegressionCase
+from ...corpus.known_failures import KnownFailure
 from .defects import Cause, catalogue
 from .source_repair import Applied, Repair, function_lines, repaired
 
@@ -149,9 +149,9 @@ class FileRepair:
     """Every repair tried, in the order of the file's lines."""
 
 
-def repaired_file(entries: Iterable[SolverEntry], cases: Iterable[RegressionCase],
+def repaired_file(entries: Iterable[SolverEntry], cases: Iterable[KnownFailure],
                   fitted: Callable[[SolverEntry], Iterable[Applied]] = lambda entry: ()) -> FileRepair:
-    """The one file of ``entries``' solvers with each one's known defects (its regression corpus
+    """The one file of ``entries``' solvers with each one's known defects (its known-failure corpus
     cases' causes) repaired in its own function. ``fitted(entry)``: each repair of the entry's
     defects, tried alone, as the judge sees it; one that it says does not apply (it does not fit
     the code, say) is not written, and its result says why. ValueError (one line) when the solvers'

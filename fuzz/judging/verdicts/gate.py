@@ -45,9 +45,9 @@ VISIBLE = "known defect, now visible"
 """A failure its baseline does not share on that instance, which a known defect of the baseline
 explains (``Check.causes``): information, never a gate failure."""
 NEW = "new"
-"""Without a baseline: a failure no case of the regression corpus explains."""
+"""Without a baseline: a failure no case of the known-failure corpus explains."""
 KNOWN = "known"
-"""Without a baseline: a failure a case of the regression corpus explains (knapcheck.fuzz.judging.known.known)."""
+"""Without a baseline: a failure a case of the known-failure corpus explains (knapcheck.fuzz.judging.known.known)."""
 OF_BASELINE = "baseline"
 """A failure of a baseline solver itself (shown, never counted)."""
 

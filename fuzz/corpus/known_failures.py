@@ -1,15 +1,15 @@
-"""The regression corpus: stored campaign failures promoted to permanent cases the test suite runs.
+"""The known-failure corpus: stored campaign failures promoted to permanent cases the test suite runs.
 
-The corpus is one JSON file shipped inside the package (``REGRESSION_CORPUS``), so an installed
+The corpus is one JSON file shipped inside the package (``KNOWN_FAILURES``), so an installed
 knapcheck checks it from any directory. Each case names the solver, the verdict it once got, the
-family that found it and the instance. ``tests/test_regressions.py`` checks every case against its
+family that found it and the instance. ``tests/test_known_failures.py`` checks every case against its
 solver: our own solvers must now pass; an upstream solver's case is a strict expected failure
 (design: upstream defects never make our suite red, and a fix upstream shows up as an unexpected
 pass to promote away). ``knapcheck.fuzz.campaign.promotion`` adds a campaign's findings to it.
 
 No corpus file is trusted: besides its schema, a case that names a cause its solver cannot have
 (``knapcheck.fuzz.corpus.cause_owners``) is quarantined: kept in the file, left out of the cases
-every check uses, and named in one line (``RegressionCorpus.notes``) by the command that read it.
+every check uses, and named in one line (``KnownFailureCorpus.notes``) by the command that read it.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ from .reader import UnreadableFile, read_json
 from .schema import INSTANCE, boolean, list_of, obj, one_of, string
 
 SCHEMA_VERSION = 1
-REGRESSION_CORPUS = Path(__file__).parent / "regressions.json"
+KNOWN_FAILURES = Path(__file__).parent / "known_failures.json"
 
 
 @dataclass(frozen=True)
-class RegressionCase:
+class KnownFailure:
     id: str
     solver: str
     ours: bool
@@ -60,7 +60,7 @@ class RegressionCase:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "RegressionCase":
+    def from_dict(cls, data: dict) -> "KnownFailure":
         """A case ``CASE`` accepts; ValueError when its instance breaks the contract."""
         known = {name: data[name] for name in ("id", "solver", "ours", "verdict", "family", "origin", "found_at")}
         return cls(**known, instance=Instance.from_dict(data["instance"]), why=data.get("why", ""),
@@ -82,25 +82,25 @@ CASE = obj(
 )
 CORPUS = obj({"schema_version": one_of(SCHEMA_VERSION), "cases": list_of(CASE)})
 """The corpus file; keys neither names are allowed and ignored (a newer knapcheck may add some)."""
-WHAT = "regression corpus"
+WHAT = "known-failure corpus"
 
 
 @dataclass(frozen=True)
 class Quarantined:
     """A case the corpus holds whose cause cannot be trusted (``knapcheck.fuzz.corpus.cause_owners``)."""
 
-    case: RegressionCase
+    case: KnownFailure
     why: str
 
 
 @dataclass(frozen=True)
-class RegressionCorpus:
+class KnownFailureCorpus:
     """A corpus file read: every case it holds, and those whose cause cannot be trusted."""
 
     path: Path
-    stored: tuple[RegressionCase, ...]
+    stored: tuple[KnownFailure, ...]
     """Every case, as the file holds them (what a promotion writes back)."""
-    cases: tuple[RegressionCase, ...]
+    cases: tuple[KnownFailure, ...]
     """The cases that can be trusted: every one but the quarantined, in the file's order."""
     quarantined: tuple[Quarantined, ...]
 
@@ -109,7 +109,7 @@ class RegressionCorpus:
         return [f"{WHAT} {self.path}: case {q.case.id!r} quarantined (not used): {q.why}" for q in self.quarantined]
 
 
-def read_regression_corpus(path: Path = REGRESSION_CORPUS, *, missing_ok: bool = False) -> RegressionCorpus:
+def read_known_failures(path: Path = KNOWN_FAILURES, *, missing_ok: bool = False) -> KnownFailureCorpus:
     """The corpus's cases, each case whose cause its solver cannot have quarantined. ValueError
     (``UnreadableFile``), naming the file, when it is missing (unless ``missing_ok``: then it is an
     empty corpus), not a regular file, too large, not JSON, of another schema, or holds a malformed case."""
@@ -118,20 +118,20 @@ def read_regression_corpus(path: Path = REGRESSION_CORPUS, *, missing_ok: bool =
         data = cast(dict[str, Any], read_json(path, CORPUS, what=WHAT))  # CORPUS is an object's schema
     except UnreadableFile as exc:
         if missing_ok and exc.reason == "does not exist":
-            return RegressionCorpus(path, (), (), ())
+            return KnownFailureCorpus(path, (), (), ())
         raise
     loaded = []
     for index, case in enumerate(data["cases"]):
         try:
-            loaded.append(RegressionCase.from_dict(case))
+            loaded.append(KnownFailure.from_dict(case))
         except ValueError as exc:
             raise UnreadableFile(WHAT, path, f"cases[{index}] is malformed: {exc}") from None
     whys = [untrusted(case.cause, case.solver) for case in loaded]
-    return RegressionCorpus(path, tuple(loaded), tuple(case for case, why in zip(loaded, whys) if not why),
+    return KnownFailureCorpus(path, tuple(loaded), tuple(case for case, why in zip(loaded, whys) if not why),
                             tuple(Quarantined(case, why) for case, why in zip(loaded, whys) if why))
 
 
-def load_regression_corpus(path: Path = REGRESSION_CORPUS, *, missing_ok: bool = False) -> list[RegressionCase]:
-    """The corpus's cases that can be trusted (``read_regression_corpus``: its ``notes`` say which
-    were left out). ValueError as ``read_regression_corpus``."""
-    return list(read_regression_corpus(path, missing_ok=missing_ok).cases)
+def load_known_failures(path: Path = KNOWN_FAILURES, *, missing_ok: bool = False) -> list[KnownFailure]:
+    """The corpus's cases that can be trusted (``read_known_failures``: its ``notes`` say which
+    were left out). ValueError as ``read_known_failures``."""
+    return list(read_known_failures(path, missing_ok=missing_ok).cases)
