@@ -87,7 +87,8 @@ class StoredInstances:
         if listed:
             parts.append(f"{', '.join(listed)} in full")
         for name, count in self.counts.items():
-            parts.append(f"{count} cases of the {name} at {self.corpus}" if name == CORPUS_SOURCE else f"{count} from {name}")
+            parts.append(f"{count} cases of the known-failure corpus at {self.corpus}" if name == CORPUS_SOURCE
+                         else f"{count} from {name}")
         return ", ".join(parts)
 
 
