@@ -3,7 +3,7 @@
 Two shrinkers, and the caller keeps the smaller result. Hypothesis shrinks what it generates:
 ``hypothesis_minimal`` asks ``hypothesis.find`` for a failing instance of the family that found
 the failure and lets Hypothesis shrink it (it is good at small integers and few items). Campaigns,
-harvested corpora and stored regressions hand us instances Hypothesis never generated, and its
+harvested corpora and the known-failure corpus hand us instances Hypothesis never generated, and its
 search may miss a rare failure, so ``shrink`` works from the failing instance itself: drop items
 (alone or with their share of the budget), lower the budget, make runtimes and memories rounder,
 and keep every change after which the failure still reproduces. To stop either early, make
