@@ -19,10 +19,11 @@ exact. A spec ending in ``@exact`` or ``@heuristic`` declares the promise instea
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import replace
 from typing import Iterable
 
-from . import catalog, specs
+from . import catalog, specs, torch_source
 from .contract import Solver
 from .entry import SolverEntry
 
@@ -149,6 +150,8 @@ def torch_entries() -> list[SolverEntry]:
 
 
 def _torch_version() -> str:
+    if "torch" not in sys.modules and (version := torch_source.version()) is not None:
+        return version
     return importlib.import_module("torch").__version__
 
 

@@ -44,6 +44,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Iterable, Literal, cast
 
+from . import torch_source
 from .contract import Solver
 from .files.reader import readable_problem
 
@@ -357,7 +358,10 @@ def _require_solver(spec: Spec, solver: object) -> None:
 
 
 def torch_solver_names() -> list[str]:
-    """Every knapsack solver the installed torch defines, in definition order."""
+    """Every knapsack solver the installed torch defines, in definition order: read from its source
+    while torch is not imported (``torch_source``), else from the module."""
+    if "torch" not in sys.modules and (names := torch_source.solver_names()) is not None:
+        return names
     module = importlib.import_module(TORCH_KNAPSACK_MODULE)
     names = [
         name
