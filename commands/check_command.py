@@ -113,6 +113,12 @@ def _shown_every(display, seconds: float):
 
 
 def run(args: argparse.Namespace) -> int:
+    family_names = checked_families(args.families)
+    if args.json:
+        writable_file(args.json, "--json", CHECK_JSON)
+    log = writable_file(args.solver_log, "--solver-log", None) if args.solver_log else default_path("check")
+    stored = stored_instances(args.corpus, args.instances)
+    entries, baselines = targets_and_baselines(args.targets, args.baseline, "--targets")
     prepare_workers(args.targets, args.baseline)
     import json
 
@@ -121,12 +127,6 @@ def run(args: argparse.Namespace) -> int:
     from ..reports.check_report import fixes_json, render_json, render_text
     from ..reports.progress_display import ProgressDisplay
 
-    family_names = checked_families(args.families)
-    if args.json:
-        writable_file(args.json, "--json", CHECK_JSON)
-    log = writable_file(args.solver_log, "--solver-log", None) if args.solver_log else default_path("check")
-    stored = stored_instances(args.corpus, args.instances)
-    entries, baselines = targets_and_baselines(args.targets, args.baseline, "--targets")
     with stop_requests() as stop, solver_log(log, "check"), ProgressDisplay(sys.stderr) as display:
         load_targets(entries + baselines, determinism=True)
         result = run_check(

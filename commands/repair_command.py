@@ -53,17 +53,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.series is not None:
         _check_series_arguments(args)
+    from ..solvers.registry import with_isolation
+    from .inputs import stored_instances
+
+    cases = stored_instances(args.corpus, []).cases
+    entries = [with_isolation(entry) for entry in entries_for([args.solver], "SPEC")]
     prepare_workers([args.solver], None, all_isolated=True)
     from ..fuzz.judging.known.by_cause import Causes
     from ..fuzz.judging.known.defects import CAUSES
     from ..fuzz.judging.known.repaired import repaired_file
     from ..reports.repairs import applied_text
-    from ..solvers.registry import with_isolation
     from ..solvers.specs import shown_path
-    from .inputs import stored_instances
 
-    cases = stored_instances(args.corpus, []).cases
-    entries = [with_isolation(entry) for entry in entries_for([args.solver], "SPEC")]
     causes = Causes(entries, cases)
     try:
         done = repaired_file(entries, cases, lambda entry: causes.intervention(entry, entry, fitted=CAUSES).results)

@@ -200,12 +200,6 @@ def benchmark(args: argparse.Namespace, regression, log: Path, progress, stop_re
 
 
 def run(args: argparse.Namespace) -> int:
-    prepare_workers(args.candidate, args.baseline, all_isolated=True)
-    import json
-
-    from ..fuzz.runs.candidate_run import run_candidate
-    from ..reports.environment import environment
-    from ..reports.regression_report import Report, render_html, render_json, render_markdown, render_summary
     from ..solvers.registry import with_isolation
 
     checked_limits(args)
@@ -215,6 +209,13 @@ def run(args: argparse.Namespace) -> int:
     stored = stored_instances(args.corpus, args.instances)
     candidate, baseline = targets_and_baselines(args.candidate, args.baseline, "--candidate")
     candidate, baseline = [with_isolation(e) for e in candidate], [with_isolation(e) for e in baseline]
+    prepare_workers(args.candidate, args.baseline, all_isolated=True)
+    import json
+
+    from ..fuzz.runs.candidate_run import run_candidate
+    from ..reports.environment import environment
+    from ..reports.regression_report import Report, render_html, render_json, render_markdown, render_summary
+
     progress = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
     with stop_requests() as stop, solver_log(out / "solvers.log", "report") as log:
         load_targets(candidate + baseline, determinism=True)

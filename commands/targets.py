@@ -69,11 +69,12 @@ def targets_and_baselines(
 def prepare_workers(target_specs: list[str] | None, baseline_specs: list[str] | None, all_isolated: bool = False) -> None:
     """Start the zygotes the targets' workers will be forked from (``knapcheck.solvers.isolation.zygote_pool``),
     for both hash seeds (the determinism check's second workers), with torch if a spec may use it:
-    they import it while this process still imports its own modules and resolves the specs,
-    instead of after (1.5 s of a command's start here). None where every spec names one of our
-    solvers that runs in this process (unless ``all_isolated``: a report isolates every target).
-    ``load_targets`` forks the workers; a spec that turns out wrong costs only a zygote, which ends
-    with this process."""
+    they import it while this process imports the modules that judge, instead of after. None where
+    every spec names one of our solvers that runs in this process (unless ``all_isolated``: a report
+    isolates every target). ``load_targets`` forks the workers. A command calls it once its inputs
+    and specs are checked: a mistake is one line without a zygote started (two torch imports, 1.4 s
+    of CPU, for nothing); a spec whose file turns out wrong when loaded costs only the zygotes, which
+    end with this process."""
     from ..solvers.catalog import OURS
     from ..solvers.isolation import hash_seeds, zygote_pool
     from ..solvers.isolation.torch_use import uses_torch
