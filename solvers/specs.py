@@ -361,7 +361,7 @@ def torch_solver_names() -> list[str]:
     """Every knapsack solver the installed torch defines, in definition order: read from its source
     while torch is not imported (``torch_source``), else from the module."""
     if "torch" not in sys.modules and (names := torch_source.solver_names()) is not None:
-        return names
+        return list(names)
     module = importlib.import_module(TORCH_KNAPSACK_MODULE)
     names = [
         name

@@ -7,13 +7,15 @@ would load, on the same ``sys.path``, without running it.
 
 A fast path that fails safe: each function answers ``None`` wherever the source cannot settle the
 question exactly as the imported module would (a decorated or conditional definition, a name bound
-twice, no such file), and the caller then imports torch.
+twice, no such file), and the caller then imports torch. Each file is read once per process, as a
+module is imported once: every ``torch:NAME`` entry asks again.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib.util
+from functools import lru_cache
 from pathlib import Path
 
 from .files.reader import UnreadableFile, read_text
@@ -57,10 +59,18 @@ def _plain(node: ast.stmt) -> bool:
     if isinstance(node, ast.Expr):
         return isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
     if isinstance(node, (ast.Assign, ast.AnnAssign)):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        names_only = all(isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Store)) for t in targets for n in ast.walk(t))
-        return names_only and not any(isinstance(n, (ast.Call, ast.NamedExpr)) for n in ast.walk(node.value or ast.Pass()))
+        names_only = all(isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Store))
+                         for target in _assigned(node) for n in ast.walk(target))
+        calls = node.value is not None and any(isinstance(n, (ast.Call, ast.NamedExpr)) for n in ast.walk(node.value))
+        return names_only and not calls
     return False
+
+
+def _assigned(node: ast.stmt) -> list[ast.expr]:
+    """What an assignment binds (its targets); nothing for any other statement."""
+    if isinstance(node, ast.Assign):
+        return node.targets
+    return [node.target] if isinstance(node, ast.AnnAssign) else []
 
 
 def _bound_names(node: ast.stmt) -> list[str]:
@@ -68,10 +78,10 @@ def _bound_names(node: ast.stmt) -> list[str]:
         return [node.name]
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return [(alias.asname or alias.name).split(".")[0] for alias in node.names]
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
-    return [name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name)]
+    return [name.id for target in _assigned(node) for name in ast.walk(target) if isinstance(name, ast.Name)]
 
 
+@lru_cache(maxsize=None)
 def solver_names() -> list[str] | None:
     """The public functions the installed torch's knapsack.py defines, in definition order; None
     where it cannot be read."""
@@ -79,6 +89,7 @@ def solver_names() -> list[str] | None:
     return None if source is None else functions_defined(source)
 
 
+@lru_cache(maxsize=None)
 def version() -> str | None:
     """``torch.__version__`` as the installed torch's torch/version.py sets it; None where it cannot be read."""
     source = _source(Path("version.py"))
