@@ -193,13 +193,13 @@ def _load_isolated(entries: list[SolverEntry]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    plan = _plan(args)
     from ..fuzz.campaign.cluster import CampaignCannotStart
     from ..fuzz.campaign.run import run_campaign
     from ..reports.campaign_report import progress_line, progress_view
     from ..reports.progress_display import ProgressDisplay
     from ..solvers.isolation.output_capture import STDERR, STDOUT, captured
 
+    plan = _plan(args)
     terminal = os.fdopen(os.dup(sys.stderr.fileno()), "w", buffering=1)
     try:
         with stop_requests() as stop, captured(args.out / LOG, (STDOUT, STDERR)), ProgressDisplay(terminal) as display:
