@@ -19,6 +19,9 @@ times, each run in a fresh empty temporary directory, and prints each one's figu
 - ``main``: the README's main job, ``knapcheck check``.
 - ``gate``: ``knapcheck report --candidate knapsack.py:F --baseline torch:F --out r`` on an
   unchanged copy of torch's knapsack.py, for each of torch's four functions (``--functions``).
+- ``suite``: the README's test command, ``pytest -n auto``, in the checkout each install was made
+  from (the folder holding its ``.venv``): wall seconds and pytest's last line. The two checkouts
+  may hold different tests; pytest's count says so.
 
 Every run starts with the two installs' numba caches warm (the parts run one ``first`` check of
 each install beforehand), so neither pays a compilation the other does not. With ``--cold``, each
@@ -188,7 +191,27 @@ def gate(installs, rounds, args) -> None:
         side_by_side(f"gate {function}", installs, rounds, run)
 
 
-PARTS = {"first": first, "marginal": marginal, "campaign": campaign, "main": main_job, "gate": gate}
+def checkout_of(knapcheck: str) -> Path:
+    """The checkout whose ``.venv`` holds ``knapcheck`` (CHECKOUT/.venv/bin/knapcheck)."""
+    venv = Path(knapcheck).absolute().parent.parent
+    if venv.name != ".venv" or not (venv.parent / "tests").is_dir():
+        raise SystemExit(f"suite: {knapcheck} is not CHECKOUT/.venv/bin/knapcheck of a checkout with tests/")
+    return venv.parent
+
+
+def suite(installs, rounds, args) -> None:
+    def run(knapcheck):
+        start = time.monotonic()
+        done = subprocess.run([python_of(knapcheck), "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider"],
+                              cwd=checkout_of(knapcheck), capture_output=True, text=True)
+        seconds = time.monotonic() - start
+        last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "no output"
+        return seconds, f"{seconds:.0f} s (exit {done.returncode}): {last}"
+
+    side_by_side("suite", installs, rounds, run)
+
+
+PARTS = {"first": first, "marginal": marginal, "campaign": campaign, "main": main_job, "gate": gate, "suite": suite}
 
 
 def main() -> None:
